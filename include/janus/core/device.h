@@ -1,0 +1,63 @@
+// Devices: logical CPU devices that split the machine's cores, and GPUs (CUDA backend, later).
+// Layer: core.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace janus {
+
+enum class DeviceType : uint8_t { kCPU = 0, kGPU = 1 };
+
+/// A device on which arrays live and kernels run. `cpu(i)` is a logical CPU device: the
+/// machine's cores are split among `num_cpu_devices()` of them (one by default, owning all
+/// cores), so multi-device code runs and is tested on a CPU-only machine.
+struct Device {
+  DeviceType type = DeviceType::kCPU;
+  int id = 0;
+
+  bool is_cpu() const { return type == DeviceType::kCPU; }
+  bool is_gpu() const { return type == DeviceType::kGPU; }
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+inline constexpr int kMaxDevicesPerType = 64;
+
+inline Device cpu(int id = 0) { return Device{DeviceType::kCPU, id}; }
+inline Device gpu(int id = 0) { return Device{DeviceType::kGPU, id}; }
+
+/// "cpu(0)", "gpu(1)".
+std::string to_string(Device device);
+
+/// Parses "cpu", "cpu:1", "cpu(1)", "gpu:0". Throws ValueError naming the text on failure.
+Device parse_device(std::string_view text);
+
+/// Cores of this process (sched_getaffinity), at least 1.
+int hardware_cores();
+
+/// Number of logical CPU devices (JANUS_CPU_DEVICES, default 1).
+int num_cpu_devices();
+
+/// Splits the cores among `n` logical CPU devices. Takes effect for devices whose workers the
+/// engine has not started yet; call it at start-up. Throws ValueError when n is not in [1, 64].
+void set_num_cpu_devices(int n);
+
+/// The core ids that `device` owns (a contiguous share of the process's cores; when there are
+/// more devices than cores, devices share cores round-robin).
+std::vector<int> device_cores(Device device);
+
+/// Throws DeviceError when `device` does not exist: a CPU id outside [0, num_cpu_devices()), or
+/// any GPU in a build without CUDA. `what` names the caller for the message.
+void check_device(Device device, std::string_view what);
+
+}  // namespace janus
+
+template <>
+struct fmt::formatter<janus::Device> : fmt::formatter<std::string_view> {
+  auto format(janus::Device d, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(janus::to_string(d), ctx);
+  }
+};

@@ -1,0 +1,129 @@
+// The dependency engine: every operation is pushed with the vars it reads and writes and runs
+// on a worker of its device and lane once those vars grant it. Layer: engine.
+//
+//   Engine& e = engine();
+//   Var* x = e.new_var();
+//   e.push([](const RunContext&) { /* write x */ }, {}, {x}, cpu(0));
+//   e.push([](const RunContext&) { /* read x */ }, {x}, {}, cpu(0));
+//   e.wait_all();
+//
+// Ordering per var: reads run together; a write waits for every earlier read and write; later
+// reads wait for that write. Results therefore never depend on thread scheduling.
+//
+// Errors: a kernel that throws attaches its error to every var it writes. Operations that read
+// or write such a var are skipped and inherit the error. A blocker (wait_for_var, and so
+// wait_to_read, item, to_vector, printing) on an affected var rethrows it with the failing
+// operator's name: such a var holds no valid value, so every blocker on it throws rather than
+// return wrong numbers. wait_all() rethrows each error at most once, and not at all if a blocker
+// already threw it. The engine stays usable after an error.
+//
+// Threads: pushing from several frontend threads at once is supported. Each push registers all
+// of its dependencies atomically (one push at a time), so the order between two threads is the
+// order in which their pushes happened, and no cycle can form. Kernels may push (back-pressure
+// never blocks a worker thread).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "janus/core/device.h"
+
+namespace janus {
+
+class Var;
+
+/// Lanes are separate worker queues of a device, so that copies overlap compute.
+enum class Lane : uint8_t { kCompute = 0, kCopy = 1 };
+inline constexpr int kNumLanes = 2;
+
+/// What a kernel learns about where it runs.
+struct RunContext {
+  Device device;
+  Lane lane = Lane::kCompute;
+  /// Intra-op threads the kernel may use (the device's cores shared among its compute workers).
+  int num_threads = 1;
+};
+
+using Kernel = std::function<void(const RunContext&)>;
+
+struct EngineStats {
+  int64_t pushed = 0;      // operations pushed since start
+  int64_t in_flight = 0;   // pushed and not yet finished
+  int64_t max_in_flight = 0;
+};
+
+enum class EngineKind { kNaive, kThreaded };
+
+struct EngineOptions {
+  /// Compute workers per CPU device (JANUS_CPU_WORKERS, default 1: kernels use the device's
+  /// cores through intra-op threads instead).
+  int cpu_compute_workers = 1;
+  /// Copy-lane workers per device.
+  int copy_workers = 1;
+  /// Back-pressure: a push blocks while this many operations are in flight
+  /// (JANUS_MAX_IN_FLIGHT, default 4096). Pushes from worker threads never block.
+  int64_t max_in_flight = 4096;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual EngineKind kind() const = 0;
+
+  /// A new dependency var. Release it with `delete_var`, never with delete.
+  virtual Var* new_var() = 0;
+
+  /// Queues `kernel` to run on `device`'s `lane` once every var in `reads` and `writes`
+  /// grants it; returns at once (the naive engine runs it before returning). A var listed in
+  /// both is a write. Larger `priority` runs first among ready operations of a lane. `name`
+  /// names the operation in errors and profiles. Blocks while `max_in_flight` operations are
+  /// pending (back-pressure), unless called from a worker thread.
+  virtual void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
+                    Device device, Lane lane = Lane::kCompute, int priority = 0,
+                    std::string_view name = {}) = 0;
+
+  void push(Kernel kernel, std::initializer_list<Var*> reads, std::initializer_list<Var*> writes,
+            Device device, Lane lane = Lane::kCompute, int priority = 0,
+            std::string_view name = {}) {
+    push(std::move(kernel), std::span<Var* const>(reads.begin(), reads.size()),
+         std::span<Var* const>(writes.begin(), writes.size()), device, lane, priority, name);
+  }
+
+  /// Releases `var` after every operation pushed on it so far; then runs `on_release` (which
+  /// must not throw), e.g. to return the var's memory to its pool. Never blocks.
+  virtual void delete_var(Var* var, std::function<void()> on_release) = 0;
+
+  /// Blocks until every write pushed on `var` so far has finished; rethrows the var's error.
+  virtual void wait_for_var(Var* var) = 0;
+
+  /// Blocks until every pushed operation has finished; rethrows the first error that no
+  /// blocker has rethrown yet, and forgets the rest.
+  virtual void wait_all() = 0;
+
+  virtual EngineStats stats() const = 0;
+};
+
+/// The process-wide engine, created on first use from JANUS_ENGINE=naive|threaded (default
+/// threaded) with options from the environment. Drained and stopped at exit.
+Engine& engine();
+
+/// Waits for all work of the current engine (rethrowing as wait_all does), then replaces it
+/// with a new one. For tests and benchmarks that compare engines; not thread-safe against
+/// concurrent pushes.
+void set_engine(EngineKind kind, const EngineOptions& options = {});
+
+/// Options read from the environment (JANUS_CPU_WORKERS, JANUS_MAX_IN_FLIGHT).
+EngineOptions engine_options_from_env();
+
+/// Creates a stand-alone engine (not the global one), e.g. for engine tests.
+std::unique_ptr<Engine> make_engine(EngineKind kind, const EngineOptions& options = {});
+
+std::string_view engine_kind_name(EngineKind kind);
+
+}  // namespace janus

@@ -1,0 +1,50 @@
+// The operator API: functions that call registered operators. Each returns at once; the work
+// runs on the engine. Layer: ops.
+#pragma once
+
+#include <cstdint>
+
+#include "janus/core/ndarray.h"
+
+namespace janus {
+
+// Creation.
+NDArray zeros(const Shape& shape, DType dtype = DType::kFloat32, Device device = cpu());
+NDArray ones(const Shape& shape, DType dtype = DType::kFloat32, Device device = cpu());
+NDArray full(const Shape& shape, double value, DType dtype = DType::kFloat32,
+             Device device = cpu());
+/// Values start, start + step, ... up to but excluding stop (NumPy's arange).
+NDArray arange(double start, double stop, double step = 1.0, DType dtype = DType::kFloat32,
+               Device device = cpu());
+
+// Random: counter-based (Philox-4x32-10) streams keyed by the global seed and the position of
+// the call in the program, so results never depend on which thread ran first.
+void seed(uint64_t value);
+NDArray random_uniform(double low, double high, const Shape& shape,
+                       DType dtype = DType::kFloat32, Device device = cpu());
+NDArray random_normal(double loc, double scale, const Shape& shape,
+                      DType dtype = DType::kFloat32, Device device = cpu());
+
+// Elementwise arithmetic, with NumPy broadcasting.
+NDArray add(const NDArray& a, const NDArray& b);
+NDArray add(const NDArray& a, double scalar);
+NDArray mul(const NDArray& a, const NDArray& b);
+NDArray mul(const NDArray& a, double scalar);
+
+inline NDArray operator+(const NDArray& a, const NDArray& b) { return add(a, b); }
+inline NDArray operator+(const NDArray& a, double s) { return add(a, s); }
+inline NDArray operator+(double s, const NDArray& a) { return add(a, s); }
+inline NDArray operator*(const NDArray& a, const NDArray& b) { return mul(a, b); }
+inline NDArray operator*(const NDArray& a, double s) { return mul(a, s); }
+inline NDArray operator*(double s, const NDArray& a) { return mul(a, s); }
+
+// Linear algebra.
+/// Matrix product of 2-D arrays, op(a) · op(b) with op transposing when asked (oneDNN).
+NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false,
+            bool transpose_b = false);
+
+// Transfer.
+/// A copy of `a` on `device`, made on the copy lane (so it overlaps compute).
+NDArray copyto(const NDArray& a, Device device);
+
+}  // namespace janus

@@ -1,0 +1,164 @@
+// The operator registry: one OpDef per operator, registered once, in the operator's own file
+// with JANUS_DEFINE_OP. Layer: ops.
+//
+//   JANUS_DEFINE_OP({
+//       .name = "add",
+//       .doc = "Elementwise sum of two arrays of the same shape.",
+//       .inputs = {"a", "b"},
+//       .outputs = {"y"},
+//       .infer = infer_same_as_input(0),
+//       .kernels = {{DeviceType::kCPU, add_cpu}},
+//       .fusion = FusionClass::kElementwise,
+//   });
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+#include "janus/engine/engine.h"
+
+namespace janus::ops {
+
+enum class AttrType : uint8_t { kInt, kFloat, kBool, kString, kInts, kShape, kDType, kDevice };
+
+using AttrValue =
+    std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, Shape, DType, Device>;
+
+/// One attribute of an operator: its name (used in docs and serialized graphs), type, default
+/// (absent: required) and a one-line doc.
+struct AttrDef {
+  std::string_view name;
+  AttrType type;
+  std::optional<AttrValue> default_value;
+  std::string_view doc;
+};
+
+/// Attribute values of one call, by position in the OpDef's `attrs` list (typed, not keyed by
+/// strings). Filled and type-checked against the OpDef by `invoke`.
+class Attrs {
+ public:
+  Attrs() = default;
+  Attrs(std::initializer_list<AttrValue> values) : values_(values) {}
+  explicit Attrs(std::vector<AttrValue> values) : values_(std::move(values)) {}
+
+  template <typename T>
+  const T& get(size_t index) const {
+    return std::get<T>(values_[index]);
+  }
+  size_t size() const { return values_.size(); }
+  const std::vector<AttrValue>& values() const { return values_; }
+  std::vector<AttrValue>& values() { return values_; }
+
+ private:
+  std::vector<AttrValue> values_;
+};
+
+/// What shape inference knows of an array: no data.
+struct TensorSpec {
+  Shape shape;
+  DType dtype = DType::kFloat32;
+  Device device;
+};
+
+struct OpDef;
+
+struct InferArgs {
+  const OpDef& op;
+  std::span<const TensorSpec> inputs;
+  const Attrs& attrs;
+};
+/// Output specs from input specs and attributes. Throws the typed error of a caller's mistake
+/// (ShapeError, TypeError, ...) naming the operator; runs synchronously in the caller's thread.
+using InferFn = std::function<std::vector<TensorSpec>(const InferArgs&)>;
+
+/// Counter-based random stream of one call: (seed, position of the call in the program).
+struct RngKey {
+  uint64_t seed = 0;
+  uint64_t counter = 0;
+};
+
+struct KernelArgs {
+  std::span<const NDArray> inputs;
+  std::span<const NDArray> outputs;
+  const Attrs& attrs;
+  const RunContext& ctx;
+  RngKey rng;
+
+  const NDArray& in(size_t i) const { return inputs[i]; }
+  const NDArray& out(size_t i) const { return outputs[i]; }
+};
+using KernelFn = void (*)(const KernelArgs&);
+
+enum class FusionClass : uint8_t { kElementwise, kBroadcast, kReduction, kOpaque };
+
+struct DeviceKernel {
+  DeviceType device;
+  KernelFn fn;
+};
+
+struct OpDef {
+  std::string_view name;
+  std::string_view doc;  // one line; more may follow after a blank line
+  std::vector<std::string_view> inputs;
+  std::vector<std::string_view> outputs;
+  std::vector<AttrDef> attrs;
+  InferFn infer;
+  std::vector<DeviceKernel> kernels;
+  FusionClass fusion = FusionClass::kOpaque;
+  /// Input whose buffer the output may reuse when nothing else reads it (-1: none).
+  int inplace_input = -1;
+  /// Runs on the copy lane of the output's device (transfers).
+  bool copy_lane = false;
+  /// Inputs may live on different devices (transfers); otherwise they must share one.
+  bool multi_device = false;
+  /// The kernel draws random numbers: each call gets its own RngKey.
+  bool random = false;
+
+  KernelFn kernel_for(DeviceType device) const;
+  int attr_index(std::string_view attr_name) const;  // -1 when absent
+};
+
+/// Adds `def` to the registry; throws InternalError on a duplicate name or a missing field.
+const OpDef& register_op(OpDef def);
+/// The operator called `name`; throws ValueError naming it (and close names) when unknown.
+const OpDef& get_op(std::string_view name);
+const OpDef* find_op(std::string_view name);
+/// Every registered operator, sorted by name.
+std::vector<const OpDef*> all_ops();
+
+/// Runs `op` on `inputs`: checks devices and attributes, infers the outputs (errors are thrown
+/// here, synchronously), allocates them and pushes the kernel to the engine. Returns at once.
+std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs);
+inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArray> inputs,
+                                   Attrs attrs = {}) {
+  return invoke(op, std::span<const NDArray>(inputs.begin(), inputs.size()), std::move(attrs));
+}
+
+/// Global seed of the counter-based generator; resets the call counter, so the same program
+/// after the same seed draws the same numbers under any engine and worker count.
+void seed(uint64_t value);
+/// The key for the next random call (advances the call counter).
+RngKey next_rng_key();
+
+struct OpRegistrar {
+  explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }
+};
+
+std::string_view attr_type_name(AttrType type);
+std::string attr_value_to_string(const AttrValue& value);
+
+}  // namespace janus::ops
+
+#define JANUS_OP_CONCAT_INNER(a, b) a##b
+#define JANUS_OP_CONCAT(a, b) JANUS_OP_CONCAT_INNER(a, b)
+/// Registers one operator at static-initialization time: JANUS_DEFINE_OP({.name = ..., ...}).
+#define JANUS_DEFINE_OP(...)                                                            \
+  static const ::janus::ops::OpRegistrar JANUS_OP_CONCAT(janus_op_registrar_, __LINE__)( \
+      ::janus::ops::OpDef __VA_ARGS__)

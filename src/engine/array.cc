@@ -1,0 +1,126 @@
+// Array allocation tied to the dependency engine, host transfers and printing.
+#include "janus/engine/array.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace janus {
+namespace {
+
+template <typename From, typename To>
+void convert(const From* src, To* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<To, bool>) {
+      dst[i] = static_cast<float>(src[i]) != 0.0f;
+    } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
+      dst[i] = To(static_cast<float>(src[i]));
+    } else if constexpr (std::is_same_v<From, float16> || std::is_same_v<From, bfloat16>) {
+      dst[i] = static_cast<To>(static_cast<float>(src[i]));
+    } else {
+      dst[i] = static_cast<To>(src[i]);
+    }
+  }
+}
+
+void convert_any(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n) {
+  if (src_dtype == dst_dtype) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * dtype_size(src_dtype));
+    return;
+  }
+  dispatch_dtype(src_dtype, [&]<typename From>() {
+    dispatch_dtype(dst_dtype, [&]<typename To>() {
+      convert(static_cast<const From*>(src), static_cast<To*>(dst), n);
+    });
+  });
+}
+
+}  // namespace
+
+NDArray empty(const Shape& shape, DType dtype, Device device) {
+  for (int i = 0; i < shape.ndim(); ++i) {
+    JANUS_CHECK(shape[i] >= 0, ShapeError, "empty: shape {} has a negative extent at axis {}",
+                shape, i);
+  }
+  Allocator& alloc = allocator_for(device);
+  const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  auto* storage = new Storage{alloc.allocate(bytes), device, engine().new_var()};
+  auto release = [](Storage* s) {
+    Block block = s->block;
+    Device dev = s->device;
+    engine().delete_var(s->var, [block, dev] { allocator_for(dev).free(block); });
+    delete s;
+  };
+  return NDArray(std::shared_ptr<Storage>(storage, release), shape, dtype);
+}
+
+NDArray from_host(const void* values, DType values_dtype, int64_t count, const Shape& shape,
+                  DType dtype, Device device) {
+  JANUS_CHECK(count == shape.numel(), ShapeError,
+              "from_vector: got {} values for shape {}, expected {}", count, shape, shape.numel());
+  NDArray out = empty(shape, dtype, device);
+  // The kernel runs later: keep our own copy of the values, already converted.
+  auto staged = std::make_shared<std::vector<char>>(out.nbytes());
+  convert_any(values, values_dtype, staged->data(), dtype, count);
+  void* dst = out.raw_data();
+  engine().push([staged, dst](const RunContext&) { std::memcpy(dst, staged->data(), staged->size()); },
+                {}, {out.var()}, device, Lane::kCopy, 0, "from_host");
+  return out;
+}
+
+void wait_to_read(const NDArray& a) {
+  JANUS_CHECK(a.defined(), ValueError, "wait_to_read: the array is undefined");
+  engine().wait_for_var(a.var());
+}
+
+void wait_all() { engine().wait_all(); }
+
+void copy_to_host(const NDArray& a, void* out, DType dtype) {
+  wait_to_read(a);
+  convert_any(a.raw_data(), a.dtype(), out, dtype, a.size());
+}
+
+namespace {
+
+void print_values(std::ostream& os, const std::vector<double>& v, const Shape& s, int axis,
+                  int64_t offset, int64_t stride_elems, bool integral) {
+  if (axis == s.ndim()) {
+    const double x = v[static_cast<size_t>(offset)];
+    if (integral) {
+      os << static_cast<int64_t>(x);
+    } else if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e16) {
+      os << static_cast<int64_t>(x) << '.';
+    } else {
+      os << x;
+    }
+    return;
+  }
+  const int64_t n = s[axis];
+  const int64_t inner = stride_elems / std::max<int64_t>(n, 1);
+  constexpr int64_t kEdge = 3;  // summarise long axes: first and last three
+  os << '[';
+  for (int64_t i = 0; i < n; ++i) {
+    if (n > 2 * kEdge + 1 && i == kEdge) {
+      os << "..., ";
+      i = n - kEdge - 1;
+      continue;
+    }
+    if (i > 0) os << (axis + 1 < s.ndim() ? ",\n       " : ", ");
+    print_values(os, v, s, axis + 1, offset + i * inner, inner, integral);
+  }
+  os << ']';
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const NDArray& a) {
+  if (!a.defined()) return os << "array(<undefined>)";
+  std::vector<double> values = to_vector<double>(a);
+  std::ostringstream body;
+  body.precision(6);
+  const bool integral = !is_floating(a.dtype());
+  print_values(body, values, a.shape(), 0, 0, a.size(), integral);
+  return os << "array(" << body.str() << ", dtype=" << dtype_name(a.dtype()) << ")";
+}
+
+}  // namespace janus

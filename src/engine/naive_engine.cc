@@ -1,0 +1,78 @@
+// NaiveEngine: runs every operation on the pushing thread before push returns. For debugging
+// (JANUS_ENGINE=naive): a failing kernel throws on the caller's stack, so a debugger's
+// `catch throw` stops at the operator call that caused it. Errors still flow through vars
+// exactly as in the threaded engine, so programs behave the same under both.
+#include <mutex>
+
+#include "engine_impl.h"
+#include "janus/base/error.h"
+#include "opr_block.h"
+
+namespace janus {
+namespace {
+
+class NaiveEngine final : public Engine {
+ public:
+  explicit NaiveEngine(const EngineOptions& options) : options_(options) {}
+
+  EngineKind kind() const override { return EngineKind::kNaive; }
+
+  Var* new_var() override { return new Var(); }
+
+  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
+            Device device, Lane lane, int priority, std::string_view name) override {
+    check_device(device, "engine: push");
+    // Recursive: a kernel may push further operations; they run at once, nested.
+    std::lock_guard lock(mu_);
+    OprBlock op;
+    op.fn = std::move(kernel);
+    op.name = name;
+    op.device = device;
+    op.lane = lane;
+    set_dependencies(&op, reads, writes);
+    ++pushed_;
+    const RunContext ctx{device, lane, lane == Lane::kCompute ? device_threads(device) : 1};
+    run_operation(&op, ctx, errors_);
+    OprList unused;
+    for (Var* v : op.reads) {
+      v->append_read(&op);
+      v->complete_read(unused);
+    }
+    for (Var* v : op.writes) {
+      v->append_write(&op);
+      v->complete_write(op.error, unused);
+    }
+  }
+
+  void delete_var(Var* var, std::function<void()> on_release) override {
+    if (on_release) on_release();
+    delete var;
+  }
+
+  void wait_for_var(Var* var) override { rethrow_if_error(var->error()); }
+
+  void wait_all() override { rethrow_if_error(errors_.take_unreported()); }
+
+  EngineStats stats() const override {
+    return EngineStats{pushed_.load(), 0, options_.max_in_flight};
+  }
+
+ private:
+  int device_threads(Device device) const {
+    return std::max<int>(1, static_cast<int>(device_cores(device).size()) /
+                                std::max(1, options_.cpu_compute_workers));
+  }
+
+  EngineOptions options_;
+  std::recursive_mutex mu_;
+  std::atomic<int64_t> pushed_{0};
+  ErrorLog errors_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_naive_engine(const EngineOptions& options) {
+  return std::make_unique<NaiveEngine>(options);
+}
+
+}  // namespace janus

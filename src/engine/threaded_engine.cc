@@ -1,0 +1,325 @@
+// ThreadedEngine: worker threads per device and lane, dispatching operations as their vars
+// grant them. The default engine.
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <array>
+#include <condition_variable>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+#include "engine_impl.h"
+#include "janus/base/error.h"
+#include "opr_block.h"
+
+namespace janus {
+namespace {
+
+thread_local bool tls_is_worker = false;
+
+// Ready operations of one (device, lane), served highest priority first, then in push order.
+class WorkerPool {
+ public:
+  using Runner = std::function<void(OprBlock*, const RunContext&)>;
+
+  WorkerPool(Device device, Lane lane, int num_workers, int intra_threads, std::vector<int> pin,
+             Runner runner)
+      : runner_(std::move(runner)) {
+    ctx_ = RunContext{device, lane, intra_threads};
+    for (int i = 0; i < num_workers; ++i) {
+      threads_.emplace_back([this, pin] { loop(pin); });
+    }
+  }
+
+  ~WorkerPool() { stop(); }
+
+  void enqueue(OprBlock* op) {
+    {
+      std::lock_guard lock(mu_);
+      queue_.push(op);
+    }
+    cv_.notify_one();
+  }
+
+  // Workers finish the queue before they exit: every pushed operation completes.
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) {
+      if (t.get_id() == std::this_thread::get_id()) {
+        t.detach();  // stop() called from one of our own kernels (e.g. exit()): cannot join
+      } else {
+        t.join();
+      }
+    }
+  }
+
+ private:
+  struct Later {
+    bool operator()(const OprBlock* a, const OprBlock* b) const {
+      if (a->priority != b->priority) return a->priority < b->priority;
+      return a->seq > b->seq;
+    }
+  };
+
+  void loop(const std::vector<int>& pin) {
+    mark_engine_worker_thread();
+    if (!pin.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int c : pin) CPU_SET(c, &set);
+      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
+    // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
+    omp_set_num_threads(ctx_.num_threads);
+    for (;;) {
+      OprBlock* op = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping, and nothing left to run
+        op = queue_.top();
+        queue_.pop();
+      }
+      runner_(op, ctx_);
+    }
+  }
+
+  Runner runner_;
+  RunContext ctx_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+class ThreadedEngine final : public Engine {
+ public:
+  explicit ThreadedEngine(const EngineOptions& options) : options_(options) {
+    JANUS_CHECK(options.cpu_compute_workers >= 1 && options.copy_workers >= 1, ValueError,
+                "engine: worker counts must be >= 1, got {} compute and {} copy workers",
+                options.cpu_compute_workers, options.copy_workers);
+    JANUS_CHECK(options.max_in_flight >= 1, ValueError,
+                "engine: max_in_flight must be >= 1, got {}", options.max_in_flight);
+    for (auto& p : pools_) p.store(nullptr, std::memory_order_relaxed);
+  }
+
+  ~ThreadedEngine() override {
+    drain();
+    std::lock_guard lock(pools_mu_);
+    for (auto& p : pools_) {
+      delete p.load(std::memory_order_acquire);
+      p.store(nullptr, std::memory_order_relaxed);
+    }
+  }
+
+  EngineKind kind() const override { return EngineKind::kThreaded; }
+
+  Var* new_var() override { return new Var(); }
+
+  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
+            Device device, Lane lane, int priority, std::string_view name) override {
+    check_device(device, "engine: push");
+    auto* op = new OprBlock();
+    op->fn = std::move(kernel);
+    op->name = name;
+    op->device = device;
+    op->lane = lane;
+    op->priority = priority;
+    try {
+      set_dependencies(op, reads, writes);
+    } catch (...) {
+      delete op;
+      throw;
+    }
+    throttle();
+    submit(op);
+  }
+
+  void delete_var(Var* var, std::function<void()> on_release) override {
+    // Common case: nothing pending on the var, release it now without an operation.
+    if (var->is_idle()) {
+      if (on_release) on_release();
+      delete var;
+      return;
+    }
+    auto* op = new OprBlock();
+    op->kind = OpKind::kDelete;
+    op->fn = [f = std::move(on_release)](const RunContext&) {
+      if (f) f();
+    };
+    op->name = "delete_var";
+    op->writes.push_back(var);
+    submit(op);
+  }
+
+  void wait_for_var(Var* var) override {
+    if (!var->is_readable()) {
+      JANUS_CHECK(!tls_is_worker, EngineError,
+                  "engine: a kernel waited on an array; kernels run on engine workers and must "
+                  "not block (push the dependent work instead)");
+      struct WaitState {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool done = false;
+      };
+      auto state = std::make_shared<WaitState>();
+      auto* op = new OprBlock();
+      op->kind = OpKind::kWait;
+      op->fn = [state](const RunContext&) {
+        std::lock_guard lock(state->mu);
+        state->done = true;
+        state->cv.notify_all();
+      };
+      op->name = "wait_for_var";
+      op->reads.push_back(var);
+      submit(op);
+      std::unique_lock lock(state->mu);
+      state->cv.wait(lock, [&] { return state->done; });
+    }
+    rethrow_if_error(var->error());
+  }
+
+  void wait_all() override {
+    JANUS_CHECK(!tls_is_worker, EngineError,
+                "engine: wait_all called from a kernel; kernels run on engine workers and must not "
+                "block");
+    drain();
+    rethrow_if_error(errors_.take_unreported());
+  }
+
+  EngineStats stats() const override {
+    return EngineStats{pushed_.load(std::memory_order_relaxed),
+                       in_flight_.load(std::memory_order_relaxed), options_.max_in_flight};
+  }
+
+ private:
+  void drain() {
+    int64_t n;
+    while ((n = in_flight_.load(std::memory_order_acquire)) != 0) in_flight_.wait(n);
+  }
+
+  // Back-pressure: the frontend waits while the window is full. Workers never wait here, or a
+  // kernel that pushes could deadlock the engine.
+  void throttle() {
+    if (tls_is_worker) return;
+    int64_t n;
+    while ((n = in_flight_.load(std::memory_order_acquire)) >= options_.max_in_flight) {
+      in_flight_.wait(n);
+    }
+  }
+
+  void submit(OprBlock* op) {
+    op->seq = seq_.fetch_add(1, std::memory_order_relaxed);
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    pushed_.fetch_add(1, std::memory_order_relaxed);
+    op->wait.store(op->reads.size() + op->writes.size() + 1, std::memory_order_relaxed);
+    int granted = 0;
+    {
+      // One push registers at a time, so dependencies of concurrent pushes cannot interleave
+      // into a cycle (A before B on one var, B before A on another).
+      std::lock_guard lock(push_mu_);
+      for (Var* v : op->reads) granted += v->append_read(op);
+      for (Var* v : op->writes) granted += v->append_write(op);
+    }
+    // acq_rel: the last decrement, by us or by a completing op, sees every registration.
+    if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) dispatch(op);
+  }
+
+  void dispatch(OprBlock* op) {
+    switch (op->kind) {
+      case OpKind::kNormal:
+        pool(op->device, op->lane).enqueue(op);
+        return;
+      case OpKind::kWait: {
+        // Release the read first, then wake the waiter (whose state outlives the op).
+        Kernel signal = std::move(op->fn);
+        complete(op);
+        signal(RunContext{});
+        return;
+      }
+      case OpKind::kDelete: {
+        Var* var = op->writes.begin()[0];
+        op->fn(RunContext{});
+        delete var;
+        delete op;
+        finish_one();
+        return;
+      }
+    }
+  }
+
+  void execute(OprBlock* op, const RunContext& ctx) {
+    run_operation(op, ctx, errors_);
+    op->fn = nullptr;  // drop the kernel's captures before its dependents run
+    complete(op);
+  }
+
+  void complete(OprBlock* op) {
+    OprList granted;
+    for (Var* v : op->reads) v->complete_read(granted);
+    for (Var* v : op->writes) v->complete_write(op->error, granted);
+    delete op;
+    for (OprBlock* g : granted) {
+      if (g->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(g);
+    }
+    finish_one();
+  }
+
+  void finish_one() {
+    // release: a thread that sees the count drop (wait_all) sees the finished op's writes.
+    in_flight_.fetch_sub(1, std::memory_order_release);
+    in_flight_.notify_all();
+  }
+
+  WorkerPool& pool(Device device, Lane lane) {
+    const size_t index = static_cast<size_t>(device.id) * kNumLanes + static_cast<size_t>(lane);
+    WorkerPool* p = pools_[index].load(std::memory_order_acquire);
+    if (p != nullptr) return *p;
+    std::lock_guard lock(pools_mu_);
+    p = pools_[index].load(std::memory_order_relaxed);
+    if (p == nullptr) {
+      p = make_pool(device, lane);
+      pools_[index].store(p, std::memory_order_release);
+    }
+    return *p;
+  }
+
+  WorkerPool* make_pool(Device device, Lane lane) {
+    const std::vector<int> cores = device_cores(device);
+    const bool compute = lane == Lane::kCompute;
+    const int workers = compute ? options_.cpu_compute_workers : options_.copy_workers;
+    const int intra = compute ? std::max<int>(1, static_cast<int>(cores.size()) / workers) : 1;
+    // Pin compute workers only when the machine is split into several logical devices.
+    std::vector<int> pin = (compute && num_cpu_devices() > 1) ? cores : std::vector<int>{};
+    return new WorkerPool(device, lane, workers, intra, std::move(pin),
+                          [this](OprBlock* op, const RunContext& ctx) { execute(op, ctx); });
+  }
+
+  EngineOptions options_;
+  std::atomic<int64_t> in_flight_{0};
+  std::atomic<int64_t> pushed_{0};
+  std::atomic<uint64_t> seq_{0};
+  std::mutex push_mu_;
+  std::mutex pools_mu_;
+  std::array<std::atomic<WorkerPool*>, kMaxDevicesPerType * kNumLanes> pools_;
+  ErrorLog errors_;
+};
+
+}  // namespace
+
+bool is_engine_worker_thread() { return tls_is_worker; }
+void mark_engine_worker_thread() { tls_is_worker = true; }
+
+std::unique_ptr<Engine> make_threaded_engine(const EngineOptions& options) {
+  return std::make_unique<ThreadedEngine>(options);
+}
+
+}  // namespace janus

@@ -1,0 +1,83 @@
+// Var: the per-array dependency queue shared by every engine. Private to src/engine.
+//
+// A var keeps the operations that want it in FIFO order. Granted reads run together; a write
+// is granted only when no read or write is active and it is first in the queue; reads behind a
+// write wait for it. Every field is guarded by `lock` (a spinlock: critical sections are a few
+// instructions).
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace janus {
+
+struct OprBlock;
+
+/// One failure of one operation, shared by every var it poisoned and every operation that
+/// inherited it. `reported` makes wait_all rethrow it at most once.
+struct ErrorRecord {
+  std::exception_ptr error;
+  std::atomic<bool> reported{false};
+};
+
+class SpinLock {
+ public:
+  void lock() {
+    // acquire pairs with the release in unlock(): the previous holder's writes are visible.
+    while (locked_.exchange(true, std::memory_order_acquire)) {
+      while (locked_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+using OprList = std::vector<OprBlock*>;
+
+class Var {
+ public:
+  Var() = default;
+  Var(const Var&) = delete;
+  Var& operator=(const Var&) = delete;
+  ~Var();
+
+  /// Registers a read by `op`; true when it is granted at once.
+  bool append_read(OprBlock* op);
+  /// Registers a write by `op`; true when it is granted at once.
+  bool append_write(OprBlock* op);
+  /// Ends a granted read; appends to `granted` the operations that this unblocks.
+  void complete_read(OprList& granted);
+  /// Ends the granted write; poisons the var with `error` when set; appends to `granted` the
+  /// operations that this unblocks.
+  void complete_write(const std::shared_ptr<ErrorRecord>& error, OprList& granted);
+
+  /// True when no write is active or queued: the value is final for now.
+  bool is_readable();
+  /// True when nothing is active or queued.
+  bool is_idle();
+  std::shared_ptr<ErrorRecord> error();
+
+ private:
+  struct Waiter {
+    OprBlock* op;
+    bool write;
+    Waiter* next;
+  };
+  void enqueue(OprBlock* op, bool write);
+  void grant_queued(OprList& granted);
+
+  SpinLock lock_;
+  int active_reads_ = 0;
+  bool write_active_ = false;
+  Waiter* head_ = nullptr;
+  Waiter* tail_ = nullptr;
+  std::shared_ptr<ErrorRecord> error_;
+};
+
+}  // namespace janus

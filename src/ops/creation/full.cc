@@ -1,0 +1,30 @@
+// full(value, shape, dtype, device): an array with every element equal to value.
+#include "fill.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+void full_cpu(const KernelArgs& args) {
+  fill_value(args.out(0), args.attrs.get<double>(0), args.ctx);
+}
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "full",
+    .doc = "Array with every element equal to `value` (converted to the dtype).",
+    .inputs = {},
+    .outputs = {"y"},
+    .attrs = creation_attrs({{"value", AttrType::kFloat, std::nullopt, "the fill value"}}),
+    .infer = infer_from_attrs(1, 2, 3),
+    .kernels = {{DeviceType::kCPU, full_cpu}},
+    .fusion = FusionClass::kElementwise,
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray full(const Shape& shape, double value, DType dtype, Device device) {
+  static const ops::OpDef& op = ops::get_op("full");
+  return ops::invoke(op, {}, {value, shape, dtype, device})[0];
+}
+}  // namespace janus

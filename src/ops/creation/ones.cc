@@ -1,0 +1,28 @@
+// ones(shape, dtype, device): Array of ones.
+#include "fill.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+void ones_cpu(const KernelArgs& args) { fill_value(args.out(0), 1, args.ctx); }
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "ones",
+    .doc = "Array of ones.",
+    .inputs = {},
+    .outputs = {"y"},
+    .attrs = creation_attrs({}),
+    .infer = infer_from_attrs(0, 1, 2),
+    .kernels = {{DeviceType::kCPU, ones_cpu}},
+    .fusion = FusionClass::kElementwise,
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray ones(const Shape& shape, DType dtype, Device device) {
+  static const ops::OpDef& op = ops::get_op("ones");
+  return ops::invoke(op, {}, {shape, dtype, device})[0];
+}
+}  // namespace janus

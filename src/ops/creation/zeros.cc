@@ -1,0 +1,28 @@
+// zeros(shape, dtype, device): Array of zeros.
+#include "fill.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+void zeros_cpu(const KernelArgs& args) { fill_value(args.out(0), 0, args.ctx); }
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "zeros",
+    .doc = "Array of zeros.",
+    .inputs = {},
+    .outputs = {"y"},
+    .attrs = creation_attrs({}),
+    .infer = infer_from_attrs(0, 1, 2),
+    .kernels = {{DeviceType::kCPU, zeros_cpu}},
+    .fusion = FusionClass::kElementwise,
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray zeros(const Shape& shape, DType dtype, Device device) {
+  static const ops::OpDef& op = ops::get_op("zeros");
+  return ops::invoke(op, {}, {shape, dtype, device})[0];
+}
+}  // namespace janus

@@ -1,0 +1,50 @@
+// Shape rules shared by several operators.
+#include "op_utils.h"
+
+namespace janus::ops {
+
+InferFn infer_same_as_input(int index) {
+  return [index](const InferArgs& args) {
+    return std::vector<TensorSpec>{args.inputs[static_cast<size_t>(index)]};
+  };
+}
+
+InferFn infer_from_attrs(size_t shape_attr, size_t dtype_attr, size_t device_attr) {
+  return [=](const InferArgs& args) {
+    const Shape& shape = args.attrs.get<Shape>(shape_attr);
+    for (int i = 0; i < shape.ndim(); ++i) {
+      JANUS_CHECK(shape[i] >= 0, ShapeError, "{}: shape {} has a negative extent at axis {}",
+                  args.op.name, shape, i);
+    }
+    return std::vector<TensorSpec>{TensorSpec{shape, args.attrs.get<DType>(dtype_attr),
+                                              args.attrs.get<Device>(device_attr)}};
+  };
+}
+
+Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
+  const int nd = std::max(a.ndim(), b.ndim());
+  std::vector<int64_t> out(static_cast<size_t>(nd));
+  for (int i = 0; i < nd; ++i) {
+    const int ia = a.ndim() - nd + i;
+    const int ib = b.ndim() - nd + i;
+    const int64_t da = ia >= 0 ? a[ia] : 1;
+    const int64_t db = ib >= 0 ? b[ib] : 1;
+    JANUS_CHECK(da == db || da == 1 || db == 1, ShapeError,
+                "{}: shapes {} and {} cannot be broadcast together (axis {} has extents {} and "
+                "{}, expected equal extents or 1)",
+                op, a, b, i - nd, da, db);
+    out[static_cast<size_t>(i)] = da == 1 ? db : da;
+  }
+  return Shape(std::move(out));
+}
+
+std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args) {
+  const TensorSpec& a = args.inputs[0];
+  const TensorSpec& b = args.inputs[1];
+  JANUS_CHECK(a.dtype == b.dtype, TypeError,
+              "{}: inputs have dtypes {} and {}, expected the same dtype (cast one first)",
+              args.op.name, a.dtype, b.dtype);
+  return {TensorSpec{broadcast_shapes(args.op.name, a.shape, b.shape), a.dtype, a.device}};
+}
+
+}  // namespace janus::ops

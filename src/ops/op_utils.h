@@ -1,0 +1,63 @@
+// Helpers shared by operator files: common shape rules and parallel elementwise loops.
+// Private to src/ops.
+#pragma once
+
+#include <algorithm>
+#include <omp.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "janus/base/error.h"
+#include "janus/ops/registry.h"
+
+namespace janus::ops {
+
+/// Below this many elements a loop runs on one thread (thread start-up costs more).
+inline constexpr int64_t kParallelGrain = 1 << 15;
+
+/// A number converted to element type T (through float for the 16-bit float types).
+template <typename T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+    return T(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+/// Calls body(begin, end) over [0, n) split among up to ctx.num_threads OpenMP threads.
+template <typename Body>
+void parallel_for(int64_t n, const RunContext& ctx, Body body) {
+  const int threads = static_cast<int>(std::min<int64_t>(ctx.num_threads, n / kParallelGrain));
+  if (threads <= 1) {
+    body(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const int64_t chunk = (n + nt - 1) / nt;
+    const int64_t begin = std::min<int64_t>(n, t * chunk);
+    const int64_t end = std::min<int64_t>(n, begin + chunk);
+    if (begin < end) body(begin, end);
+  }
+}
+
+/// Shape rule: one output like input `index`.
+InferFn infer_same_as_input(int index);
+
+/// Shape rule of creation operators: attributes (shape, dtype, device) at the given positions.
+InferFn infer_from_attrs(size_t shape_attr, size_t dtype_attr, size_t device_attr);
+
+/// NumPy broadcasting of two shapes; throws ShapeError naming `op` and both shapes.
+Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);
+
+/// Shape rule of binary elementwise operators: broadcast shapes, equal dtypes required.
+std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args);
+
+}  // namespace janus::ops
+

@@ -1,0 +1,219 @@
+// The operator registry and `invoke`, the path of every operator call.
+#include "janus/ops/registry.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+
+namespace janus::ops {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string_view, std::unique_ptr<OpDef>> ops;
+};
+
+Registry& registry() {
+  static auto* r = new Registry();  // never destroyed: ops are looked up during shutdown too
+  return *r;
+}
+
+bool attr_matches(AttrType type, const AttrValue& v) {
+  switch (type) {
+    case AttrType::kInt: return std::holds_alternative<int64_t>(v);
+    case AttrType::kFloat: return std::holds_alternative<double>(v);
+    case AttrType::kBool: return std::holds_alternative<bool>(v);
+    case AttrType::kString: return std::holds_alternative<std::string>(v);
+    case AttrType::kInts: return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrType::kShape: return std::holds_alternative<Shape>(v);
+    case AttrType::kDType: return std::holds_alternative<DType>(v);
+    case AttrType::kDevice: return std::holds_alternative<Device>(v);
+  }
+  return false;
+}
+
+// Widening conversions a caller may rely on: an int where a float is expected, a list of ints
+// where a shape is expected.
+AttrValue coerce(AttrType type, AttrValue v) {
+  if (type == AttrType::kFloat && std::holds_alternative<int64_t>(v)) {
+    return static_cast<double>(std::get<int64_t>(v));
+  }
+  if (type == AttrType::kShape && std::holds_alternative<std::vector<int64_t>>(v)) {
+    return Shape(std::get<std::vector<int64_t>>(v));
+  }
+  if (type == AttrType::kInts && std::holds_alternative<Shape>(v)) {
+    return std::get<Shape>(v).dims();
+  }
+  return v;
+}
+
+void complete_attrs(const OpDef& op, Attrs& attrs) {
+  auto& values = attrs.values();
+  JANUS_CHECK(values.size() <= op.attrs.size(), ValueError,
+              "{}: got {} attributes, expected at most {}", op.name, values.size(), op.attrs.size());
+  for (size_t i = 0; i < op.attrs.size(); ++i) {
+    const AttrDef& def = op.attrs[i];
+    if (i >= values.size()) {
+      JANUS_CHECK(def.default_value.has_value(), ValueError,
+                  "{}: attribute '{}' is required and was not given", op.name, def.name);
+      values.push_back(*def.default_value);
+      continue;
+    }
+    values[i] = coerce(def.type, std::move(values[i]));
+    JANUS_CHECK(attr_matches(def.type, values[i]), TypeError,
+                "{}: attribute '{}' has the wrong type, expected {}", op.name, def.name,
+                attr_type_name(def.type));
+  }
+}
+
+std::atomic<uint64_t> g_seed{0};
+std::atomic<uint64_t> g_rng_counter{0};
+
+}  // namespace
+
+KernelFn OpDef::kernel_for(DeviceType device) const {
+  for (const auto& k : kernels) {
+    if (k.device == device) return k.fn;
+  }
+  return nullptr;
+}
+
+int OpDef::attr_index(std::string_view attr_name) const {
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (attrs[i].name == attr_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const OpDef& register_op(OpDef def) {
+  JANUS_ASSERT(!def.name.empty(), "an operator was registered without a name");
+  JANUS_ASSERT(def.infer != nullptr, "operator '{}' has no shape rule", def.name);
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  JANUS_ASSERT(!r.ops.contains(def.name), "operator '{}' is registered twice", def.name);
+  auto owned = std::make_unique<OpDef>(std::move(def));
+  const OpDef& ref = *owned;
+  r.ops.emplace(ref.name, std::move(owned));
+  return ref;
+}
+
+const OpDef* find_op(std::string_view name) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.ops.find(name);
+  return it == r.ops.end() ? nullptr : it->second.get();
+}
+
+const OpDef& get_op(std::string_view name) {
+  const OpDef* op = find_op(name);
+  JANUS_CHECK(op != nullptr, ValueError, "ops: no operator named '{}' (run `janus ops` for the list)",
+              name);
+  return *op;
+}
+
+std::vector<const OpDef*> all_ops() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  std::vector<const OpDef*> out;
+  for (const auto& [name, op] : r.ops) out.push_back(op.get());
+  return out;
+}
+
+void seed(uint64_t value) {
+  g_seed.store(value, std::memory_order_relaxed);
+  g_rng_counter.store(0, std::memory_order_relaxed);
+}
+
+RngKey next_rng_key() {
+  return RngKey{g_seed.load(std::memory_order_relaxed),
+                g_rng_counter.fetch_add(1, std::memory_order_relaxed)};
+}
+
+std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+  JANUS_CHECK(inputs.size() == op.inputs.size(), ValueError, "{}: got {} inputs, expected {} ({})",
+              op.name, inputs.size(), op.inputs.size(), fmt::join(op.inputs, ", "));
+  std::vector<TensorSpec> in_specs;
+  in_specs.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    JANUS_CHECK(inputs[i].defined(), ValueError, "{}: input '{}' is an undefined array", op.name,
+                op.inputs[i]);
+    if (!op.multi_device && i > 0) {
+      JANUS_CHECK(inputs[i].device() == inputs[0].device(), DeviceError,
+                  "{}: input '{}' is on {} but input '{}' is on {}, expected all inputs on one "
+                  "device (copy with copyto first)",
+                  op.name, op.inputs[i], inputs[i].device(), op.inputs[0], inputs[0].device());
+    }
+    in_specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
+  }
+  complete_attrs(op, attrs);
+  std::vector<TensorSpec> out_specs = op.infer(InferArgs{op, in_specs, attrs});
+  JANUS_ASSERT(out_specs.size() == op.outputs.size(), "{}: shape rule gave {} outputs, expected {}",
+               op.name, out_specs.size(), op.outputs.size());
+
+  const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
+  check_device(device, op.name);
+  const KernelFn kernel = op.kernel_for(device.type);
+  JANUS_CHECK(kernel != nullptr, NotImplementedError, "{}: no kernel for {} devices", op.name,
+              device.is_cpu() ? "cpu" : "gpu");
+
+  // Inputs first, then outputs: the kernel sees both as spans into one vector.
+  std::vector<NDArray> arrays(inputs.begin(), inputs.end());
+  arrays.reserve(inputs.size() + out_specs.size());
+  for (const auto& spec : out_specs) arrays.push_back(empty(spec.shape, spec.dtype, spec.device));
+
+  Var* read_vars[8];
+  Var* write_vars[8];
+  std::vector<Var*> read_heap, write_heap;
+  const size_t n_in = inputs.size();
+  const size_t n_out = out_specs.size();
+  std::span<Var* const> read_span, write_span;
+  if (n_in <= 8 && n_out <= 8) {
+    for (size_t i = 0; i < n_in; ++i) read_vars[i] = arrays[i].var();
+    for (size_t i = 0; i < n_out; ++i) write_vars[i] = arrays[n_in + i].var();
+    read_span = {read_vars, n_in};
+    write_span = {write_vars, n_out};
+  } else {
+    for (size_t i = 0; i < n_in; ++i) read_heap.push_back(arrays[i].var());
+    for (size_t i = 0; i < n_out; ++i) write_heap.push_back(arrays[n_in + i].var());
+    read_span = read_heap;
+    write_span = write_heap;
+  }
+  const RngKey rng = op.random ? next_rng_key() : RngKey{};
+  std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(n_in), arrays.end());
+  engine().push(
+      [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
+       rng](const RunContext& ctx) {
+        std::span<const NDArray> all(arrays);
+        kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
+      },
+      read_span, write_span, device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0, op.name);
+  return outputs;
+}
+
+std::string_view attr_type_name(AttrType type) {
+  constexpr std::string_view kNames[] = {"int", "float", "bool", "string",
+                                         "ints", "shape", "dtype", "device"};
+  return kNames[static_cast<int>(type)];
+}
+
+std::string attr_value_to_string(const AttrValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          return fmt::format("[{}]", fmt::join(v, ", "));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else {
+          return fmt::format("{}", v);
+        }
+      },
+      value);
+}
+
+}  // namespace janus::ops

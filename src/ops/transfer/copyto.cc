@@ -1,0 +1,43 @@
+// copyto(a, device): a copy of an array on another device, made on the copy lane.
+#include <cstring>
+
+#include "../op_utils.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+
+// CPU to CPU: both logical devices share host memory, so a copy is a memcpy.
+void copyto_cpu(const KernelArgs& args) {
+  std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
+}
+
+std::vector<TensorSpec> infer_copyto(const InferArgs& args) {
+  TensorSpec out = args.inputs[0];
+  out.device = args.attrs.get<Device>(0);
+  check_device(out.device, "copyto");
+  return {out};
+}
+
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "copyto",
+    .doc = "Copy of an array on another device, made on the copy lane to overlap compute.",
+    .inputs = {"a"},
+    .outputs = {"y"},
+    .attrs = {{"device", AttrType::kDevice, std::nullopt, "destination device"}},
+    .infer = infer_copyto,
+    .kernels = {{DeviceType::kCPU, copyto_cpu}},
+    .copy_lane = true,
+    .multi_device = true,
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray copyto(const NDArray& a, Device device) {
+  static const ops::OpDef& op = ops::get_op("copyto");
+  return ops::invoke(op, {a}, {device})[0];
+}
+}  // namespace janus
