@@ -99,13 +99,14 @@ void print_values(std::ostream& os, const std::vector<double>& v, const Shape& s
   const int64_t inner = stride_elems / std::max<int64_t>(n, 1);
   constexpr int64_t kEdge = 3;  // summarise long axes: first and last three
   os << '[';
+  const char* sep = axis + 1 < s.ndim() ? ",\n       " : ", ";
   for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) os << sep;
     if (n > 2 * kEdge + 1 && i == kEdge) {
-      os << "..., ";
-      i = n - kEdge - 1;
-      continue;
+      os << "...";
+      i = n - kEdge;
+      os << sep;
     }
-    if (i > 0) os << (axis + 1 < s.ndim() ? ",\n       " : ", ");
     print_values(os, v, s, axis + 1, offset + i * inner, inner, integral);
   }
   os << ']';

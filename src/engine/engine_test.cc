@@ -1,0 +1,343 @@
+// Engine semantics under both engines: ordering per var, error propagation, back-pressure,
+// deferred release, priorities, lanes, and several frontend threads.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <thread>
+
+#include "janus/engine/engine.h"
+#include "janus/base/error.h"
+
+namespace janus {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::HasSubstr;
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(milliseconds(ms)); }
+
+// Waits for a latch without risking a hung test: fails after 10 s instead.
+bool wait_for(std::latch& l) {
+  for (int i = 0; i < 10000; ++i) {
+    if (l.try_wait()) return true;
+    sleep_ms(1);
+  }
+  return false;
+}
+
+class EngineTest : public testing::TestWithParam<EngineKind> {
+ protected:
+  std::unique_ptr<Engine> make(EngineOptions options = {}) { return make_engine(GetParam(), options); }
+};
+
+TEST_P(EngineTest, ReadAfterWriteSeesTheWrite) {
+  auto e = make();
+  Var* x = e->new_var();
+  int value = 0;
+  int seen = -1;
+  e->push([&](const RunContext&) { sleep_ms(20); value = 1; }, {}, {x}, cpu());
+  e->push([&](const RunContext&) { seen = value; }, {x}, {}, cpu());
+  e->wait_all();
+  EXPECT_EQ(seen, 1);
+  e->delete_var(x, nullptr);
+}
+
+TEST_P(EngineTest, WriteAfterReadWaitsForTheRead) {
+  auto e = make();
+  Var* x = e->new_var();
+  int value = 1;
+  int seen = -1;
+  e->push([&](const RunContext&) { sleep_ms(20); seen = value; }, {x}, {}, cpu());
+  e->push([&](const RunContext&) { value = 2; }, {}, {x}, cpu(), Lane::kCopy);
+  e->wait_all();
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(value, 2);
+  e->delete_var(x, nullptr);
+}
+
+TEST_P(EngineTest, WriteAfterWriteKeepsPushOrder) {
+  auto e = make();
+  Var* x = e->new_var();
+  int value = 0;
+  e->push([&](const RunContext&) { sleep_ms(20); value = 1; }, {}, {x}, cpu());
+  e->push([&](const RunContext&) { value = 2; }, {}, {x}, cpu(), Lane::kCopy);
+  e->wait_for_var(x);
+  EXPECT_EQ(value, 2);
+  e->delete_var(x, nullptr);
+}
+
+TEST_P(EngineTest, WaitForVarWaitsOnlyForWrites) {
+  auto e = make();
+  Var* x = e->new_var();
+  std::atomic<int> value{0};
+  e->push([&](const RunContext&) { sleep_ms(10); value = 7; }, {}, {x}, cpu());
+  e->wait_for_var(x);
+  EXPECT_EQ(value.load(), 7);
+  e->wait_all();
+  e->delete_var(x, nullptr);
+}
+
+TEST_P(EngineTest, KernelErrorIsRethrownAtTheBlockerWithTheOperatorName) {
+  auto e = make();
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  bool downstream_ran = false;
+  e->push([](const RunContext&) { throw ShapeError("bad shapes [2] and [3]"); }, {}, {a}, cpu(),
+          Lane::kCompute, 0, "failing_op");
+  e->push([&](const RunContext&) { downstream_ran = true; }, {a}, {b}, cpu(), Lane::kCompute, 0,
+          "downstream_op");
+  try {
+    e->wait_for_var(b);
+    FAIL() << "wait_for_var should have thrown";
+  } catch (const ShapeError& err) {  // the kernel's own error type survives
+    EXPECT_THAT(err.what(), HasSubstr("operator 'failing_op' failed"));
+    EXPECT_THAT(err.what(), HasSubstr("bad shapes [2] and [3]"));
+  }
+  EXPECT_FALSE(downstream_ran);
+  // Already reported by the blocker: wait_all does not report it again.
+  EXPECT_NO_THROW(e->wait_all());
+  // The affected array holds no value: blocking on it keeps failing rather than lying.
+  EXPECT_THROW(e->wait_for_var(a), ShapeError);
+  // The engine stays usable.
+  Var* c = e->new_var();
+  int value = 0;
+  e->push([&](const RunContext&) { value = 5; }, {}, {c}, cpu());
+  EXPECT_NO_THROW(e->wait_for_var(c));
+  EXPECT_EQ(value, 5);
+  for (Var* v : {a, b, c}) e->delete_var(v, nullptr);
+}
+
+TEST_P(EngineTest, WaitAllRethrowsOnceAndUnaffectedVarsAreFine) {
+  auto e = make();
+  Var* bad = e->new_var();
+  Var* good = e->new_var();
+  e->push([](const RunContext&) { throw std::runtime_error("disk on fire"); }, {}, {bad}, cpu(),
+          Lane::kCompute, 0, "loader");
+  int value = 0;
+  e->push([&](const RunContext&) { value = 3; }, {}, {good}, cpu());
+  try {
+    e->wait_all();
+    FAIL() << "wait_all should have thrown";
+  } catch (const OperatorError& err) {  // a non-Janus exception is wrapped, message kept
+    EXPECT_THAT(err.what(), HasSubstr("operator 'loader' failed: disk on fire"));
+  }
+  EXPECT_NO_THROW(e->wait_all());
+  EXPECT_NO_THROW(e->wait_for_var(good));
+  EXPECT_EQ(value, 3);
+  e->delete_var(bad, nullptr);
+  e->delete_var(good, nullptr);
+}
+
+TEST_P(EngineTest, ErrorsFlowThroughChainsAndWritesToPoisonedVars) {
+  auto e = make();
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  Var* c = e->new_var();
+  std::atomic<int> ran{0};
+  e->push([](const RunContext&) { throw ValueError("first"); }, {}, {a}, cpu(), Lane::kCompute, 0,
+          "first");
+  e->push([&](const RunContext&) { ++ran; }, {a}, {b}, cpu());
+  e->push([&](const RunContext&) { ++ran; }, {b}, {c}, cpu());
+  e->push([&](const RunContext&) { ++ran; }, {}, {a}, cpu());  // writes a poisoned var: skipped
+  EXPECT_THROW(e->wait_for_var(c), ValueError);
+  e->wait_all();
+  EXPECT_EQ(ran.load(), 0);
+  for (Var* v : {a, b, c}) e->delete_var(v, nullptr);
+}
+
+TEST_P(EngineTest, DeleteVarRunsAfterThePendingOperations) {
+  auto e = make();
+  Var* x = e->new_var();
+  std::atomic<bool> kernel_done{false};
+  std::atomic<bool> released_after_kernel{false};
+  e->push([&](const RunContext&) { sleep_ms(20); kernel_done = true; }, {}, {x}, cpu());
+  e->delete_var(x, [&] { released_after_kernel = kernel_done.load(); });
+  e->wait_all();
+  EXPECT_TRUE(released_after_kernel.load());
+}
+
+TEST_P(EngineTest, NullVarIsRejected) {
+  auto e = make();
+  try {
+    e->push([](const RunContext&) {}, {nullptr}, {}, cpu(), Lane::kCompute, 0, "op_x");
+    FAIL();
+  } catch (const ValueError& err) {
+    EXPECT_THAT(err.what(), HasSubstr("'op_x' lists a null var"));
+  }
+}
+
+TEST_P(EngineTest, UnknownDeviceIsRejected) {
+  auto e = make();
+  try {
+    e->push([](const RunContext&) {}, {}, {}, cpu(7));
+    FAIL();
+  } catch (const DeviceError& err) {
+    EXPECT_THAT(err.what(), HasSubstr("cpu(7) does not exist"));
+  }
+}
+
+TEST_P(EngineTest, KernelsMayPushMoreWork) {
+  auto e = make();
+  Var* x = e->new_var();
+  std::atomic<int> value{0};
+  Engine* raw = e.get();
+  e->push(
+      [&, raw, x](const RunContext&) {
+        raw->push([&](const RunContext&) { value = 9; }, {}, {x}, cpu());
+      },
+      {}, {}, cpu());
+  // The inner push happens when the outer kernel runs; wait for both.
+  for (int i = 0; i < 2; ++i) e->wait_all();
+  e->wait_for_var(x);
+  EXPECT_EQ(value.load(), 9);
+  e->delete_var(x, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
+                         testing::Values(EngineKind::kNaive, EngineKind::kThreaded),
+                         [](const auto& info) { return std::string(engine_kind_name(info.param)); });
+
+// --- Threaded-engine-only behaviour -------------------------------------------------------
+
+TEST(ThreadedEngine, PushReturnsBeforeTheKernelRuns) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* x = e->new_var();
+  std::atomic<bool> release{false};
+  std::atomic<bool> ran{false};
+  e->push([&](const RunContext&) {
+    while (!release) sleep_ms(1);
+    ran = true;
+  }, {}, {x}, cpu());
+  EXPECT_FALSE(ran.load());  // push returned while the kernel is still blocked
+  release = true;
+  e->wait_for_var(x);
+  EXPECT_TRUE(ran.load());
+  e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, ReadsOfOneVarRunTogether) {
+  EngineOptions options;
+  options.cpu_compute_workers = 2;
+  auto e = make_engine(EngineKind::kThreaded, options);
+  Var* x = e->new_var();
+  std::latch both(2);
+  std::atomic<int> met{0};
+  for (int i = 0; i < 2; ++i) {
+    e->push([&](const RunContext&) {
+      both.count_down();
+      if (wait_for(both)) ++met;  // only possible if the other read runs at the same time
+    }, {x}, {}, cpu());
+  }
+  e->wait_all();
+  EXPECT_EQ(met.load(), 2);
+  e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, CopyLaneRunsWhileComputeIsBusy) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  std::latch copy_done(1);
+  std::atomic<bool> overlapped{false};
+  e->push([&](const RunContext&) { overlapped = wait_for(copy_done); }, {}, {a}, cpu(),
+          Lane::kCompute);
+  e->push([&](const RunContext&) { copy_done.count_down(); }, {}, {b}, cpu(), Lane::kCopy);
+  e->wait_all();
+  EXPECT_TRUE(overlapped.load());
+  e->delete_var(a, nullptr);
+  e->delete_var(b, nullptr);
+}
+
+TEST(ThreadedEngine, HigherPriorityRunsFirstAmongReadyOperations) {
+  auto e = make_engine(EngineKind::kThreaded);  // one compute worker
+  std::atomic<bool> gate{false};
+  std::mutex mu;
+  std::vector<int> order;
+  e->push([&](const RunContext&) { while (!gate) sleep_ms(1); }, {}, {}, cpu());
+  for (int p : {0, 5, 1, 9, 3}) {
+    e->push([&, p](const RunContext&) {
+      std::lock_guard lock(mu);
+      order.push_back(p);
+    }, {}, {}, cpu(), Lane::kCompute, p);
+  }
+  gate = true;
+  e->wait_all();
+  EXPECT_EQ(order, (std::vector<int>{9, 5, 3, 1, 0}));
+}
+
+TEST(ThreadedEngine, BackPressureBoundsOperationsInFlight) {
+  EngineOptions options;
+  options.max_in_flight = 4;
+  auto e = make_engine(EngineKind::kThreaded, options);
+  Var* x = e->new_var();
+  int64_t max_seen = 0;
+  for (int i = 0; i < 50; ++i) {
+    e->push([](const RunContext&) { sleep_ms(1); }, {}, {x}, cpu());
+    max_seen = std::max(max_seen, e->stats().in_flight);
+  }
+  e->wait_all();
+  EXPECT_LE(max_seen, 4);
+  EXPECT_EQ(e->stats().in_flight, 0);
+  e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, WaitingInsideAKernelIsAnError) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* slow = e->new_var();
+  Var* out = e->new_var();
+  Engine* raw = e.get();
+  std::atomic<bool> release{false};
+  e->push([&](const RunContext&) { while (!release) sleep_ms(1); }, {}, {slow}, cpu(), Lane::kCopy);
+  e->push([raw, slow](const RunContext&) { raw->wait_for_var(slow); }, {}, {out}, cpu(),
+          Lane::kCompute, 0, "impatient");
+  sleep_ms(20);
+  release = true;
+  try {
+    e->wait_for_var(out);
+    FAIL();
+  } catch (const EngineError& err) {
+    EXPECT_THAT(err.what(), HasSubstr("operator 'impatient' failed"));
+    EXPECT_THAT(err.what(), HasSubstr("must not block"));
+  }
+  e->wait_all();
+  e->delete_var(slow, nullptr);
+  e->delete_var(out, nullptr);
+}
+
+TEST(ThreadedEngine, SeveralFrontendThreadsPushAtOnce) {
+  EngineOptions options;
+  options.cpu_compute_workers = 2;
+  options.max_in_flight = 64;  // also exercises back-pressure across threads
+  auto e = make_engine(EngineKind::kThreaded, options);
+  constexpr int kThreads = 4;
+  constexpr int kPushes = 2000;
+  Var* shared = e->new_var();
+  int64_t shared_count = 0;  // written only by kernels that write `shared`: ordered, no race
+  std::vector<Var*> own(kThreads);
+  std::vector<int64_t> own_count(kThreads, 0);
+  for (auto& v : own) v = e->new_var();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPushes; ++i) {
+        e->push([&, t](const RunContext&) { ++own_count[static_cast<size_t>(t)]; }, {}, {own[static_cast<size_t>(t)]}, cpu());
+        // Crossed dependencies between threads: reads one var and writes another.
+        Var* r = own[static_cast<size_t>((t + 1) % kThreads)];
+        e->push([&](const RunContext&) { ++shared_count; }, {r}, {shared}, cpu(),
+                i % 2 ? Lane::kCopy : Lane::kCompute);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  e->wait_all();
+  EXPECT_EQ(shared_count, kThreads * kPushes);
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(own_count[static_cast<size_t>(t)], kPushes);
+  e->delete_var(shared, nullptr);
+  for (Var* v : own) e->delete_var(v, nullptr);
+}
+
+}  // namespace
+}  // namespace janus
