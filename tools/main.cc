@@ -1,12 +1,73 @@
-// The janus command-line program.
+// The janus command-line program: `janus ops [NAME]`, `janus info`.
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "janus/janus.h"
 
+namespace {
+
+using janus::ops::OpDef;
+
+std::string_view first_line(std::string_view doc) { return doc.substr(0, doc.find('\n')); }
+
+void print_op_summary(const OpDef& op) {
+  std::cout << fmt::format("{:<16} {}\n", op.name, first_line(op.doc));
+}
+
+void print_op_full(const OpDef& op) {
+  std::cout << op.name << "\n  " << op.doc << "\n";
+  std::cout << "  inputs:  " << (op.inputs.empty() ? "(none)" : fmt::format("{}", fmt::join(op.inputs, ", "))) << "\n";
+  std::cout << "  outputs: " << fmt::format("{}", fmt::join(op.outputs, ", ")) << "\n";
+  if (!op.attrs.empty()) std::cout << "  attributes:\n";
+  for (const auto& a : op.attrs) {
+    const std::string def = a.default_value ? "= " + janus::ops::attr_value_to_string(*a.default_value)
+                                            : "(required)";
+    std::cout << fmt::format("    {:<12} {:<7} {:<14} {}\n", a.name, janus::ops::attr_type_name(a.type),
+                             def, a.doc);
+  }
+  std::cout << "  lane: " << (op.copy_lane ? "copy" : "compute") << (op.random ? ", random" : "")
+            << "\n";
+}
+
+int run_ops(const std::string& name) {
+  if (name.empty()) {
+    for (const OpDef* op : janus::ops::all_ops()) print_op_summary(*op);
+    return 0;
+  }
+  print_op_full(janus::ops::get_op(name));
+  return 0;
+}
+
+int run_info() {
+  std::cout << "cores: " << janus::hardware_cores() << "\n";
+  std::cout << "cpu devices: " << janus::num_cpu_devices() << "\n";
+  for (int i = 0; i < janus::num_cpu_devices(); ++i) {
+    std::cout << fmt::format("  cpu({}): cores {}\n", i, fmt::join(janus::device_cores(janus::cpu(i)), ","));
+  }
+  std::cout << "engine: " << janus::engine_kind_name(janus::engine().kind()) << "\n";
+  const auto o = janus::engine_options_from_env();
+  std::cout << fmt::format("  compute workers per cpu device: {}\n  max operations in flight: {}\n",
+                           o.cpu_compute_workers, o.max_in_flight);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace janus;
-  NDArray x = ones({1, 2});
-  NDArray y = ones({1, 2});
-  std::cout << x * y + 2 << "\n";
+  CLI::App app{"Janus: a deep learning framework with an asynchronous dependency engine"};
+  app.require_subcommand(1);
+  std::string op_name;
+  auto* ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
+  ops->add_option("name", op_name, "operator to show");
+  auto* info = app.add_subcommand("info", "Show devices, cores and engine settings");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*ops) return run_ops(op_name);
+    if (*info) return run_info();
+  } catch (const janus::Error& e) {
+    std::cerr << "janus: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
 }
