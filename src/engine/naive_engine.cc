@@ -44,7 +44,7 @@ class NaiveEngine final : public Engine {
     }
   }
 
-  void delete_var(Var* var, std::function<void()> on_release) override {
+  void delete_var(Var* var, ReleaseFn on_release) override {
     if (on_release) on_release();
     delete var;
   }

@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <array>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <queue>
@@ -36,11 +37,14 @@ class WorkerPool {
   ~WorkerPool() { stop(); }
 
   void enqueue(OprBlock* op) {
+    bool wake;
     {
       std::lock_guard lock(mu_);
       queue_.push(op);
+      queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+      wake = sleeping_ > 0;
     }
-    cv_.notify_one();
+    if (wake) cv_.notify_one();
   }
 
   // Workers finish the queue before they exit: every pushed operation completes.
@@ -79,16 +83,37 @@ class WorkerPool {
     // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
     omp_set_num_threads(ctx_.num_threads);
     for (;;) {
+      spin_for_work();
       OprBlock* op = nullptr;
       {
         std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty() && !stopping_) {
+          ++sleeping_;
+          cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+          --sleeping_;
+        }
         if (queue_.empty()) return;  // stopping, and nothing left to run
         op = queue_.top();
         queue_.pop();
+        queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
       }
       runner_(op, ctx_);
     }
+  }
+
+  // Before sleeping, look for work a little while: in a chain of small operations the next
+  // one is usually pushed within microseconds, and a futex sleep and wake-up costs more than
+  // the operation. Bounded, so an idle worker does not hold a core.
+  void spin_for_work() {
+    constexpr auto kSpin = std::chrono::microseconds(50);
+    if (queued_.load(std::memory_order_relaxed) > 0) return;
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    do {
+      for (int i = 0; i < 64; ++i) {
+        if (queued_.load(std::memory_order_relaxed) > 0) return;
+        __builtin_ia32_pause();
+      }
+    } while (std::chrono::steady_clock::now() < until);
   }
 
   Runner runner_;
@@ -97,6 +122,8 @@ class WorkerPool {
   std::condition_variable cv_;
   std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> queue_;
   bool stopping_ = false;
+  int sleeping_ = 0;                // workers waiting on cv_, guarded by mu_
+  std::atomic<int> queued_{0};      // queue_.size(), readable without the lock (a hint)
   std::vector<std::thread> threads_;
 };
 
@@ -143,7 +170,7 @@ class ThreadedEngine final : public Engine {
     submit(op);
   }
 
-  void delete_var(Var* var, std::function<void()> on_release) override {
+  void delete_var(Var* var, ReleaseFn on_release) override {
     // Common case: nothing pending on the var, release it now without an operation.
     if (var->is_idle()) {
       if (on_release) on_release();
@@ -152,7 +179,7 @@ class ThreadedEngine final : public Engine {
     }
     auto* op = new OprBlock();
     op->kind = OpKind::kDelete;
-    op->fn = [f = std::move(on_release)](const RunContext&) {
+    op->fn = [f = std::move(on_release)](const RunContext&) mutable {
       if (f) f();
     };
     op->name = "delete_var";
@@ -201,19 +228,28 @@ class ThreadedEngine final : public Engine {
   }
 
  private:
-  void drain() {
-    int64_t n;
-    while ((n = in_flight_.load(std::memory_order_acquire)) != 0) in_flight_.wait(n);
-  }
+  void drain() { wait_until_in_flight_below(1); }
 
   // Back-pressure: the frontend waits while the window is full. Workers never wait here, or a
   // kernel that pushes could deadlock the engine.
   void throttle() {
     if (tls_is_worker) return;
-    int64_t n;
-    while ((n = in_flight_.load(std::memory_order_acquire)) >= options_.max_in_flight) {
-      in_flight_.wait(n);
+    if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]] return;
+    wait_until_in_flight_below(options_.max_in_flight);
+  }
+
+  // Waiters announce themselves in waiters_ before they test the count, and completions test
+  // waiters_ after they change the count (both seq_cst): either the waiter sees the new count
+  // or the completion sees the waiter and notifies under the mutex. So a completion with nobody
+  // waiting costs no system call.
+  void wait_until_in_flight_below(int64_t bound) {
+    if (in_flight_.load() < bound) return;
+    waiters_.fetch_add(1);
+    {
+      std::unique_lock lock(wait_mu_);
+      wait_cv_.wait(lock, [&] { return in_flight_.load() < bound; });
     }
+    waiters_.fetch_sub(1);
   }
 
   void submit(OprBlock* op) {
@@ -274,9 +310,13 @@ class ThreadedEngine final : public Engine {
   }
 
   void finish_one() {
-    // release: a thread that sees the count drop (wait_all) sees the finished op's writes.
-    in_flight_.fetch_sub(1, std::memory_order_release);
-    in_flight_.notify_all();
+    // seq_cst: pairs with wait_until_in_flight_below (see there); a thread that sees the count
+    // drop also sees the finished op's writes.
+    in_flight_.fetch_sub(1);
+    if (waiters_.load() > 0) {
+      std::lock_guard lock(wait_mu_);
+      wait_cv_.notify_all();
+    }
   }
 
   WorkerPool& pool(Device device, Lane lane) {
@@ -305,6 +345,9 @@ class ThreadedEngine final : public Engine {
 
   EngineOptions options_;
   std::atomic<int64_t> in_flight_{0};
+  std::atomic<int> waiters_{0};
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
   std::atomic<int64_t> pushed_{0};
   std::atomic<uint64_t> seq_{0};
   std::mutex push_mu_;

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "janus/base/unique_function.h"
 #include "janus/core/device.h"
 
 namespace janus {
@@ -49,7 +50,11 @@ struct RunContext {
   int num_threads = 1;
 };
 
-using Kernel = std::function<void(const RunContext&)>;
+/// A kernel: move-only, with its captures stored inline (no allocation for captures up to
+/// 120 bytes).
+using Kernel = UniqueFunction<void(const RunContext&)>;
+/// Run when a var is released (e.g. to return memory to its pool). Must not throw.
+using ReleaseFn = UniqueFunction<void(), 48>;
 
 struct EngineStats {
   int64_t pushed = 0;      // operations pushed since start
@@ -97,7 +102,7 @@ class Engine {
 
   /// Releases `var` after every operation pushed on it so far; then runs `on_release` (which
   /// must not throw), e.g. to return the var's memory to its pool. Never blocks.
-  virtual void delete_var(Var* var, std::function<void()> on_release) = 0;
+  virtual void delete_var(Var* var, ReleaseFn on_release) = 0;
 
   /// Blocks until every write pushed on `var` so far has finished; rethrows the var's error.
   virtual void wait_for_var(Var* var) = 0;
