@@ -24,6 +24,7 @@ void convert(const From* src, To* dst, int64_t n) {
 }
 
 void convert_any(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n) {
+  if (n == 0) return;  // an empty std::vector's data() may be null
   if (src_dtype == dst_dtype) {
     std::memcpy(dst, src, static_cast<size_t>(n) * dtype_size(src_dtype));
     return;
