@@ -42,6 +42,13 @@ void shutdown_at_exit() {
   if (e == nullptr || is_engine_worker_thread()) return;
   // Finish the work in flight, then stop the workers; replace with a naive engine so that
   // anything pushed during static destruction still runs (synchronously) instead of hanging.
+  // Drain before the swap: finishing kernels drop the arrays they captured, and those releases
+  // must reach this engine, whose operations still use the vars (the naive engine would free a
+  // var at once, under a running operation).
+  try {
+    e->wait_all();
+  } catch (...) {  // errors that nobody waited for end with the process
+  }
   std::lock_guard lock(g_engine_mu);
   auto naive = make_naive_engine(engine_options_from_env());
   g_engine.store(naive.release());

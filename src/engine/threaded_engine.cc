@@ -336,7 +336,9 @@ class ThreadedEngine final : public Engine {
     const std::vector<int> cores = device_cores(device);
     const bool compute = lane == Lane::kCompute;
     const int workers = compute ? options_.cpu_compute_workers : options_.copy_workers;
-    const int intra = compute ? std::max<int>(1, static_cast<int>(cores.size()) / workers) : 1;
+    // The device's share of cores, capped by OMP_NUM_THREADS when the user set it.
+    const int share = std::max<int>(1, static_cast<int>(cores.size()) / workers);
+    const int intra = compute ? std::min(share, omp_get_max_threads()) : 1;
     // Pin compute workers only when the machine is split into several logical devices.
     std::vector<int> pin = (compute && num_cpu_devices() > 1) ? cores : std::vector<int>{};
     return new WorkerPool(device, lane, workers, intra, std::move(pin),
