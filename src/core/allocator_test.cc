@@ -24,9 +24,9 @@ bool aligned64(const void* p) { return reinterpret_cast<uintptr_t>(p) % 64 == 0;
 TEST(Allocator, BlocksAre64ByteAlignedAndLargeEnough) {
   Allocator& alloc = allocator_for(cpu(0));
   std::vector<Block> blocks;
-  for (size_t bytes : {size_t{1}, size_t{3}, size_t{63}, size_t{64}, size_t{65}, size_t{100},
-                       size_t{4095}, size_t{4096}, size_t{4097}, size_t{10007}, size_t{1} << 20,
-                       (size_t{1} << 20) + 1}) {
+  for (size_t bytes :
+       {size_t{1}, size_t{3}, size_t{63}, size_t{64}, size_t{65}, size_t{100}, size_t{4095},
+        size_t{4096}, size_t{4097}, size_t{10007}, size_t{1} << 20, (size_t{1} << 20) + 1}) {
     const Block b = alloc.allocate(bytes);
     ASSERT_NE(b.ptr, nullptr) << bytes;
     EXPECT_TRUE(aligned64(b.ptr)) << bytes;
@@ -64,7 +64,7 @@ TEST(Allocator, SizeClasses) {
   EXPECT_EQ(size_of(64), 64u);
   EXPECT_EQ(size_of(65), 128u);
   EXPECT_EQ(size_of(4096), 4096u);
-  EXPECT_EQ(size_of(4097), 4608u);     // steps of 4096 / 8 above 4 KiB
+  EXPECT_EQ(size_of(4097), 4608u);  // steps of 4096 / 8 above 4 KiB
   EXPECT_EQ(size_of(5000), 5120u);
   EXPECT_EQ(size_of(1 << 20), 1u << 20);
   EXPECT_EQ(size_of((1 << 20) + 1), (1u << 20) + (1u << 17));

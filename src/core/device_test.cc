@@ -60,9 +60,9 @@ TEST(Device, ParseAcceptsEveryDocumentedForm) {
 }
 
 TEST(Device, ParseRejectsBadTextAndNamesIt) {
-  for (const char* bad : {"", "tpu", "CPU", "cpu:", "cpu()", "cpu(1", "cpu1)", "cpu:x", "cpu:-1",
-                          "cpu(-2)", "cpu:1x", "cpu 1", " cpu", "cpu:+1", "gpu:", "cuda:0",
-                          "cpu:99999999999"}) {
+  for (const char* bad :
+       {"", "tpu", "CPU", "cpu:", "cpu()", "cpu(1", "cpu1)", "cpu:x", "cpu:-1", "cpu(-2)", "cpu:1x",
+        "cpu 1", " cpu", "cpu:+1", "gpu:", "cuda:0", "cpu:99999999999"}) {
     try {
       parse_device(bad);
       ADD_FAILURE() << "parse_device accepted '" << bad << "'";

@@ -121,9 +121,9 @@ TEST(DTypeFloat16, ExactValues) {
   EXPECT_EQ(half_bits(1.0f), 0x3c00);
   EXPECT_EQ(half_bits(-2.0f), 0xc000);
   EXPECT_EQ(half_bits(0.5f), 0x3800);
-  EXPECT_EQ(half_bits(65504.0f), 0x7bff);   // largest finite
-  EXPECT_EQ(half_bits(6.103515625e-05f), 0x0400);  // smallest normal, 2^-14
-  EXPECT_EQ(half_bits(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(half_bits(65504.0f), 0x7bff);                  // largest finite
+  EXPECT_EQ(half_bits(6.103515625e-05f), 0x0400);          // smallest normal, 2^-14
+  EXPECT_EQ(half_bits(std::ldexp(1.0f, -24)), 0x0001);     // smallest subnormal
   EXPECT_EQ(half_bits(std::ldexp(1023.0f, -24)), 0x03ff);  // largest subnormal
   EXPECT_EQ(half_value(0x3c00), 1.0f);
   EXPECT_EQ(half_value(0x7bff), 65504.0f);
@@ -162,9 +162,9 @@ TEST(DTypeFloat16, InfinityAndNaN) {
 }
 
 TEST(DTypeFloat16, RoundsToNearestEvenInTheNormalRange) {
-  const float ulp = std::ldexp(1.0f, -10);  // spacing of halves in [1, 2)
-  EXPECT_EQ(half_bits(1.0f + ulp / 2), 0x3c00);             // tie, 0x3c00 is even
-  EXPECT_EQ(half_bits(1.0f + 3 * ulp / 2), 0x3c02);         // tie, 0x3c01 is odd: up
+  const float ulp = std::ldexp(1.0f, -10);                    // spacing of halves in [1, 2)
+  EXPECT_EQ(half_bits(1.0f + ulp / 2), 0x3c00);               // tie, 0x3c00 is even
+  EXPECT_EQ(half_bits(1.0f + 3 * ulp / 2), 0x3c02);           // tie, 0x3c01 is odd: up
   EXPECT_EQ(half_bits(1.0f + ulp / 2 + ulp / 1024), 0x3c01);  // just above the tie
   EXPECT_EQ(half_bits(1.0f + ulp / 2 - ulp / 1024), 0x3c00);  // just below the tie
   EXPECT_EQ(half_bits(-(1.0f + 3 * ulp / 2)), 0xbc02);
@@ -174,13 +174,13 @@ TEST(DTypeFloat16, RoundsToNearestEvenInTheNormalRange) {
 
 TEST(DTypeFloat16, RoundsToNearestEvenInTheSubnormalRange) {
   const float unit = std::ldexp(1.0f, -24);
-  EXPECT_EQ(half_bits(unit / 2), 0x0000);          // tie between 0 and 1 unit: even is 0
-  EXPECT_EQ(half_bits(-unit / 2), 0x8000);         // keeps the sign
+  EXPECT_EQ(half_bits(unit / 2), 0x0000);   // tie between 0 and 1 unit: even is 0
+  EXPECT_EQ(half_bits(-unit / 2), 0x8000);  // keeps the sign
   EXPECT_EQ(half_bits(unit * 0.50001f), 0x0001);
   EXPECT_EQ(half_bits(unit / 4), 0x0000);
-  EXPECT_EQ(half_bits(unit * 1.5f), 0x0002);       // tie between 1 and 2: even is 2
-  EXPECT_EQ(half_bits(unit * 2.5f), 0x0002);       // tie between 2 and 3: even is 2
-  EXPECT_EQ(half_bits(unit * 1023.5f), 0x0400);    // tie at the top: rounds into the normals
+  EXPECT_EQ(half_bits(unit * 1.5f), 0x0002);     // tie between 1 and 2: even is 2
+  EXPECT_EQ(half_bits(unit * 2.5f), 0x0002);     // tie between 2 and 3: even is 2
+  EXPECT_EQ(half_bits(unit * 1023.5f), 0x0400);  // tie at the top: rounds into the normals
   EXPECT_EQ(half_bits(std::numeric_limits<float>::denorm_min()), 0x0000);
 }
 

@@ -118,7 +118,7 @@ TEST(NDArray, ReshapeSharesStorageAndVar) {
   EXPECT_EQ(r.var(), a.var());
   EXPECT_EQ(r.raw_data(), a.raw_data());
   EXPECT_EQ(r.dtype(), a.dtype());
-  EXPECT_FALSE(r.is_same(a));  // a new array object over the same storage
+  EXPECT_FALSE(r.is_same(a));              // a new array object over the same storage
   EXPECT_EQ(a.shape(), (Shape{2, 3, 4}));  // the source is unchanged
   EXPECT_EQ(a.reshape({24}).shape(), (Shape{24}));
   EXPECT_EQ(a.reshape({2, -1}).shape(), (Shape{2, 12}));
@@ -133,11 +133,17 @@ TEST(NDArray, ReshapeOfAViewKeepsItsOffset) {
 
 TEST(NDArray, ReshapeErrorsNameBothShapes) {
   NDArray a = empty({2, 3}, DType::kFloat32);
-  EXPECT_THAT(error_of<ShapeError>([&] { a.reshape({4, 2}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                a.reshape({4, 2});
+              }),
               HasSubstr("cannot reshape [2, 3] (6 elements) into [4, 2] (8 elements)"));
-  EXPECT_THAT(error_of<ShapeError>([&] { a.reshape({-1, 4}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                a.reshape({-1, 4});
+              }),
               HasSubstr("cannot reshape [2, 3] (6 elements) into [-1, 4]"));
-  EXPECT_THAT(error_of<ShapeError>([&] { a.reshape({-1, -1}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                a.reshape({-1, -1});
+              }),
               HasSubstr("target shape [-1, -1] has more than one -1"));
 }
 
@@ -233,7 +239,9 @@ TEST(NDArray, EmptyArraysAreAlignedAndOwnAVar) {
 }
 
 TEST(NDArray, EmptyRejectsNegativeExtents) {
-  EXPECT_THAT(error_of<ShapeError>([] { empty({2, -1}); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                empty({2, -1});
+              }),
               HasSubstr("empty: shape [2, -1] has a negative extent at axis 1"));
 }
 
@@ -249,7 +257,9 @@ TEST(NDArray, FromVectorConvertsAndChecksTheCount) {
             (std::vector<int64_t>{1, -2, 3}));
   EXPECT_EQ(to_vector<uint8_t>(from_vector<float>({0.0f, 2.0f}, {2}, DType::kBool)),
             (std::vector<uint8_t>{0, 1}));
-  EXPECT_THAT(error_of<ShapeError>([] { from_vector<float>({1, 2, 3}, {2, 2}); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                from_vector<float>({1, 2, 3}, {2, 2});
+              }),
               HasSubstr("from_vector: got 3 values for shape [2, 2], expected 4"));
 }
 

@@ -85,10 +85,10 @@ TEST_F(OpCopyto, RoundTripAndSameDeviceCopy) {
 
 TEST_F(OpCopyto, LargeArrayOrderedWithComputeOnBothDevices) {
   seed(5);
-  NDArray a = random_uniform(-1.0, 1.0, {1 << 20});        // written on cpu(0)
-  NDArray b = copyto(a, cpu(1));                             // copy lane of cpu(1): after a
-  NDArray c = mul(add(b, 1.0), 2.0);                         // compute on cpu(1): after b
-  NDArray d = copyto(c, cpu(0));                             // back: after c
+  NDArray a = random_uniform(-1.0, 1.0, {1 << 20});  // written on cpu(0)
+  NDArray b = copyto(a, cpu(1));                     // copy lane of cpu(1): after a
+  NDArray c = mul(add(b, 1.0), 2.0);                 // compute on cpu(1): after b
+  NDArray d = copyto(c, cpu(0));                     // back: after c
   EXPECT_EQ(c.device(), cpu(1));
   EXPECT_EQ(d.device(), cpu(0));
   const std::vector<float> va = to_vector<float>(a);

@@ -29,9 +29,10 @@ std::string error_of(F&& f) {
   return "";
 }
 
-const Shape kShapes[] = {Shape{}, Shape{0}, Shape{1}, Shape{7}, Shape{3, 4}, Shape{2, 0, 3},
-                         Shape{2, 3, 4, 5},
-                         Shape{300, 400}};  // 120000 elements: split among intra-op threads
+const Shape kShapes[] = {
+    Shape{},        Shape{0},          Shape{1},       Shape{7}, Shape{3, 4},
+    Shape{2, 0, 3}, Shape{2, 3, 4, 5}, Shape{300, 400}};  // 120000 elements: split among intra-op
+                                                          // threads
 
 void expect_all_equal(const NDArray& a, double value) {
   const std::vector<double> v = to_vector<double>(a);
@@ -87,16 +88,15 @@ TEST(OpFull, ValuesConvertedToTheDType) {
     double expected;
   };
   const double inf = std::numeric_limits<double>::infinity();
-  for (const Case& c : {Case{2.5, DType::kFloat32, 2.5}, Case{-1e300, DType::kFloat64, -1e300},
-                        Case{0.1, DType::kFloat64, 0.1},
-                        Case{0.1, DType::kFloat32, static_cast<double>(0.1f)},
-                        Case{2.5, DType::kFloat16, 2.5}, Case{1e5, DType::kFloat16, inf},
-                        Case{0.1, DType::kFloat16, static_cast<double>(float(float16(0.1f)))},
-                        Case{3.140625, DType::kBFloat16, 3.140625},
-                        Case{2.7, DType::kInt32, 2}, Case{-3.7, DType::kInt32, -3},
-                        Case{-9e15, DType::kInt64, -9e15}, Case{200, DType::kUInt8, 200},
-                        Case{0.5, DType::kBool, 1}, Case{0.0, DType::kBool, 0},
-                        Case{-inf, DType::kFloat32, -inf}}) {
+  for (const Case& c :
+       {Case{2.5, DType::kFloat32, 2.5}, Case{-1e300, DType::kFloat64, -1e300},
+        Case{0.1, DType::kFloat64, 0.1}, Case{0.1, DType::kFloat32, static_cast<double>(0.1f)},
+        Case{2.5, DType::kFloat16, 2.5}, Case{1e5, DType::kFloat16, inf},
+        Case{0.1, DType::kFloat16, static_cast<double>(float(float16(0.1f)))},
+        Case{3.140625, DType::kBFloat16, 3.140625}, Case{2.7, DType::kInt32, 2},
+        Case{-3.7, DType::kInt32, -3}, Case{-9e15, DType::kInt64, -9e15},
+        Case{200, DType::kUInt8, 200}, Case{0.5, DType::kBool, 1}, Case{0.0, DType::kBool, 0},
+        Case{-inf, DType::kFloat32, -inf}}) {
     SCOPED_TRACE(fmt::format("full({}) as {}", c.value, c.dtype));
     NDArray a = full({5, 3}, c.value, c.dtype);
     EXPECT_EQ(a.dtype(), c.dtype);
@@ -109,11 +109,15 @@ TEST(OpFull, ValuesConvertedToTheDType) {
 }
 
 TEST(OpCreation, NegativeExtentsAreRejected) {
-  EXPECT_THAT(error_of<ShapeError>([] { zeros({2, -1}); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                zeros({2, -1});
+              }),
               HasSubstr("zeros: shape [2, -1] has a negative extent at axis 1"));
   EXPECT_THAT(error_of<ShapeError>([] { ones({-3}); }),
               HasSubstr("ones: shape [-3] has a negative extent at axis 0"));
-  EXPECT_THAT(error_of<ShapeError>([] { full({1, 2, -5}, 1.0); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                full({1, 2, -5}, 1.0);
+              }),
               HasSubstr("full: shape [1, 2, -5] has a negative extent at axis 2"));
 }
 
@@ -153,9 +157,9 @@ TEST(OpArange, Float64MatchesReference) {
   struct Case {
     double start, stop, step;
   };
-  for (const Case& c : {Case{0, 5, 1}, Case{1, 2, 0.25}, Case{0, 1, 0.1}, Case{5, 0, -1},
-                        Case{0, -3, -0.5}, Case{-2.5, 2.5, 0.7}, Case{0, 1, 0.3},
-                        Case{10, 10.5, 0.5}, Case{0, 100000, 1}}) {
+  for (const Case& c :
+       {Case{0, 5, 1}, Case{1, 2, 0.25}, Case{0, 1, 0.1}, Case{5, 0, -1}, Case{0, -3, -0.5},
+        Case{-2.5, 2.5, 0.7}, Case{0, 1, 0.3}, Case{10, 10.5, 0.5}, Case{0, 100000, 1}}) {
     SCOPED_TRACE(fmt::format("arange({}, {}, {})", c.start, c.stop, c.step));
     NDArray a = arange(c.start, c.stop, c.step, DType::kFloat64);
     const std::vector<double> expected = arange_reference(c.start, c.stop, c.step);
@@ -168,7 +172,8 @@ TEST(OpArange, KnownLengthsAndValues) {
   EXPECT_EQ(to_vector<float>(arange(0, 5)), (std::vector<float>{0, 1, 2, 3, 4}));
   EXPECT_EQ(to_vector<float>(arange(1, 2, 0.25)), (std::vector<float>{1, 1.25, 1.5, 1.75}));
   EXPECT_EQ(to_vector<float>(arange(5, 0, -1)), (std::vector<float>{5, 4, 3, 2, 1}));
-  EXPECT_EQ(to_vector<float>(arange(0, -3, -0.5)), (std::vector<float>{0, -0.5, -1, -1.5, -2, -2.5}));
+  EXPECT_EQ(to_vector<float>(arange(0, -3, -0.5)),
+            (std::vector<float>{0, -0.5, -1, -1.5, -2, -2.5}));
   EXPECT_EQ(arange(0, 1, 0.1).size(), 10);
   EXPECT_EQ(arange(0, 1.05, 0.1).size(), 11);
   EXPECT_EQ(arange(0, 10, 3).size(), 4);  // 0, 3, 6, 9
@@ -186,10 +191,12 @@ TEST(OpArange, EmptyResults) {
 }
 
 TEST(OpArange, IntegerAndHalfDTypes) {
-  EXPECT_EQ(to_vector<int32_t>(arange(0, 10, 3, DType::kInt32)), (std::vector<int32_t>{0, 3, 6, 9}));
+  EXPECT_EQ(to_vector<int32_t>(arange(0, 10, 3, DType::kInt32)),
+            (std::vector<int32_t>{0, 3, 6, 9}));
   EXPECT_EQ(to_vector<int64_t>(arange(4, -4, -2, DType::kInt64)),
             (std::vector<int64_t>{4, 2, 0, -2}));
-  EXPECT_EQ(to_vector<int64_t>(arange(0, 5, 1, DType::kUInt8)), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(to_vector<int64_t>(arange(0, 5, 1, DType::kUInt8)),
+            (std::vector<int64_t>{0, 1, 2, 3, 4}));
   // float16 holds every integer up to 2048 exactly.
   const std::vector<float> h = to_vector<float>(arange(0, 2049, 1, DType::kFloat16));
   ASSERT_EQ(h.size(), 2049u);

@@ -44,10 +44,18 @@ NDArray random_array(const Shape& shape, DType dtype, std::mt19937& rng) {
   for (double& x : v) {
     switch (dtype) {
       case DType::kInt32:
-      case DType::kInt64: x = std::uniform_int_distribution<int>(-1000, 1000)(rng); break;
-      case DType::kUInt8: x = std::uniform_int_distribution<int>(0, 15)(rng); break;
-      case DType::kBool: x = std::uniform_int_distribution<int>(0, 1)(rng); break;
-      default: x = std::uniform_real_distribution<double>(-3.0, 3.0)(rng); break;
+      case DType::kInt64:
+        x = std::uniform_int_distribution<int>(-1000, 1000)(rng);
+        break;
+      case DType::kUInt8:
+        x = std::uniform_int_distribution<int>(0, 15)(rng);
+        break;
+      case DType::kBool:
+        x = std::uniform_int_distribution<int>(0, 1)(rng);
+        break;
+      default:
+        x = std::uniform_real_distribution<double>(-3.0, 3.0)(rng);
+        break;
     }
   }
   return from_vector(v, shape, dtype);
@@ -61,11 +69,23 @@ double to_dtype(double v, DType dtype) { return dtype == DType::kBool ? (v != 0.
 bool close(double got, double want, DType dtype) {
   double rtol = 0, atol = 0;
   switch (dtype) {
-    case DType::kFloat64: rtol = 1e-14; break;
-    case DType::kFloat32: rtol = 1e-6; atol = 1e-7; break;
-    case DType::kFloat16: rtol = 1e-3; atol = 1e-4; break;
-    case DType::kBFloat16: rtol = 8e-3; atol = 1e-3; break;
-    default: break;
+    case DType::kFloat64:
+      rtol = 1e-14;
+      break;
+    case DType::kFloat32:
+      rtol = 1e-6;
+      atol = 1e-7;
+      break;
+    case DType::kFloat16:
+      rtol = 1e-3;
+      atol = 1e-4;
+      break;
+    case DType::kBFloat16:
+      rtol = 8e-3;
+      atol = 1e-3;
+      break;
+    default:
+      break;
   }
   if (std::isnan(want)) return std::isnan(got);
   return std::fabs(got - want) <= atol + rtol * std::fabs(want);
@@ -87,7 +107,8 @@ Shape broadcast(const Shape& a, const Shape& b) {
 int64_t source_index(const Shape& s, const std::vector<int64_t>& idx) {
   const int off = static_cast<int>(idx.size()) - s.ndim();
   int64_t flat = 0;
-  for (int i = 0; i < s.ndim(); ++i) flat = flat * s[i] + (s[i] == 1 ? 0 : idx[static_cast<size_t>(i + off)]);
+  for (int i = 0; i < s.ndim(); ++i)
+    flat = flat * s[i] + (s[i] == 1 ? 0 : idx[static_cast<size_t>(i + off)]);
   return flat;
 }
 
@@ -141,17 +162,29 @@ void check_binary(BinOp op, const Shape& sa, const Shape& sb, DType dtype, std::
   EXPECT_EQ(to_vector<double>(b), vb);
 }
 
-const Shape kEqualShapes[] = {Shape{}, Shape{1}, Shape{17}, Shape{3, 4}, Shape{2, 3, 5},
-                              Shape{300, 200}};  // 60000 elements: split among threads
+const Shape kEqualShapes[] = {
+    Shape{},     Shape{1},       Shape{17},
+    Shape{3, 4}, Shape{2, 3, 5}, Shape{300, 200}};  // 60000 elements: split among threads
 
 struct ShapePair {
   Shape a, b;
 };
 const ShapePair kBroadcastPairs[] = {
-    {{2, 3}, {3}},       {{3}, {2, 3}},          {{4, 1}, {1, 5}},       {{2, 1, 3}, {1, 4, 1}},
-    {{5, 1, 4}, {3, 1}}, {{2, 3}, {}},           {{}, {2, 3}},           {{1}, {4}},
-    {{2, 3}, {1, 1}},    {{1, 1, 1}, {2, 3}},    {{2, 3, 4, 5}, {3, 1, 5}}, {{6, 1}, {6, 6}},
-    {{1, 7}, {5, 1}},    {{3, 1, 1}, {1, 1, 2}}, {{1, 2, 1, 3}, {4, 1, 5, 1}},
+    {{2, 3}, {3}},
+    {{3}, {2, 3}},
+    {{4, 1}, {1, 5}},
+    {{2, 1, 3}, {1, 4, 1}},
+    {{5, 1, 4}, {3, 1}},
+    {{2, 3}, {}},
+    {{}, {2, 3}},
+    {{1}, {4}},
+    {{2, 3}, {1, 1}},
+    {{1, 1, 1}, {2, 3}},
+    {{2, 3, 4, 5}, {3, 1, 5}},
+    {{6, 1}, {6, 6}},
+    {{1, 7}, {5, 1}},
+    {{3, 1, 1}, {1, 1, 2}},
+    {{1, 2, 1, 3}, {4, 1, 5, 1}},
     {{40000, 1}, {1, 3}}};  // the general strided loop, rows split among threads
 
 // ---- equal shapes -----------------------------------------------------------------------------
@@ -207,9 +240,9 @@ TEST(OpAdd, KnownBroadcastValues) {
 
 TEST(OpAdd, ZeroSizeOperands) {
   std::mt19937 rng(kSeed + 4);
-  const ShapePair pairs[] = {{{0}, {0}},       {{0, 3}, {3}},    {{2, 0}, {2, 1}}, {{0}, {1}},
-                             {{1}, {0}},       {{0}, {}},        {{}, {0}},        {{3, 0, 2}, {1, 2}},
-                             {{4, 1}, {1, 0}}, {{0, 1}, {1, 5}}};
+  const ShapePair pairs[] = {
+      {{0}, {0}}, {{0, 3}, {3}}, {{2, 0}, {2, 1}},    {{0}, {1}},       {{1}, {0}},
+      {{0}, {}},  {{}, {0}},     {{3, 0, 2}, {1, 2}}, {{4, 1}, {1, 0}}, {{0, 1}, {1, 5}}};
   for (DType dt : {DType::kFloat32, DType::kInt64}) {
     for (const ShapePair& p : pairs) {
       check_binary(BinOp::kAdd, p.a, p.b, dt, rng);
@@ -260,7 +293,8 @@ TEST(OpAdd, ViewsAsOperands) {
   NDArray last = base.at(-1);       // elements 18..23
   const std::vector<float> y = to_vector<float>(add(rows, last));
   ASSERT_EQ(y.size(), 12u);
-  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(y[i], static_cast<float>(6 + i) + static_cast<float>(18 + i % 6));
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(y[i], static_cast<float>(6 + i) + static_cast<float>(18 + i % 6));
   const std::vector<float> z = to_vector<float>(mul(base.reshape({2, 12}).at(1), 2.0));
   for (size_t i = 0; i < 12; ++i) EXPECT_EQ(z[i], 2.0f * static_cast<float>(12 + i));
 }
@@ -334,7 +368,7 @@ TEST(OpMulScalar, EveryDType) {
 
 TEST(OpAddScalar, ScalarIsConvertedToTheDTypeFirst) {
   NDArray i = from_vector<int32_t>({1, 2, 3}, {3});
-  EXPECT_EQ(to_vector<int32_t>(add(i, 2.9)), (std::vector<int32_t>{3, 4, 5}));  // 2.9 -> 2
+  EXPECT_EQ(to_vector<int32_t>(add(i, 2.9)), (std::vector<int32_t>{3, 4, 5}));      // 2.9 -> 2
   EXPECT_EQ(to_vector<int32_t>(mul(i, -1.5)), (std::vector<int32_t>{-1, -2, -3}));  // -1.5 -> -1
   NDArray f = from_vector<float>({1, 2}, {2});
   EXPECT_EQ(to_vector<float>(f + 0.5), (std::vector<float>{1.5f, 2.5f}));

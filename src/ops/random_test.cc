@@ -53,8 +53,8 @@ Moments moments(const std::vector<double>& v) {
   for (double x : v) sum += x;
   const double mean = sum / static_cast<double>(v.size());
   for (double x : v) sq += (x - mean) * (x - mean);
-  return {mean, std::sqrt(sq / static_cast<double>(v.size())), *std::min_element(v.begin(), v.end()),
-          *std::max_element(v.begin(), v.end())};
+  return {mean, std::sqrt(sq / static_cast<double>(v.size())),
+          *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
 }
 
 // ---- the generator ------------------------------------------------------------------------
@@ -127,7 +127,7 @@ TEST(OpRandomNormal, MatchesBoxMullerReference) {
 // A fixed program of random calls; returns every value drawn.
 std::vector<double> draw_program(uint64_t s) {
   seed(s);
-  NDArray u = random_uniform(-2.0, 5.0, {100000});   // large: split among intra-op threads
+  NDArray u = random_uniform(-2.0, 5.0, {100000});  // large: split among intra-op threads
   NDArray n = random_normal(0.0, 1.0, {3, 7});
   NDArray d = random_uniform(0.0, 1.0, {1001}, DType::kFloat64);
   NDArray h = random_normal(2.0, 3.0, {77}, DType::kFloat16);
@@ -258,7 +258,8 @@ TEST(OpRandomNormal, SampleMomentsMatchLocAndScale) {
   for (const Case& c : {Case{0.0, 1.0, DType::kFloat32}, Case{3.0, 2.0, DType::kFloat64},
                         Case{-5.0, 0.1, DType::kFloat32}}) {
     SCOPED_TRACE(fmt::format("loc {} scale {} {}", c.loc, c.scale, c.dtype));
-    const std::vector<double> v = to_vector<double>(random_normal(c.loc, c.scale, {100001}, c.dtype));
+    const std::vector<double> v =
+        to_vector<double>(random_normal(c.loc, c.scale, {100001}, c.dtype));
     for (double x : v) ASSERT_TRUE(std::isfinite(x));
     const Moments m = moments(v);
     EXPECT_NEAR(m.mean, c.loc, 0.02 * c.scale);
@@ -269,8 +270,8 @@ TEST(OpRandomNormal, SampleMomentsMatchLocAndScale) {
     EXPECT_GT(m.min, c.loc - 7.0 * c.scale);
     EXPECT_LT(m.max, c.loc + 7.0 * c.scale);
     // About 68.3% within one standard deviation.
-    const auto within = std::count_if(v.begin(), v.end(),
-                                      [&](double x) { return std::fabs(x - c.loc) < c.scale; });
+    const auto within =
+        std::count_if(v.begin(), v.end(), [&](double x) { return std::fabs(x - c.loc) < c.scale; });
     EXPECT_NEAR(static_cast<double>(within) / static_cast<double>(v.size()), 0.6827, 0.01);
   }
 }

@@ -32,14 +32,22 @@ std::string error_of(F&& f) {
 
 bool value_has_type(const AttrValue& v, AttrType type) {
   switch (type) {
-    case AttrType::kInt: return std::holds_alternative<int64_t>(v);
-    case AttrType::kFloat: return std::holds_alternative<double>(v);
-    case AttrType::kBool: return std::holds_alternative<bool>(v);
-    case AttrType::kString: return std::holds_alternative<std::string>(v);
-    case AttrType::kInts: return std::holds_alternative<std::vector<int64_t>>(v);
-    case AttrType::kShape: return std::holds_alternative<Shape>(v);
-    case AttrType::kDType: return std::holds_alternative<DType>(v);
-    case AttrType::kDevice: return std::holds_alternative<Device>(v);
+    case AttrType::kInt:
+      return std::holds_alternative<int64_t>(v);
+    case AttrType::kFloat:
+      return std::holds_alternative<double>(v);
+    case AttrType::kBool:
+      return std::holds_alternative<bool>(v);
+    case AttrType::kString:
+      return std::holds_alternative<std::string>(v);
+    case AttrType::kInts:
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrType::kShape:
+      return std::holds_alternative<Shape>(v);
+    case AttrType::kDType:
+      return std::holds_alternative<DType>(v);
+    case AttrType::kDevice:
+      return std::holds_alternative<Device>(v);
   }
   return false;
 }
@@ -126,7 +134,9 @@ TEST(Registry, RegisteringTwiceOrIncompleteIsAnInternalError) {
   dup.name = "add";
   dup.doc = "duplicate";
   dup.outputs = {"y"};
-  dup.infer = [](const InferArgs& args) { return std::vector<TensorSpec>(args.inputs.begin(), args.inputs.end()); };
+  dup.infer = [](const InferArgs& args) {
+    return std::vector<TensorSpec>(args.inputs.begin(), args.inputs.end());
+  };
   EXPECT_THAT(error_of<InternalError>([&] { register_op(dup); }),
               HasSubstr("operator 'add' is registered twice"));
   OpDef no_infer;
@@ -161,7 +171,9 @@ TEST(Registry, InvokeChecksAttributes) {
   EXPECT_THAT(msg, HasSubstr("add_scalar: attribute 'scalar' is required and was not given"));
   msg = error_of<ValueError>([] { invoke(get_op("arange"), {}, {0.0}); });
   EXPECT_THAT(msg, HasSubstr("arange: attribute 'stop' is required and was not given"));
-  msg = error_of<TypeError>([] { invoke(get_op("zeros"), {}, {Shape{2}, std::string("float32")}); });
+  msg = error_of<TypeError>([] {
+    invoke(get_op("zeros"), {}, {Shape{2}, std::string("float32")});
+  });
   EXPECT_THAT(msg, HasSubstr("zeros: attribute 'dtype' has the wrong type, expected dtype"));
 }
 
@@ -183,7 +195,8 @@ TEST(Registry, ShapeRulesAgreeWithOutputs) {
   NDArray a = zeros({2, 3});
   NDArray b = zeros({3});
   const OpDef& add_op = get_op("add");
-  const TensorSpec specs[] = {{a.shape(), a.dtype(), a.device()}, {b.shape(), b.dtype(), b.device()}};
+  const TensorSpec specs[] = {{a.shape(), a.dtype(), a.device()},
+                              {b.shape(), b.dtype(), b.device()}};
   const Attrs none;
   const std::vector<TensorSpec> out = add_op.infer(InferArgs{add_op, specs, none});
   ASSERT_EQ(out.size(), 1u);

@@ -15,9 +15,11 @@ void random_uniform_cpu(const KernelArgs& args) {
     T* p = out.data<T>();
     parallel_for(out.size(), args.ctx, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {
-        const T v = from_double<T>(low + (high - low) * uniform01(gen.word(static_cast<uint64_t>(i))));
-        // Rounding to T can reach `high` (float16 and bfloat16 near the top of the range, float32
-        // within half an ulp of it); keep the range half-open by wrapping to low, like PyTorch's uniform_.
+        const double u = uniform01(gen.word(static_cast<uint64_t>(i)));
+        const T v = from_double<T>(low + (high - low) * u);
+        // Rounding to T can reach `high` (float16 and bfloat16 near the top of the range,
+        // float32 within half an ulp of it); keep the range half-open by wrapping to low, like
+        // PyTorch's uniform_.
         p[i] = static_cast<double>(v) < high ? v : from_double<T>(low);
       }
     });
