@@ -90,6 +90,7 @@ void set_num_cpu_devices(int n) {
 }
 
 std::vector<int> device_cores(Device device) {
+  check_device(device, "device_cores");
   const auto& cores = cores_of_process();
   const int n_dev = num_cpu_devices();
   const int n_cores = static_cast<int>(cores.size());

@@ -93,7 +93,11 @@ class PooledCpuAllocator final : public Allocator {
 }  // namespace
 
 Allocator& allocator_for(Device device) {
-  check_device(device, "allocator");
+  // Not check_device: memory of a cpu device that a later set_num_cpu_devices removed must
+  // still go back to its pool when its arrays are released.
+  JANUS_CHECK(device.is_cpu() && device.id >= 0 && device.id < kMaxDevicesPerType, DeviceError,
+              "allocator: no allocator for device {}, expected cpu(0) to cpu({})", device,
+              kMaxDevicesPerType - 1);
   // Never destroyed: arrays may be released during static destruction, after this function's
   // statics would otherwise be gone.
   static auto* allocators = [] {

@@ -43,6 +43,7 @@ NDArray empty(const Shape& shape, DType dtype, Device device) {
     JANUS_CHECK(shape[i] >= 0, ShapeError, "empty: shape {} has a negative extent at axis {}",
                 shape, i);
   }
+  check_device(device, "empty");
   Allocator& alloc = allocator_for(device);
   const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
   auto* storage = new Storage{alloc.allocate(bytes), device, engine().new_var()};

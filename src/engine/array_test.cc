@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <sstream>
 #include <thread>
 
@@ -107,6 +109,28 @@ TEST(Array, WaitToReadRethrowsWithTheOperatorName) {
   }
   EXPECT_THROW(to_vector<float>(a), ValueError);  // no silently wrong numbers
   EXPECT_NO_THROW(wait_all());                    // already reported once
+}
+
+// Memory of a device that set_num_cpu_devices later removed still returns to its pool (the
+// release runs in a shared_ptr deleter, where throwing would terminate the process).
+TEST(Array, ArraysOutlivingTheirDeviceCountAreStillReleased) {
+  set_num_cpu_devices(2);
+  {
+    NDArray a = empty({256}, DType::kFloat32, cpu(1));
+    set_num_cpu_devices(1);
+  }
+  wait_all();
+  SUCCEED();
+}
+
+TEST(Array, EmptyOnAMissingDeviceNamesIt) {
+  try {
+    empty({2}, DType::kFloat32, cpu(num_cpu_devices()));
+    ADD_FAILURE() << "empty accepted a device that does not exist";
+  } catch (const DeviceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(fmt::format("empty: device cpu({}) does not exist",
+                                                num_cpu_devices())));
+  }
 }
 
 }  // namespace

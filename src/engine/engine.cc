@@ -39,7 +39,8 @@ std::mutex g_engine_mu;
 
 void shutdown_at_exit() {
   Engine* e = g_engine.load();
-  if (e == nullptr || is_engine_worker_thread()) return;
+  // Already shut down (the handler may be registered several times): nothing to do.
+  if (e == nullptr || e->kind() == EngineKind::kNaive || is_engine_worker_thread()) return;
   // Finish the work in flight, then stop the workers; replace with a naive engine so that
   // anything pushed during static destruction still runs (synchronously) instead of hanging.
   // Drain before the swap: finishing kernels drop the arrays they captured, and those releases
@@ -56,6 +57,8 @@ void shutdown_at_exit() {
 }
 
 }  // namespace
+
+void drain_engine_at_exit() { std::atexit(shutdown_at_exit); }
 
 EngineOptions engine_options_from_env() {
   EngineOptions o;

@@ -2,6 +2,8 @@
 // (JANUS_ENGINE=naive): a failing kernel throws on the caller's stack, so a debugger's
 // `catch throw` stops at the operator call that caused it. Errors still flow through vars
 // exactly as in the threaded engine, so programs behave the same under both.
+#include <omp.h>
+
 #include <mutex>
 
 #include "engine_impl.h"
@@ -58,9 +60,12 @@ class NaiveEngine final : public Engine {
   }
 
  private:
+  // The device's share of cores, capped by OMP_NUM_THREADS when the user set it (as in the
+  // threaded engine).
   int device_threads(Device device) const {
-    return std::max<int>(1, static_cast<int>(device_cores(device).size()) /
-                                std::max(1, options_.cpu_compute_workers));
+    const int share = std::max<int>(1, static_cast<int>(device_cores(device).size()) /
+                                           std::max(1, options_.cpu_compute_workers));
+    return std::min(share, omp_get_max_threads());
   }
 
   EngineOptions options_;

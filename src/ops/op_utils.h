@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "janus/base/error.h"
@@ -17,12 +18,21 @@ namespace janus::ops {
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
 /// A number converted to element type T (through float for the 16-bit float types).
+/// Integer types truncate toward zero and saturate at their range (NaN gives 0), so that no
+/// conversion is undefined behaviour.
 template <typename T>
 T from_double(double v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v != 0.0;
   } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
     return T(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!(v == v)) return T(0);
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (v <= lo) return std::numeric_limits<T>::min();
+    if (v >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
   } else {
     return static_cast<T>(v);
   }

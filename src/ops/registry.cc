@@ -109,10 +109,42 @@ const OpDef* find_op(std::string_view name) {
   return it == r.ops.end() ? nullptr : it->second.get();
 }
 
+namespace {
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string close_names(std::string_view name) {
+  std::vector<std::string_view> close;
+  for (const OpDef* op : all_ops()) {
+    const bool prefix = op->name.starts_with(name) || name.starts_with(op->name);
+    if (prefix || edit_distance(name, op->name) <= std::max<size_t>(2, name.size() / 4)) {
+      close.push_back(op->name);
+    }
+  }
+  if (close.empty()) return "";
+  return fmt::format("; did you mean {}?", fmt::join(close, ", "));
+}
+
+}  // namespace
+
 const OpDef& get_op(std::string_view name) {
   const OpDef* op = find_op(name);
-  JANUS_CHECK(op != nullptr, ValueError, "ops: no operator named '{}' (run `janus ops` for the list)",
-              name);
+  JANUS_CHECK(op != nullptr, ValueError,
+              "ops: no operator named '{}'{} (run `janus ops` for the list)", name, close_names(name));
   return *op;
 }
 
@@ -155,6 +187,7 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   JANUS_ASSERT(out_specs.size() == op.outputs.size(), "{}: shape rule gave {} outputs, expected {}",
                op.name, out_specs.size(), op.outputs.size());
 
+  if (op.prepare != nullptr) op.prepare(InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   check_device(device, op.name);
   const KernelFn kernel = op.kernel_for(device.type);

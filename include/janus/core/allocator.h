@@ -37,7 +37,8 @@ class Allocator {
   virtual void release_cached() = 0;
 };
 
-/// The allocator of `device`: a pooled allocator that rounds sizes up to size classes and keeps
+/// The allocator of `device` (any cpu id below kMaxDevicesPerType, even one that
+/// set_num_cpu_devices no longer counts): a pooled allocator that rounds sizes up to size classes and keeps
 /// freed blocks for reuse. Lives until the process ends (never destroyed), so memory can be
 /// returned during static destruction.
 Allocator& allocator_for(Device device);

@@ -123,6 +123,11 @@ Engine& engine();
 /// concurrent pushes.
 void set_engine(EngineKind kind, const EngineOptions& options = {});
 
+/// Registers (again) the exit handler that drains the global engine. Exit handlers run in
+/// reverse order of registration, so a library whose kernels create static state lazily (oneDNN)
+/// calls this once after that state exists: the drain then runs while the state is still alive.
+void drain_engine_at_exit();
+
 /// Options read from the environment (JANUS_CPU_WORKERS, JANUS_MAX_IN_FLIGHT).
 EngineOptions engine_options_from_env();
 

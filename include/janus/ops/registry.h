@@ -95,6 +95,9 @@ struct KernelArgs {
   const NDArray& out(size_t i) const { return outputs[i]; }
 };
 using KernelFn = void (*)(const KernelArgs&);
+/// Per-shape set-up on the caller's thread, after shape inference and before the push (e.g.
+/// building oneDNN primitives), so that kernels only execute.
+using PrepareFn = void (*)(const InferArgs&, std::span<const TensorSpec> outputs);
 
 enum class FusionClass : uint8_t { kElementwise, kBroadcast, kReduction, kOpaque };
 
@@ -111,6 +114,7 @@ struct OpDef {
   std::vector<AttrDef> attrs;
   InferFn infer;
   std::vector<DeviceKernel> kernels;
+  PrepareFn prepare = nullptr;
   FusionClass fusion = FusionClass::kOpaque;
   /// Input whose buffer the output may reuse when nothing else reads it (-1: none).
   int inplace_input = -1;

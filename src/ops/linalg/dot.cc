@@ -1,10 +1,14 @@
 // dot(a, b, transpose_a, transpose_b): matrix product of 2-D arrays through oneDNN matmul.
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 #include <mutex>
 #include <tuple>
 
 #include "../op_utils.h"
 #include "janus/ops/ops.h"
+#include "janus/engine/engine.h"
 #include "onednn.h"
 
 namespace janus::ops {
@@ -25,19 +29,43 @@ dnnl::memory::desc matrix_desc(int64_t rows, int64_t cols, bool transposed) {
   return dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::f32, strides);
 }
 
-// Primitives are built once per shape (building costs far more than running) and shared by
-// every worker: oneDNN primitives are safe to execute concurrently.
+// Primitives are built once per shape (building costs far more than running), on the caller's
+// thread by `prepare_dot`, and shared by every worker: oneDNN primitives are safe to execute
+// concurrently.
+std::mutex g_cache_mu;
+std::map<MatmulKey, dnnl::matmul>& matmul_cache() {
+  static auto* cache = new std::map<MatmulKey, dnnl::matmul>();  // lives until exit
+  return *cache;
+}
+
 const dnnl::matmul& cached_matmul(const MatmulKey& key) {
-  static std::mutex mu;
-  static auto* cache = new std::map<MatmulKey, dnnl::matmul>();
-  std::lock_guard lock(mu);
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second;
+  std::lock_guard lock(g_cache_mu);
+  auto& cache = matmul_cache();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
   const auto pd = dnnl::matmul::primitive_desc(
       dnnl::matmul::desc(matrix_desc(key.m, key.k, key.ta), matrix_desc(key.k, key.n, key.tb),
                          matrix_desc(key.m, key.n, false)),
       onednn_engine());
-  return cache->emplace(key, dnnl::matmul(pd)).first->second;
+  const dnnl::matmul& prim = cache.emplace(key, dnnl::matmul(pd)).first->second;
+  // The first run of each oneDNN implementation creates static state (call_once inside
+  // execute). Run it once here, on the caller's thread, and then register the exit drain again:
+  // a kernel still running at exit then finishes before that state is destroyed. Once per
+  // implementation (a handful per process), not per shape.
+  static auto* executed = new std::set<std::string>();
+  if (executed->insert(pd.impl_info_str()).second) {
+    std::vector<float> a(static_cast<size_t>(key.m * key.k)), b(static_cast<size_t>(key.k * key.n)),
+        c(static_cast<size_t>(key.m * key.n));
+    dnnl::engine& eng = onednn_engine();
+    dnnl::memory ma(matrix_desc(key.m, key.k, key.ta), eng, a.data());
+    dnnl::memory mb(matrix_desc(key.k, key.n, key.tb), eng, b.data());
+    dnnl::memory mc(matrix_desc(key.m, key.n, false), eng, c.data());
+    dnnl::stream stream(eng);
+    prim.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+    stream.wait();
+  }
+  drain_engine_at_exit();
+  return prim;
 }
 
 template <typename T>
@@ -51,23 +79,30 @@ void dot_reference(const T* a, const T* b, T* c, const MatmulKey& s) {
   }
 }
 
-MatmulKey matmul_key(const KernelArgs& args) {
-  const Shape& a = args.in(0).shape();
-  const Shape& b = args.in(1).shape();
-  const bool ta = args.attrs.get<bool>(0);
-  const bool tb = args.attrs.get<bool>(1);
+MatmulKey matmul_key(const Shape& a, const Shape& b, const Attrs& attrs) {
+  const bool ta = attrs.get<bool>(0);
+  const bool tb = attrs.get<bool>(1);
   return MatmulKey{ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[0] : b[1], ta, tb};
 }
 
+bool uses_onednn(const MatmulKey& key, DType dtype) {
+  return dtype == DType::kFloat32 && key.m > 0 && key.n > 0 && key.k > 0;
+}
+
+void prepare_dot(const InferArgs& args, std::span<const TensorSpec>) {
+  const MatmulKey key = matmul_key(args.inputs[0].shape, args.inputs[1].shape, args.attrs);
+  if (uses_onednn(key, args.inputs[0].dtype)) cached_matmul(key);
+}
+
 void dot_cpu(const KernelArgs& args) {
-  const MatmulKey key = matmul_key(args);
+  const MatmulKey key = matmul_key(args.in(0).shape(), args.in(1).shape(), args.attrs);
   const NDArray& out = args.out(0);
   if (key.m == 0 || key.n == 0) return;
   if (args.in(0).dtype() == DType::kFloat64) {
     dot_reference(args.in(0).data<double>(), args.in(1).data<double>(), out.data<double>(), key);
     return;
   }
-  if (key.k == 0) {
+  if (!uses_onednn(key, out.dtype())) {  // K = 0: a sum of nothing
     std::fill_n(out.data<float>(), out.size(), 0.0f);
     return;
   }
@@ -114,6 +149,7 @@ JANUS_DEFINE_OP({
               {"transpose_b", AttrType::kBool, false, "use bᵀ"}},
     .infer = infer_dot,
     .kernels = {{DeviceType::kCPU, dot_cpu}},
+    .prepare = prepare_dot,
 });
 
 }  // namespace janus::ops

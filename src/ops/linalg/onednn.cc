@@ -1,10 +1,32 @@
 // The oneDNN CPU engine shared by every oneDNN-backed kernel.
 #include "onednn.h"
 
+#include "janus/engine/engine.h"
+
 namespace janus::ops {
+namespace {
+
+// One 1x1x1 matmul: creates and runs a primitive, so that oneDNN's lazy static state (ISA
+// detection, primitive cache, scratchpads) exists before the exit drain is registered.
+void warm_up(dnnl::engine& eng) {
+  const dnnl::memory::desc md({1, 1}, dnnl::memory::data_type::f32, dnnl::memory::dims{1, 1});
+  float a = 1.0f, b = 1.0f, c = 0.0f;
+  dnnl::memory ma(md, eng, &a), mb(md, eng, &b), mc(md, eng, &c);
+  dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), eng));
+  dnnl::stream stream(eng);
+  prim.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+  stream.wait();
+}
+
+}  // namespace
 
 dnnl::engine& onednn_engine() {
-  static auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);  // lives until exit
+  static dnnl::engine* engine = [] {
+    auto* eng = new dnnl::engine(dnnl::engine::kind::cpu, 0);  // lives until exit
+    warm_up(*eng);
+    drain_engine_at_exit();
+    return eng;
+  }();
   return *engine;
 }
 
