@@ -32,9 +32,9 @@ test-asan: deps
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
-	cmake --build build-tsan -j $(JOBS) --target core_test engine_test
+	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1 \
-	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine)$$'
+	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops)$$'
 
 bench: build
 	@for b in build/bench/*; do echo "== $$b"; $$b || exit 1; done

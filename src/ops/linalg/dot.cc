@@ -1,7 +1,5 @@
 // dot(a, b, transpose_a, transpose_b): matrix product of 2-D arrays through oneDNN matmul.
 #include <map>
-#include <set>
-#include <string>
 #include <vector>
 #include <mutex>
 #include <tuple>
@@ -48,14 +46,10 @@ const dnnl::matmul& cached_matmul(const MatmulKey& key) {
                          matrix_desc(key.m, key.n, false)),
       onednn_engine());
   const dnnl::matmul& prim = cache.emplace(key, dnnl::matmul(pd)).first->second;
-  // The first run of each oneDNN implementation creates static state (call_once inside
-  // execute). Run it once here, on the caller's thread, and then register the exit drain again:
-  // a kernel still running at exit then finishes before that state is destroyed. Once per
-  // implementation (a handful per process), not per shape.
-  static auto* executed = new std::set<std::string>();
-  if (executed->insert(pd.impl_info_str()).second) {
-    std::vector<float> a(static_cast<size_t>(key.m * key.k)), b(static_cast<size_t>(key.k * key.n)),
-        c(static_cast<size_t>(key.m * key.n));
+  settle_onednn_state(pd.impl_info_str(), [&] {
+    std::vector<float> a(static_cast<size_t>(key.m * key.k));
+    std::vector<float> b(static_cast<size_t>(key.k * key.n));
+    std::vector<float> c(static_cast<size_t>(key.m * key.n));
     dnnl::engine& eng = onednn_engine();
     dnnl::memory ma(matrix_desc(key.m, key.k, key.ta), eng, a.data());
     dnnl::memory mb(matrix_desc(key.k, key.n, key.tb), eng, b.data());
@@ -63,8 +57,7 @@ const dnnl::matmul& cached_matmul(const MatmulKey& key) {
     dnnl::stream stream(eng);
     prim.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
     stream.wait();
-  }
-  drain_engine_at_exit();
+  });
   return prim;
 }
 

@@ -1,6 +1,9 @@
 // The oneDNN CPU engine shared by every oneDNN-backed kernel.
 #include "onednn.h"
 
+#include <mutex>
+#include <set>
+
 #include "janus/engine/engine.h"
 
 namespace janus::ops {
@@ -28,6 +31,16 @@ dnnl::engine& onednn_engine() {
     return eng;
   }();
   return *engine;
+}
+
+void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once) {
+  static std::mutex mu;
+  static auto* seen = new std::set<std::string>();  // lives until exit
+  {
+    std::lock_guard lock(mu);
+    if (seen->insert(impl).second) run_once();
+  }
+  drain_engine_at_exit();
 }
 
 }  // namespace janus::ops

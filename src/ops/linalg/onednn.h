@@ -3,6 +3,9 @@
 
 #include <dnnl.hpp>
 
+#include <functional>
+#include <string>
+
 namespace janus::ops {
 
 /// The process's oneDNN CPU engine (created once, thread-safe). The first call also runs one
@@ -10,5 +13,12 @@ namespace janus::ops {
 /// engine's exit drain again: kernels still in flight at exit finish before that state is
 /// destroyed. Operator functions call it on the frontend thread before pushing.
 dnnl::engine& onednn_engine();
+
+/// The first time an implementation (primitive_desc::impl_info_str()) is seen, runs `run_once`
+/// on the caller's thread: the first execution of an implementation creates static state inside
+/// oneDNN. Then registers the engine's exit drain again, so a kernel still running at exit
+/// finishes before any of that state is destroyed. Call it from an operator's `prepare` after
+/// building a new primitive.
+void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once);
 
 }  // namespace janus::ops
