@@ -11,3 +11,4 @@
 #include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+#include "janus/autograd/autograd.h"

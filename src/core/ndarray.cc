@@ -6,7 +6,7 @@
 namespace janus {
 
 NDArray::NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes)
-    : impl_(std::make_shared<Impl>(Impl{std::move(storage), std::move(shape), dtype, offset_bytes})) {}
+    : impl_(std::make_shared<Impl>(Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr})) {}
 
 NDArray NDArray::reshape(const Shape& shape) const {
   JANUS_CHECK(defined(), ValueError, "reshape: the array is undefined");

@@ -71,6 +71,8 @@ void complete_attrs(const OpDef& op, Attrs& attrs) {
   }
 }
 
+thread_local std::vector<InvokeObserver*> tls_observers;
+
 std::atomic<uint64_t> g_seed{0};
 std::atomic<uint64_t> g_rng_counter{0};
 
@@ -218,6 +220,8 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   }
   const RngKey rng = op.random ? next_rng_key() : RngKey{};
   std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(n_in), arrays.end());
+  // Observers (autograd, tracing) need the attributes after the kernel took them.
+  Attrs attrs_copy = tls_observers.empty() ? Attrs() : attrs;
   engine().push(
       [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
        rng](const RunContext& ctx) {
@@ -225,8 +229,17 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
         kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
       },
       read_span, write_span, device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0, op.name);
+  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
+    (*it)->on_invoke(op, inputs, attrs_copy, outputs);
+  }
   return outputs;
 }
+
+ScopedInvokeObserver::ScopedInvokeObserver(InvokeObserver* observer) {
+  tls_observers.push_back(observer);
+}
+
+ScopedInvokeObserver::~ScopedInvokeObserver() { tls_observers.pop_back(); }
 
 std::string_view attr_type_name(AttrType type) {
   constexpr std::string_view kNames[] = {"int", "float", "bool", "string",

@@ -78,6 +78,8 @@ TEST(Registry, EveryOperatorIsComplete) {
     EXPECT_FALSE(op->doc.empty()) << "missing doc";
     EXPECT_TRUE(op->infer != nullptr) << "missing shape rule (infer)";
     EXPECT_NE(op->kernel_for(DeviceType::kCPU), nullptr) << "missing CPU kernel";
+    EXPECT_TRUE(static_cast<bool>(op->grad) != op->not_differentiable)
+        << "needs exactly one gradient decision: a .grad rule or .not_differentiable = true";
     for (const DeviceKernel& k : op->kernels) EXPECT_NE(k.fn, nullptr) << "null kernel";
     EXPECT_FALSE(op->outputs.empty()) << "no outputs";
     std::set<std::string_view> names;

@@ -15,7 +15,8 @@
 
 namespace janus {
 
-class Var;  // the dependency handle, defined by the engine layer
+class Var;            // the dependency handle, defined by the engine layer
+struct AutogradMeta;  // what autograd knows of an array, defined by the autograd layer
 
 /// One allocation of device memory and the dependency var that orders every access to it.
 /// Created by the engine layer, whose shared_ptr deleter schedules the release after the last
@@ -69,12 +70,24 @@ class NDArray {
   /// True when both handles refer to the same array object (not merely the same storage).
   bool is_same(const NDArray& other) const { return impl_ == other.impl_; }
 
+  /// A new array object over the same data with no autograd history (what autograd::detach
+  /// returns, and what recorded operations keep of their inputs and outputs).
+  NDArray detach() const { return NDArray(storage(), shape(), dtype(), offset_bytes()); }
+
+  /// Autograd's record of this array (null when it has none). Owned by the array object, shared
+  /// by its copies, not by its views or detached handles.
+  const std::shared_ptr<AutogradMeta>& autograd_meta() const { return impl_->autograd; }
+  void set_autograd_meta(std::shared_ptr<AutogradMeta> meta) const {
+    impl_->autograd = std::move(meta);
+  }
+
  private:
   struct Impl {
     std::shared_ptr<Storage> storage;
     Shape shape;
     DType dtype;
     size_t offset;
+    std::shared_ptr<AutogradMeta> autograd;
   };
   std::shared_ptr<Impl> impl_;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "janus/core/ndarray.h"
 
@@ -37,6 +38,18 @@ inline NDArray operator+(double s, const NDArray& a) { return add(a, s); }
 inline NDArray operator*(const NDArray& a, const NDArray& b) { return mul(a, b); }
 inline NDArray operator*(const NDArray& a, double s) { return mul(a, s); }
 inline NDArray operator*(double s, const NDArray& a) { return mul(a, s); }
+
+// Reductions.
+/// Sum over `axes` (every axis when empty); keepdims keeps reduced axes with extent 1.
+NDArray sum(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+/// Sums the broadcast axes of `x` away so that the result has `shape` (the gradient of a
+/// broadcast). Returns `x` itself when the shapes are equal.
+NDArray sum_to(const NDArray& x, const Shape& shape);
+
+// Shape.
+/// The same elements in another shape; one extent may be -1. Recorded by autograd (unlike the
+/// NDArray::reshape view).
+NDArray reshape(const NDArray& x, const Shape& shape);
 
 // Linear algebra.
 /// Matrix product of 2-D arrays, op(a) · op(b) with op transposing when asked (oneDNN).

@@ -101,6 +101,24 @@ using PrepareFn = void (*)(const InferArgs&, std::span<const TensorSpec> outputs
 
 enum class FusionClass : uint8_t { kElementwise, kBroadcast, kReduction, kOpaque };
 
+/// What a gradient rule sees: the call's inputs and outputs (data only, no autograd history),
+/// the gradients of the outputs (always defined, zeros for an output that was not used) and the
+/// attributes.
+struct GradArgs {
+  std::span<const NDArray> inputs;
+  std::span<const NDArray> outputs;
+  std::span<const NDArray> output_grads;
+  const Attrs& attrs;
+
+  const NDArray& x(size_t i) const { return inputs[i]; }
+  const NDArray& y(size_t i) const { return outputs[i]; }
+  const NDArray& dy(size_t i) const { return output_grads[i]; }
+};
+/// The gradient of each input, built from registered operators (so it runs on the engine,
+/// traces and differentiates again). An undefined NDArray for an input that has none (e.g.
+/// integer labels).
+using GradFn = std::function<std::vector<NDArray>(const GradArgs&)>;
+
 struct DeviceKernel {
   DeviceType device;
   KernelFn fn;
@@ -115,6 +133,9 @@ struct OpDef {
   InferFn infer;
   std::vector<DeviceKernel> kernels;
   PrepareFn prepare = nullptr;
+  /// The gradient rule; leave empty and set `not_differentiable` when that is the truth.
+  GradFn grad;
+  bool not_differentiable = false;
   FusionClass fusion = FusionClass::kOpaque;
   /// Input whose buffer the output may reuse when nothing else reads it (-1: none).
   int inplace_input = -1;
@@ -150,6 +171,25 @@ inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArra
 void seed(uint64_t value);
 /// The key for the next random call (advances the call counter).
 RngKey next_rng_key();
+
+/// Sees every operator call of its thread after the outputs exist and before invoke returns
+/// (autograd records the call, the tracer appends a graph node). Observers nest: the innermost
+/// scope is called first.
+class InvokeObserver {
+ public:
+  virtual ~InvokeObserver() = default;
+  virtual void on_invoke(const OpDef& op, std::span<const NDArray> inputs, const Attrs& attrs,
+                         std::span<const NDArray> outputs) = 0;
+};
+
+/// Installs `observer` for the current thread while the scope lives.
+class ScopedInvokeObserver {
+ public:
+  explicit ScopedInvokeObserver(InvokeObserver* observer);
+  ~ScopedInvokeObserver();
+  ScopedInvokeObserver(const ScopedInvokeObserver&) = delete;
+  ScopedInvokeObserver& operator=(const ScopedInvokeObserver&) = delete;
+};
 
 struct OpRegistrar {
   explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }

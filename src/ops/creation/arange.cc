@@ -44,6 +44,7 @@ JANUS_DEFINE_OP({
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
     .infer = infer_arange,
     .kernels = {{DeviceType::kCPU, arange_cpu}},
+    .not_differentiable = true,  // no inputs
 });
 
 }  // namespace janus::ops

@@ -17,6 +17,7 @@ JANUS_DEFINE_OP({
     .attrs = creation_attrs({{"value", AttrType::kFloat, std::nullopt, "the fill value"}}),
     .infer = infer_from_attrs(1, 2, 3),
     .kernels = {{DeviceType::kCPU, full_cpu}},
+    .not_differentiable = true,  // no inputs
     .fusion = FusionClass::kElementwise,
 });
 

@@ -15,6 +15,7 @@ JANUS_DEFINE_OP({
     .attrs = creation_attrs({}),
     .infer = infer_from_attrs(0, 1, 2),
     .kernels = {{DeviceType::kCPU, zeros_cpu}},
+    .not_differentiable = true,  // no inputs
     .fusion = FusionClass::kElementwise,
 });
 

@@ -22,6 +22,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, add_scalar_cpu}},
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {g.dy(0)}; },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
 });

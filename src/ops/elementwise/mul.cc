@@ -20,6 +20,9 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .infer = infer_broadcast_binary,
     .kernels = {{DeviceType::kCPU, mul_cpu}},
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {sum_to(g.dy(0) * g.x(1), g.x(0).shape()), sum_to(g.dy(0) * g.x(0), g.x(1).shape())};
+    },
     .fusion = FusionClass::kBroadcast,
     .inplace_input = 0,
 });

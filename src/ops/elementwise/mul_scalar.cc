@@ -22,6 +22,9 @@ JANUS_DEFINE_OP({
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, mul_scalar_cpu}},
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {g.dy(0) * g.attrs.get<double>(0)};
+    },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
 });

@@ -131,6 +131,23 @@ std::vector<TensorSpec> infer_dot(const InferArgs& args) {
   return {TensorSpec{Shape{m, n}, a.dtype, a.device}};
 }
 
+// C = op(A) · op(B). Gradients keep each operand's stored layout:
+//   A·B:   dA = dC·Bᵀ      dB = Aᵀ·dC
+//   Aᵀ·B:  dA = B·dCᵀ      dB = A·dC        (A stored [K, M])
+//   A·Bᵀ:  dA = dC·B       dB = dCᵀ·A       (B stored [N, K])
+//   Aᵀ·Bᵀ: dA = Bᵀ·dCᵀ     dB = dCᵀ·Aᵀ
+std::vector<NDArray> dot_grad(const GradArgs& g) {
+  const bool ta = g.attrs.get<bool>(0);
+  const bool tb = g.attrs.get<bool>(1);
+  const NDArray& a = g.x(0);
+  const NDArray& b = g.x(1);
+  const NDArray& dc = g.dy(0);
+  if (!ta && !tb) return {dot(dc, b, false, true), dot(a, dc, true, false)};
+  if (ta && !tb) return {dot(b, dc, false, true), dot(a, dc)};
+  if (!ta && tb) return {dot(dc, b), dot(dc, a, true, false)};
+  return {dot(b, dc, true, true), dot(dc, a, true, true)};
+}
+
 }  // namespace
 
 JANUS_DEFINE_OP({
@@ -143,6 +160,7 @@ JANUS_DEFINE_OP({
     .infer = infer_dot,
     .kernels = {{DeviceType::kCPU, dot_cpu}},
     .prepare = prepare_dot,
+    .grad = dot_grad,
 });
 
 }  // namespace janus::ops

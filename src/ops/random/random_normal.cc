@@ -55,6 +55,7 @@ JANUS_DEFINE_OP({
                              {"scale", AttrType::kFloat, 1.0, "standard deviation, >= 0"}}),
     .infer = infer_random_normal,
     .kernels = {{DeviceType::kCPU, random_normal_cpu}},
+    .not_differentiable = true,  // no inputs
     .random = true,
 });
 

@@ -50,6 +50,7 @@ JANUS_DEFINE_OP({
                              {"high", AttrType::kFloat, 1.0, "upper bound, excluded"}}),
     .infer = infer_random_uniform,
     .kernels = {{DeviceType::kCPU, random_uniform_cpu}},
+    .not_differentiable = true,  // no inputs
     .random = true,
 });
 

@@ -29,6 +29,9 @@ JANUS_DEFINE_OP({
     .attrs = {{"device", AttrType::kDevice, std::nullopt, "destination device"}},
     .infer = infer_copyto,
     .kernels = {{DeviceType::kCPU, copyto_cpu}},
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {copyto(g.dy(0), g.x(0).device())};
+    },
     .copy_lane = true,
     .multi_device = true,
 });

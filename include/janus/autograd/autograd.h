@@ -1,0 +1,84 @@
+// Autograd: records operator calls on arrays that need gradients and runs them backwards.
+// Layer: autograd (uses ops, engine, core).
+//
+//   NDArray x = random_normal(0, 1, {3});
+//   autograd::attach_grad(x);
+//   NDArray y;
+//   {
+//     autograd::RecordScope record;     // like `with autograd.record():`
+//     y = sum(x * x);
+//   }
+//   autograd::backward(y);              // pushes the gradient computation, returns at once
+//   std::cout << autograd::grad(x);     // 2 * x
+//
+// Recording is per thread. Backward itself is not recorded (no higher-order graphs yet).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+
+namespace janus::autograd {
+
+/// How backward stores a gradient into an array's grad buffer.
+enum class GradReq : uint8_t {
+  kNull,   // no gradient
+  kWrite,  // overwrite
+  kAdd,    // accumulate across backward calls
+};
+
+/// Records operator calls of this thread while alive. `train_mode` selects training behaviour
+/// of dropout and batch norm (is_training()).
+class RecordScope {
+ public:
+  explicit RecordScope(bool train_mode = true);
+  ~RecordScope();
+  RecordScope(const RecordScope&) = delete;
+  RecordScope& operator=(const RecordScope&) = delete;
+
+ private:
+  bool prev_recording_, prev_training_;
+};
+
+/// Stops recording (and leaves training mode) while alive, inside a RecordScope.
+class PauseScope {
+ public:
+  explicit PauseScope(bool train_mode = false);
+  ~PauseScope();
+  PauseScope(const PauseScope&) = delete;
+  PauseScope& operator=(const PauseScope&) = delete;
+
+ private:
+  bool prev_recording_, prev_training_;
+};
+
+bool is_recording();
+bool is_training();
+
+/// Gives `x` a zero-filled gradient buffer of its shape and marks it as needing gradients.
+/// `kNull` removes the mark. Throws TypeError for non-floating dtypes.
+void attach_grad(const NDArray& x, GradReq req = GradReq::kWrite);
+
+/// The gradient buffer of `x`; throws ValueError when attach_grad was not called on it.
+NDArray grad(const NDArray& x);
+
+/// True when `x` was given a gradient buffer or comes from a recorded operation on one.
+bool requires_grad(const NDArray& x);
+
+/// The same data without autograd history: operations on it are not recorded.
+NDArray detach(const NDArray& x);
+
+/// Computes the gradients of `heads` with respect to every array marked by attach_grad that
+/// they depend on, and stores them by each array's GradReq. `head_grads` are the gradients of
+/// the heads (ones when empty or undefined). Without `retain_graph`, the recorded graph is freed
+/// and a second backward through it raises ValueError. Raises ValueError when a head has no
+/// recorded history, and NotImplementedError when backward reaches an operator that is not
+/// differentiable. Runs asynchronously like any operator.
+void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grads = {},
+              bool retain_graph = false);
+inline void backward(const NDArray& head, bool retain_graph = false) {
+  backward(std::span<const NDArray>(&head, 1), {}, retain_graph);
+}
+
+}  // namespace janus::autograd

@@ -1,0 +1,45 @@
+// reshape(x, shape): the same elements in another shape (one extent may be -1).
+#include <cstring>
+
+#include "../op_utils.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+
+// A copy for now: invoke gives every output its own storage. Views through the operator path
+// are a later optimisation; NDArray::reshape gives a view without autograd.
+void reshape_cpu(const KernelArgs& args) {
+  if (args.in(0).nbytes() == 0) return;
+  std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
+}
+
+std::vector<TensorSpec> infer_reshape(const InferArgs& args) {
+  TensorSpec out = args.inputs[0];
+  out.shape = resolve_reshape(args.inputs[0].shape, args.attrs.get<Shape>(0));
+  return {out};
+}
+
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "reshape",
+    .doc = "The same elements in another shape; one extent may be -1 (inferred).",
+    .inputs = {"x"},
+    .outputs = {"y"},
+    .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
+    .infer = infer_reshape,
+    .kernels = {{DeviceType::kCPU, reshape_cpu}},
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
+    .fusion = FusionClass::kElementwise,
+    .inplace_input = 0,
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray reshape(const NDArray& x, const Shape& shape) {
+  static const ops::OpDef& op = ops::get_op("reshape");
+  return ops::invoke(op, {x}, {shape})[0];
+}
+}  // namespace janus
