@@ -12,14 +12,12 @@
 #include <string>
 
 #include "janus/base/error.h"
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr DType kAllDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                DType::kInt32,   DType::kInt64,   DType::kUInt8,   DType::kBool};
 
 float bits_to_float(uint32_t u) { return std::bit_cast<float>(u); }
 uint16_t half_bits(float f) { return float16(f).bits; }

@@ -11,6 +11,7 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
@@ -32,31 +33,6 @@ std::vector<float> iota(int64_t n, float start = 0.0f) {
   std::vector<float> v(static_cast<size_t>(n));
   std::iota(v.begin(), v.end(), start);
   return v;
-}
-
-// Restores the engine kind in use when the scope began.
-class ScopedEngine {
- public:
-  explicit ScopedEngine(EngineKind kind) : saved_(engine().kind()) {
-    set_engine(kind, engine_options_from_env());
-  }
-  ~ScopedEngine() { set_engine(saved_, engine_options_from_env()); }
-  ScopedEngine(const ScopedEngine&) = delete;
-  ScopedEngine& operator=(const ScopedEngine&) = delete;
-
- private:
-  EngineKind saved_;
-};
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
 }
 
 // ---- accessors ------------------------------------------------------------------------------

@@ -9,25 +9,12 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr DType kAllDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                DType::kInt32,   DType::kInt64,   DType::kUInt8,   DType::kBool};
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 const Shape kShapes[] = {
     Shape{},        Shape{0},          Shape{1},       Shape{7}, Shape{3, 4},

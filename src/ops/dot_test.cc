@@ -10,6 +10,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
@@ -17,17 +18,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr uint32_t kSeed = 777;
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 NDArray random_matrix(int64_t rows, int64_t cols, DType dtype, std::mt19937& rng) {
   std::vector<double> v(static_cast<size_t>(rows * cols));

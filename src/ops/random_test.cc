@@ -13,37 +13,13 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+#include "testing/test_util.h"
 #include "random/philox.h"
 
 namespace janus {
 namespace {
 
 using ::testing::HasSubstr;
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
-
-// Restores the engine kind in use when the scope began.
-class ScopedEngine {
- public:
-  ScopedEngine(EngineKind kind, const EngineOptions& options) : saved_(engine().kind()) {
-    set_engine(kind, options);
-  }
-  ~ScopedEngine() { set_engine(saved_, engine_options_from_env()); }
-  ScopedEngine(const ScopedEngine&) = delete;
-  ScopedEngine& operator=(const ScopedEngine&) = delete;
-
- private:
-  EngineKind saved_;
-};
 
 struct Moments {
   double mean, stddev, min, max;

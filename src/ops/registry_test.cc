@@ -13,22 +13,12 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "testing/test_util.h"
 
 namespace janus::ops {
 namespace {
 
 using ::testing::HasSubstr;
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 bool value_has_type(const AttrValue& v, AttrType type) {
   switch (type) {
