@@ -1,0 +1,52 @@
+// Conformance specifications of the creation and random operators.
+#include <cmath>
+
+#include "testing/op_spec.h"
+
+namespace janus::testing {
+namespace {
+
+ReferenceFn fill_with(std::function<double(const ops::Attrs&)> value, size_t shape_attr) {
+  return [value, shape_attr](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
+    RefTensor t = ref_zeros(attrs.get<Shape>(shape_attr));
+    for (double& v : t.data) v = value(attrs);
+    return std::vector<RefTensor>{t};
+  };
+}
+
+// Creation operators have no inputs: the float32 run is the same call as the float64 one, so
+// the samples choose the dtype through the attribute.
+JANUS_OP_SPEC({.op = "zeros",
+               .reference = fill_with([](const ops::Attrs&) { return 0.0; }, 0),
+               .samples = {{{}, {Shape{2, 3}, DType::kFloat64}}, {{}, {Shape{}, DType::kFloat64}}},
+               .check_float32 = false});
+JANUS_OP_SPEC({.op = "ones",
+               .reference = fill_with([](const ops::Attrs&) { return 1.0; }, 0),
+               .samples = {{{}, {Shape{4}, DType::kFloat64}}, {{}, {Shape{0, 2}, DType::kFloat64}}},
+               .check_float32 = false});
+JANUS_OP_SPEC({.op = "full",
+               .reference = fill_with([](const ops::Attrs& a) { return a.get<double>(0); }, 1),
+               .samples = {{{}, {2.5, Shape{3, 2}, DType::kFloat64}}},
+               .check_float32 = false});
+JANUS_OP_SPEC({.op = "arange",
+               .reference =
+                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
+                     const double start = a.get<double>(0), stop = a.get<double>(1),
+                                  step = a.get<double>(2);
+                     const double n = std::max(0.0, std::ceil((stop - start) / step));
+                     RefTensor t = ref_zeros(Shape{static_cast<int64_t>(n)});
+                     for (int64_t i = 0; i < t.size(); ++i) t[i] = start + static_cast<double>(i) * step;
+                     return std::vector<RefTensor>{t};
+                   },
+               .samples = {{{}, {0.0, 5.0, 1.0, DType::kFloat64}},
+                           {{}, {1.0, -2.0, -0.5, DType::kFloat64}},
+                           {{}, {3.0, 3.0, 1.0, DType::kFloat64}}},
+               .check_float32 = false});
+JANUS_OP_SPEC({.op = "random_uniform",
+               .note = "random: checked by src/ops/random_test.cc (known-answer Philox vectors, "
+                       "range, moments, determinism)"});
+JANUS_OP_SPEC({.op = "random_normal",
+               .note = "random: checked by src/ops/random_test.cc (moments, determinism)"});
+
+}  // namespace
+}  // namespace janus::testing

@@ -1,0 +1,15 @@
+// Conformance specifications of the transfer operators.
+#include "testing/op_spec.h"
+
+namespace janus::testing {
+namespace {
+
+// On the default single device, copyto(cpu(0)) is a same-device copy; copies between two
+// logical devices are covered by src/ops/copyto_test.cc.
+JANUS_OP_SPEC({.op = "copyto",
+               .reference = [](const std::vector<RefTensor>& in,
+                               const ops::Attrs&) { return std::vector<RefTensor>{in[0]}; },
+               .samples = {{{{2, 3}}, {cpu(0)}}, {{{}}, {cpu(0)}}, {{{0}}, {cpu(0)}}}});
+
+}  // namespace
+}  // namespace janus::testing
