@@ -61,3 +61,11 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false,
 NDArray copyto(const NDArray& a, Device device);
 
 }  // namespace janus
+
+// Operator families added one header each (each file declares its family's functions).
+#include "janus/ops/elementwise.h"
+#include "janus/ops/linalg.h"
+#include "janus/ops/nn.h"
+#include "janus/ops/reduction.h"
+#include "janus/ops/shape.h"
+#include "janus/ops/unary.h"

@@ -1,0 +1,11 @@
+// Operator API of the elementwise family (see ops.h for the conventions). Layer: ops.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+
+namespace janus {
+
+}  // namespace janus
