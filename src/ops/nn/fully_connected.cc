@@ -1,0 +1,161 @@
+// fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product.
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "../linalg/onednn.h"
+#include "../op_utils.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+
+// x: [n, k], weight: [m, k], bias: [m] -> y: [n, m].
+struct FcKey {
+  int64_t n, k, m;
+  auto operator<=>(const FcKey&) const = default;
+};
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+struct FcDescs {
+  dnnl::memory::desc src, weights, bias, dst;
+};
+
+FcDescs fc_descs(const FcKey& key) {
+  return {dnnl::memory::desc({key.n, key.k}, dt::f32, tag::nc),
+          dnnl::memory::desc({key.m, key.k}, dt::f32, tag::oi),
+          dnnl::memory::desc({key.m}, dt::f32, tag::x),
+          dnnl::memory::desc({key.n, key.m}, dt::f32, tag::nc)};
+}
+
+void run_fc(const dnnl::inner_product_forward& prim, const FcKey& key, const void* x,
+            const void* w, const void* b, void* y) {
+  const FcDescs d = fc_descs(key);
+  dnnl::engine& eng = onednn_engine();
+  dnnl::memory mx(d.src, eng, const_cast<void*>(x)), mw(d.weights, eng, const_cast<void*>(w));
+  dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
+  dnnl::stream stream(eng);
+  prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
+                        {DNNL_ARG_DST, my}});
+  stream.wait();
+}
+
+std::mutex g_cache_mu;
+std::map<FcKey, dnnl::inner_product_forward>& fc_cache() {
+  static auto* cache = new std::map<FcKey, dnnl::inner_product_forward>();  // lives until exit
+  return *cache;
+}
+
+// Built once per shape on the caller's thread (prepare), shared by every worker.
+const dnnl::inner_product_forward& cached_fc(const FcKey& key) {
+  std::lock_guard lock(g_cache_mu);
+  auto& cache = fc_cache();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const FcDescs d = fc_descs(key);
+  const auto pd = dnnl::inner_product_forward::primitive_desc(
+      dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
+                                        d.bias, d.dst),
+      onednn_engine());
+  const auto& prim = cache.emplace(key, dnnl::inner_product_forward(pd)).first->second;
+  settle_onednn_state(pd.impl_info_str(), [&] {
+    std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
+    std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
+    run_fc(prim, key, x.data(), w.data(), b.data(), y.data());
+  });
+  return prim;
+}
+
+FcKey fc_key(const Shape& x, const Shape& w) { return FcKey{x[0], x[1], w[0]}; }
+
+bool uses_onednn(const FcKey& key, DType dtype) {
+  return dtype == DType::kFloat32 && key.n > 0 && key.k > 0 && key.m > 0;
+}
+
+template <typename T>
+void fc_reference(const T* x, const T* w, const T* b, T* y, const FcKey& s) {
+  for (int64_t i = 0; i < s.n; ++i) {
+    for (int64_t j = 0; j < s.m; ++j) {
+      T acc = b[j];
+      for (int64_t p = 0; p < s.k; ++p) acc += x[i * s.k + p] * w[j * s.k + p];
+      y[i * s.m + j] = acc;
+    }
+  }
+}
+
+void prepare_fc(const InferArgs& args, std::span<const TensorSpec>) {
+  const FcKey key = fc_key(args.inputs[0].shape, args.inputs[1].shape);
+  if (uses_onednn(key, args.inputs[0].dtype)) cached_fc(key);
+}
+
+void fully_connected_cpu(const KernelArgs& args) {
+  const FcKey key = fc_key(args.in(0).shape(), args.in(1).shape());
+  const NDArray& y = args.out(0);
+  if (y.dtype() == DType::kFloat64) {
+    fc_reference(args.in(0).data<double>(), args.in(1).data<double>(), args.in(2).data<double>(),
+                 y.data<double>(), key);
+    return;
+  }
+  if (!uses_onednn(key, y.dtype())) {  // an empty extent: K = 0 leaves the bias
+    fc_reference(args.in(0).data<float>(), args.in(1).data<float>(), args.in(2).data<float>(),
+                 y.data<float>(), key);
+    return;
+  }
+  run_fc(cached_fc(key), key, args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
+         y.raw_data());
+}
+
+std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
+  const TensorSpec& x = args.inputs[0];
+  const TensorSpec& w = args.inputs[1];
+  const TensorSpec& b = args.inputs[2];
+  JANUS_CHECK(x.shape.ndim() == 2, ShapeError,
+              "fully_connected: input has shape {}, expected 2 dimensions [batch, in_features]",
+              x.shape);
+  JANUS_CHECK(w.shape.ndim() == 2, ShapeError,
+              "fully_connected: weight has shape {}, expected 2 dimensions [out_features, "
+              "in_features]",
+              w.shape);
+  JANUS_CHECK(x.shape[1] == w.shape[1], ShapeError,
+              "fully_connected: input {} has {} features but weight {} expects {} (weight is "
+              "[out_features, in_features])",
+              x.shape, x.shape[1], w.shape, w.shape[1]);
+  JANUS_CHECK(b.shape == Shape{w.shape[0]}, ShapeError,
+              "fully_connected: bias has shape {} for weight {}, expected [{}]", b.shape, w.shape,
+              w.shape[0]);
+  JANUS_CHECK(x.dtype == w.dtype && x.dtype == b.dtype, TypeError,
+              "fully_connected: input, weight and bias have dtypes {}, {} and {}, expected one dtype",
+              x.dtype, w.dtype, b.dtype);
+  JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
+              "fully_connected: dtype {} is not supported, expected float32 or float64", x.dtype);
+  return {TensorSpec{Shape{x.shape[0], w.shape[0]}, x.dtype, x.device}};
+}
+
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "fully_connected",
+    .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
+           "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused.",
+    .inputs = {"x", "weight", "bias"},
+    .outputs = {"y"},
+    .infer = infer_fully_connected,
+    .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
+    .prepare = prepare_fc,
+    // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {dot(g.dy(0), g.x(1)), dot(g.dy(0), g.x(0), /*transpose_a=*/true, false),
+              sum(g.dy(0), {0})};
+    },
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray fully_connected(const NDArray& x, const NDArray& weight, const NDArray& bias) {
+  static const ops::OpDef& op = ops::get_op("fully_connected");
+  return ops::invoke(op, {x, weight, bias})[0];
+}
+}  // namespace janus

@@ -1,0 +1,175 @@
+// Conformance specifications of the neural-network operators.
+#include <algorithm>
+#include <cmath>
+
+#include "testing/op_spec.h"
+
+namespace janus::testing {
+namespace {
+
+struct Lanes {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+
+Lanes lanes_of(const Shape& s, int64_t axis) {
+  if (axis < 0) axis += s.ndim();
+  Lanes l;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i < axis) l.outer *= s[i];
+    if (i == axis) l.extent = s[i];
+    if (i > axis) l.inner *= s[i];
+  }
+  return l;
+}
+
+// log_softmax by the textbook formula, in double.
+RefTensor ref_log_softmax_of(const RefTensor& x, int64_t axis) {
+  const Lanes l = lanes_of(x.shape, axis);
+  RefTensor y = ref_zeros(x.shape);
+  for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t in = 0; in < l.inner; ++in) {
+      auto at = [&](int64_t j) { return o * l.extent * l.inner + j * l.inner + in; };
+      double mx = -INFINITY;
+      for (int64_t j = 0; j < l.extent; ++j) mx = std::max(mx, x[at(j)]);
+      double total = 0;
+      for (int64_t j = 0; j < l.extent; ++j) total += std::exp(x[at(j)] - mx);
+      for (int64_t j = 0; j < l.extent; ++j) y[at(j)] = x[at(j)] - mx - std::log(total);
+    }
+  }
+  return y;
+}
+
+std::vector<RefTensor> ref_log_softmax(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  return {ref_log_softmax_of(in[0], attrs.get<int64_t>(0))};
+}
+
+std::vector<RefTensor> ref_softmax(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  return {ref_map(ref_log_softmax_of(in[0], attrs.get<int64_t>(0)), [](double v) { return std::exp(v); })};
+}
+
+const std::vector<OpSample> kSoftmaxSamples = {
+    {{{2, 5}}}, {{{3, 4}}, {int64_t{0}}}, {{{2, 3, 4}}, {int64_t{1}}}, {{{6}}}, {{{2, 0}}}};
+
+JANUS_OP_SPEC({.op = "softmax", .reference = ref_softmax, .samples = kSoftmaxSamples});
+JANUS_OP_SPEC({.op = "log_softmax", .reference = ref_log_softmax, .samples = kSoftmaxSamples});
+
+constexpr int kClasses = 4;  // every cross-entropy sample has at least this many classes
+
+void fill_labels(int index, RefTensor& t, std::mt19937& rng) {
+  if (index != 1) return;
+  for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
+}
+
+std::vector<RefTensor> ref_softmax_cross_entropy(const std::vector<RefTensor>& in, const ops::Attrs&) {
+  const RefTensor lsm = ref_log_softmax_of(in[0], -1);
+  const int64_t n = in[0].shape[0], c = in[0].shape[1];
+  RefTensor loss = ref_zeros(Shape{n});
+  for (int64_t i = 0; i < n; ++i) loss[i] = -lsm[i * c + static_cast<int64_t>(in[1][i])];
+  return {loss};
+}
+
+JANUS_OP_SPEC({.op = "softmax_cross_entropy",
+               .reference = ref_softmax_cross_entropy,
+               .samples = {{{{3, 4}, {3}}, {}, {DType::kFloat64, DType::kInt32}},
+                           {{{5, 6}, {5}}, {}, {DType::kFloat64, DType::kInt64}},
+                           {{{0, 4}, {0}}, {}, {DType::kFloat64, DType::kInt64}}},
+               .make_input = fill_labels});
+
+std::vector<RefTensor> ref_one_hot(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const int64_t depth = attrs.get<int64_t>(0);
+  std::vector<int64_t> dims = in[0].shape.dims();
+  dims.push_back(depth);
+  RefTensor y = ref_zeros(Shape(dims));
+  for (int64_t i = 0; i < in[0].size(); ++i) y[i * depth + static_cast<int64_t>(in[0][i])] = 1;
+  return {y};
+}
+
+JANUS_OP_SPEC({.op = "one_hot",
+               .reference = ref_one_hot,
+               .samples = {{{{5}}, {int64_t{kClasses}}, {DType::kInt32}},
+                           {{{2, 3}}, {int64_t{kClasses}, DType::kFloat64}, {DType::kInt64}},
+                           {{{0}}, {int64_t{kClasses}}, {DType::kInt64}}},
+               .make_input = [](int, RefTensor& t, std::mt19937& rng) {
+                 for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
+               }});
+
+std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in, const ops::Attrs&) {
+  const int64_t n = in[0].shape[0], k = in[0].shape[1], m = in[1].shape[0];
+  RefTensor y = ref_zeros(Shape{n, m});
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < m; ++j) {
+      double acc = in[2][j];
+      for (int64_t p = 0; p < k; ++p) acc += in[0][i * k + p] * in[1][j * k + p];
+      y[i * m + j] = acc;
+    }
+  }
+  return {y};
+}
+
+JANUS_OP_SPEC({.op = "fully_connected",
+               .reference = ref_fully_connected,
+               .samples = {{{{3, 4}, {5, 4}, {5}}},
+                           {{{1, 7}, {2, 7}, {2}}},
+                           {{{2, 0}, {3, 0}, {3}}},
+                           {{{0, 3}, {2, 3}, {2}}}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+// Only the deterministic cases have a reference (not training, p = 0, p = 1); the random masks
+// are checked in nn_ops_test.cc (determinism under a seed, keep rate, scaling).
+std::vector<RefTensor> ref_dropout(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const double p = attrs.get<double>(0);
+  const bool training = attrs.get<bool>(1);
+  const double m = !training || p == 0.0 ? 1.0 : 0.0;  // p == 1 drops everything
+  return {ref_map(in[0], [m](double v) { return v * m; }), ref_map(in[0], [m](double) { return m; })};
+}
+
+JANUS_OP_SPEC({.op = "dropout",
+               .reference = ref_dropout,
+               .samples = {{{{3, 4}}, {0.5, false}},
+                           {{{2, 3}}, {0.0, true}},
+                           {{{5}}, {1.0, true}},
+                           {{{0, 2}}, {0.5, true}}}});
+
+void fill_indices(int index, RefTensor& t, std::mt19937& rng) {
+  if (index != 0) return;
+  for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
+}
+
+std::vector<RefTensor> ref_embedding(const std::vector<RefTensor>& in, const ops::Attrs&) {
+  const int64_t d = in[1].shape[1];
+  std::vector<int64_t> dims = in[0].shape.dims();
+  dims.push_back(d);
+  RefTensor y = ref_zeros(Shape(dims));
+  for (int64_t i = 0; i < in[0].size(); ++i) {
+    for (int64_t j = 0; j < d; ++j) y[i * d + j] = in[1][static_cast<int64_t>(in[0][i]) * d + j];
+  }
+  return {y};
+}
+
+JANUS_OP_SPEC({.op = "embedding",
+               .reference = ref_embedding,
+               .samples = {{{{5}, {kClasses, 3}}, {}, {DType::kInt64}},
+                           {{{2, 3}, {kClasses, 2}}, {}, {DType::kInt32}},
+                           {{{0}, {kClasses, 2}}, {}, {DType::kInt32}}},
+               .make_input = fill_indices});
+
+std::vector<RefTensor> ref_embedding_backward(const std::vector<RefTensor>& in,
+                                              const ops::Attrs& attrs) {
+  const int64_t v = attrs.get<int64_t>(0);
+  const int64_t d = in[1].shape[in[1].shape.ndim() - 1];
+  RefTensor dw = ref_zeros(Shape{v, d});
+  for (int64_t i = 0; i < in[0].size(); ++i) {
+    for (int64_t j = 0; j < d; ++j) dw[static_cast<int64_t>(in[0][i]) * d + j] += in[1][i * d + j];
+  }
+  return {dw};
+}
+
+JANUS_OP_SPEC({.op = "embedding_backward",
+               .reference = ref_embedding_backward,
+               .samples = {{{{6}, {6, 3}}, {int64_t{kClasses}}, {DType::kInt64}},
+                           {{{2, 3}, {2, 3, 2}}, {int64_t{kClasses + 1}}, {DType::kInt32}}},
+               .make_input = fill_indices});
+
+}  // namespace
+}  // namespace janus::testing
