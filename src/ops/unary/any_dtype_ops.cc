@@ -1,0 +1,89 @@
+// Unary operators on every dtype, one table row each: negative, abs, square, sign, relu.
+#include <cmath>
+#include <type_traits>
+
+#include "janus/ops/ops.h"
+#include "unary_op.h"
+
+namespace janus::ops {
+namespace {
+
+using Grads = std::vector<NDArray>;
+
+// Unsigned types (uint8, bool) are never negative: no `x < 0` on them.
+template <typename C>
+constexpr bool is_negative(C x) {
+  if constexpr (std::is_unsigned_v<C>) {
+    return false;
+  } else {
+    return x < C(0);
+  }
+}
+
+NDArray zero_like(const NDArray& x) { return zeros({}, x.dtype(), x.device()); }
+
+}  // namespace
+
+JANUS_DEFINE_OP({any_unary_op(
+    "negative", "-x, elementwise (unsigned integers wrap around).",
+    [](auto x) { return static_cast<decltype(x)>(-x); },
+    [](const GradArgs& g) -> Grads { return {negative(g.dy(0))}; })});
+
+JANUS_DEFINE_OP({any_unary_op(
+    "abs", "Absolute value, elementwise.",
+    [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_floating_point_v<C>) return std::abs(x);
+      return is_negative(x) ? static_cast<C>(0 - x) : x;
+    },
+    [](const GradArgs& g) -> Grads { return {g.dy(0) * sign(g.x(0))}; })});
+
+JANUS_DEFINE_OP({any_unary_op(
+    "square", "x * x, elementwise.", [](auto x) { return static_cast<decltype(x)>(x * x); },
+    [](const GradArgs& g) -> Grads { return {g.dy(0) * g.x(0) * 2.0}; })});
+
+JANUS_DEFINE_OP({any_unary_op(
+    "sign", "-1, 0 or 1 by the sign of x, elementwise (nan stays nan); not differentiable.",
+    [](auto x) {
+      using C = decltype(x);
+      if (is_negative(x)) return static_cast<C>(-1);
+      return x > C(0) ? C(1) : x;  // 0 and nan are their own sign
+    },
+    nullptr)});
+
+JANUS_DEFINE_OP({any_unary_op(
+    "relu", "max(x, 0), elementwise (nan stays nan).",
+    [](auto x) { return is_negative(x) ? decltype(x)(0) : x; },
+    [](const GradArgs& g) -> Grads {
+      const NDArray zero = zero_like(g.dy(0));
+      return {where(greater(g.x(0), zero_like(g.x(0))), g.dy(0), zero)};
+    })});
+
+}  // namespace janus::ops
+
+namespace janus {
+namespace {
+NDArray call_unary(const ops::OpDef& op, const NDArray& x) { return ops::invoke(op, {x})[0]; }
+}  // namespace
+
+NDArray negative(const NDArray& x) {
+  static const ops::OpDef& op = ops::get_op("negative");
+  return call_unary(op, x);
+}
+NDArray abs(const NDArray& x) {
+  static const ops::OpDef& op = ops::get_op("abs");
+  return call_unary(op, x);
+}
+NDArray square(const NDArray& x) {
+  static const ops::OpDef& op = ops::get_op("square");
+  return call_unary(op, x);
+}
+NDArray sign(const NDArray& x) {
+  static const ops::OpDef& op = ops::get_op("sign");
+  return call_unary(op, x);
+}
+NDArray relu(const NDArray& x) {
+  static const ops::OpDef& op = ops::get_op("relu");
+  return call_unary(op, x);
+}
+}  // namespace janus

@@ -1,0 +1,132 @@
+// Tests of the unary operators beyond the conformance suite: integer dtypes, special values,
+// casts, and the errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+#include "testing/test_util.h"
+
+namespace janus {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(OpUnary, IntegerDTypes) {
+  NDArray i = from_vector<int32_t>({-3, 0, 4}, {3});
+  EXPECT_EQ(to_vector<int32_t>(abs(i)), (std::vector<int32_t>{3, 0, 4}));
+  EXPECT_EQ(to_vector<int32_t>(negative(i)), (std::vector<int32_t>{3, 0, -4}));
+  EXPECT_EQ(to_vector<int32_t>(square(i)), (std::vector<int32_t>{9, 0, 16}));
+  EXPECT_EQ(to_vector<int32_t>(sign(i)), (std::vector<int32_t>{-1, 0, 1}));
+  EXPECT_EQ(to_vector<int32_t>(relu(i)), (std::vector<int32_t>{0, 0, 4}));
+  EXPECT_EQ(to_vector<int32_t>(clip(i, -1.0, 2.0)), (std::vector<int32_t>{-1, 0, 2}));
+  NDArray u = from_vector<uint8_t>({0, 7}, {2});
+  EXPECT_EQ(to_vector<uint8_t>(sign(u)), (std::vector<uint8_t>{0, 1}));
+  EXPECT_EQ(to_vector<uint8_t>(abs(u)), (std::vector<uint8_t>{0, 7}));
+}
+
+TEST(OpUnary, SpecialFloatValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::nan("");
+  NDArray x = from_vector<double>({-inf, -1000, 0, 1000, inf, nan}, {6});
+  const std::vector<double> s = to_vector<double>(sigmoid(x));
+  EXPECT_EQ(s[0], 0);
+  EXPECT_EQ(s[1], 0);
+  EXPECT_EQ(s[2], 0.5);
+  EXPECT_EQ(s[3], 1);
+  EXPECT_EQ(s[4], 1);
+  EXPECT_TRUE(std::isnan(s[5]));
+  const std::vector<double> sp = to_vector<double>(softplus(x));
+  EXPECT_EQ(sp[1], 0);
+  EXPECT_DOUBLE_EQ(sp[2], std::log(2.0));
+  EXPECT_EQ(sp[3], 1000);  // no overflow
+  EXPECT_TRUE(std::isnan(to_vector<double>(relu(x))[5]));
+  EXPECT_TRUE(std::isnan(to_vector<double>(sign(x))[5]));
+  EXPECT_TRUE(std::isnan(to_vector<double>(clip(x, -1, 1))[5]));
+  EXPECT_EQ(to_vector<double>(log(zeros({1}, DType::kFloat64)))[0], -inf);
+  NDArray h = from_vector<float>({0.25f, 4.0f}, {2}, DType::kFloat16);
+  EXPECT_EQ(to_vector<float>(sqrt(h)), (std::vector<float>{0.5f, 2.0f}));
+  EXPECT_EQ(to_vector<float>(rsqrt(h)), (std::vector<float>{2.0f, 0.5f}));
+}
+
+TEST(OpLeakyRelu, DefaultAndGivenSlope) {
+  NDArray x = from_vector<double>({-2, 3}, {2});
+  EXPECT_EQ(to_vector<double>(leaky_relu(x)), (std::vector<double>{-0.02, 3}));
+  EXPECT_EQ(to_vector<double>(leaky_relu(x, 0.5)), (std::vector<double>{-1, 3}));
+}
+
+TEST(OpCast, ConversionsTruncateSaturateAndWrap) {
+  const double nan = std::nan("");
+  NDArray f = from_vector<double>({-2.7, 2.7, 1e20, -1e20, nan, 0}, {6});
+  EXPECT_EQ(to_vector<int32_t>(cast(f, DType::kInt32)),
+            (std::vector<int32_t>{-2, 2, std::numeric_limits<int32_t>::max(),
+                                  std::numeric_limits<int32_t>::min(), 0, 0}));
+  EXPECT_EQ(to_vector<int32_t>(cast(f, DType::kBool)), (std::vector<int32_t>{1, 1, 1, 1, 1, 0}));
+  NDArray big = from_vector<int64_t>({(int64_t{1} << 53) + 1, 300}, {2});
+  EXPECT_EQ(to_vector<int64_t>(cast(big, DType::kInt64)),
+            (std::vector<int64_t>{(int64_t{1} << 53) + 1, 300}));  // exact, not through double
+  EXPECT_EQ(to_vector<int32_t>(cast(big, DType::kUInt8)), (std::vector<int32_t>{1, 44}));
+  NDArray h = cast(from_vector<double>({1.0 / 3}, {1}), DType::kFloat16);
+  EXPECT_EQ(h.dtype(), DType::kFloat16);
+  EXPECT_NEAR(to_vector<double>(h)[0], 1.0 / 3, 1e-3);
+  EXPECT_EQ(cast(zeros({2, 0}), DType::kInt64).shape(), (Shape{2, 0}));
+}
+
+TEST(OpCast, GradientIsCastBackToTheInputDType) {
+  NDArray x = from_vector<double>({1, 2}, {2});
+  autograd::attach_grad(x);
+  {
+    autograd::RecordScope record;
+    NDArray y = cast(x, DType::kFloat32);
+    EXPECT_EQ(y.dtype(), DType::kFloat32);
+    autograd::backward(y * 3.0);
+  }
+  NDArray g = autograd::grad(x);
+  EXPECT_EQ(g.dtype(), DType::kFloat64);
+  EXPECT_EQ(to_vector<double>(g), (std::vector<double>{3, 3}));
+}
+
+TEST(OpClip, GradientPassesInsideTheBoundsOnly) {
+  NDArray x = from_vector<double>({-2, -0.5, 0.5, 2}, {4});
+  autograd::attach_grad(x);
+  {
+    autograd::RecordScope record;
+    autograd::backward(clip(x, -1, 1));
+  }
+  EXPECT_EQ(to_vector<double>(autograd::grad(x)), (std::vector<double>{0, 1, 1, 0}));
+}
+
+// ---- errors -----------------------------------------------------------------------------------
+
+TEST(OpUnary, FloatingOnlyOperatorsRejectIntegers) {
+  NDArray i = zeros({2}, DType::kInt32);
+  EXPECT_THAT(error_of<TypeError>([&] { exp(i); }),
+              HasSubstr("exp: input has dtype int32, expected a floating dtype"));
+  EXPECT_THAT(error_of<TypeError>([&] { log(i); }), HasSubstr("log: input has dtype int32"));
+  EXPECT_THAT(error_of<TypeError>([] { sigmoid(zeros({2}, DType::kBool)); }),
+              HasSubstr("sigmoid: input has dtype bool"));
+  EXPECT_THAT(error_of<TypeError>([] { leaky_relu(zeros({2}, DType::kInt64)); }),
+              HasSubstr("leaky_relu: input has dtype int64"));
+}
+
+TEST(OpClip, BoundsOutOfOrderAreAValueError) {
+  EXPECT_THAT(error_of<ValueError>([] { clip(zeros({2}), 1.0, -1.0); }),
+              HasSubstr("clip: a_min 1 is greater than a_max -1"));
+}
+
+TEST(OpSign, BackwardThroughItIsNotImplemented) {
+  NDArray x = from_vector<double>({1, -2}, {2});
+  autograd::attach_grad(x);
+  autograd::RecordScope record;
+  NDArray y = sign(x);
+  EXPECT_THAT(error_of<NotImplementedError>([&] { autograd::backward(y); }), HasSubstr("sign"));
+}
+
+}  // namespace
+}  // namespace janus
