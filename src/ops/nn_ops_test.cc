@@ -131,5 +131,12 @@ TEST(OpEmbedding, RejectsBadIndicesAndWeights) {
   EXPECT_THAT(msg, HasSubstr("embedding: index 3 at position 1 is out of range, expected 0 <= index < 3"));
 }
 
+TEST(OpLayerNorm, RejectsGammaOfTheWrongExtent) {
+  const NDArray x = from_vector<float>(std::vector<float>(6, 1.0f), {2, 3});
+  const NDArray g = from_vector<float>({1, 1}, {2});
+  const std::string msg = error_of<ShapeError>([&] { layer_norm(x, g, g); });
+  EXPECT_THAT(msg, HasSubstr("layer_norm: gamma [2] and beta [2] for input [2, 3], expected both [3]"));
+}
+
 }  // namespace
 }  // namespace janus

@@ -171,5 +171,71 @@ JANUS_OP_SPEC({.op = "embedding_backward",
                            {{{2, 3}, {2, 3, 2}}, {int64_t{kClasses + 1}}, {DType::kInt32}}},
                .make_input = fill_indices});
 
+// Statistics of each row of the last axis: xhat = (x - mean) / sqrt(var + eps).
+std::vector<double> ref_xhat(const RefTensor& x, double eps) {
+  const int64_t d = x.shape[x.shape.ndim() - 1];
+  std::vector<double> xhat(x.data.size());
+  for (int64_t r = 0; d > 0 && r < x.size() / d; ++r) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < d; ++j) mean += x[r * d + j] / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j) var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j) xhat[static_cast<size_t>(r * d + j)] = (x[r * d + j] - mean) / std::sqrt(var + eps);
+  }
+  return xhat;
+}
+
+std::vector<RefTensor> ref_layer_norm(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const std::vector<double> xhat = ref_xhat(in[0], attrs.get<double>(0));
+  const int64_t d = in[0].shape[in[0].shape.ndim() - 1];
+  RefTensor y = ref_zeros(in[0].shape);
+  for (int64_t i = 0; i < y.size(); ++i) y[i] = xhat[static_cast<size_t>(i)] * in[1][i % d] + in[2][i % d];
+  return {y};
+}
+
+JANUS_OP_SPEC({.op = "layer_norm",
+               .reference = ref_layer_norm,
+               .samples = {{{{3, 4}, {4}, {4}}}, {{{2, 2, 5}, {5}, {5}}, {0.1}}, {{{0, 3}, {3}, {3}}}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4,
+               .grad_rtol = 1e-4,
+               .grad_atol = 1e-5});
+
+// dx by the textbook formula; dgamma and dbeta summed over the rows.
+std::vector<RefTensor> ref_layer_norm_backward(const std::vector<RefTensor>& in,
+                                               const ops::Attrs& attrs) {
+  const RefTensor& x = in[0];
+  const RefTensor& gamma = in[1];
+  const RefTensor& dy = in[2];
+  const double eps = attrs.get<double>(0);
+  const std::vector<double> xhat = ref_xhat(x, eps);
+  const int64_t d = x.shape[x.shape.ndim() - 1];
+  RefTensor dx = ref_zeros(x.shape), dgamma = ref_zeros(Shape{d}), dbeta = ref_zeros(Shape{d});
+  for (int64_t r = 0; d > 0 && r < x.size() / d; ++r) {
+    double mean = 0, var = 0, mg = 0, mgx = 0;
+    for (int64_t j = 0; j < d; ++j) mean += x[r * d + j] / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j) var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j) {
+      const double g = dy[r * d + j] * gamma[j];
+      mg += g / static_cast<double>(d);
+      mgx += g * xhat[static_cast<size_t>(r * d + j)] / static_cast<double>(d);
+      dgamma[j] += dy[r * d + j] * xhat[static_cast<size_t>(r * d + j)];
+      dbeta[j] += dy[r * d + j];
+    }
+    for (int64_t j = 0; j < d; ++j) {
+      dx[r * d + j] = (dy[r * d + j] * gamma[j] - mg - xhat[static_cast<size_t>(r * d + j)] * mgx) /
+                      std::sqrt(var + eps);
+    }
+  }
+  return {dx, dgamma, dbeta};
+}
+
+JANUS_OP_SPEC({.op = "layer_norm_backward",
+               .reference = ref_layer_norm_backward,
+               .samples = {{{{3, 4}, {4}, {3, 4}}}, {{{2, 2, 5}, {5}, {2, 2, 5}}, {0.1}}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4,
+               .rtol64 = 1e-9,
+               .atol64 = 1e-10});
+
 }  // namespace
 }  // namespace janus::testing

@@ -32,5 +32,12 @@ NDArray embedding(const NDArray& indices, const NDArray& weight);
 /// The weight gradient of embedding: the rows of dy (indices.shape + [D]) added into zeros of
 /// shape [num_embeddings, D] at their indices.
 NDArray embedding_backward(const NDArray& indices, const NDArray& dy, int64_t num_embeddings);
+/// (x - mean) / sqrt(var + eps) * gamma + beta with mean and (biased) variance over the last
+/// axis of x; gamma and beta have that axis' extent.
+NDArray layer_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta,
+                   double eps = 1e-5);
+/// {dx, dgamma, dbeta} of layer_norm for the output gradient dy (not differentiable again).
+std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma,
+                                         const NDArray& dy, double eps = 1e-5);
 
 }  // namespace janus
