@@ -1,5 +1,8 @@
 // Conformance specifications of the reductions.
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "testing/op_spec.h"
 
@@ -55,6 +58,96 @@ const std::vector<OpSample> kReduceSamples = {
 JANUS_OP_SPEC({.op = "sum",
                .reference = reduce_ref(0.0, std::plus<>(), [](double a, int64_t) { return a; }),
                .samples = kReduceSamples});
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Distinct values (a shuffled grid with gaps of 0.25) so that max/min/argmax have one winner
+// and finite differences never cross a tie.
+void distinct_values(int, RefTensor& t, std::mt19937& rng) {
+  std::vector<int64_t> order(static_cast<size_t>(t.size()));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    t[i] = 0.25 * static_cast<double>(order[static_cast<size_t>(i)] - t.size() / 2) + 0.01;
+  }
+}
+
+// Samples of max/min: no empty reduction with a non-empty result (that is an error).
+const std::vector<OpSample> kExtremumSamples = {
+    {{{2, 3, 4}}, {std::vector<int64_t>{1}, false}},
+    {{{2, 3, 4}}, {std::vector<int64_t>{0, 2}, true}},
+    {{{2, 3, 4}}, {std::vector<int64_t>{}, false}},
+    {{{5}}, {std::vector<int64_t>{-1}, true}},
+    {{{}}, {std::vector<int64_t>{}, false}},
+    {{{0, 3}}, {std::vector<int64_t>{1}, false}},
+};
+
+JANUS_OP_SPEC({.op = "mean",
+               .reference = reduce_ref(0.0, std::plus<>(),
+                                       [](double a, int64_t n) { return a / static_cast<double>(n); }),
+               .samples = kReduceSamples});
+
+JANUS_OP_SPEC({.op = "max",
+               .reference = reduce_ref(-kInf, [](double a, double v) { return std::max(a, v); },
+                                       [](double a, int64_t) { return a; }),
+               .samples = kExtremumSamples,
+               .make_input = distinct_values});
+
+JANUS_OP_SPEC({.op = "min",
+               .reference = reduce_ref(kInf, [](double a, double v) { return std::min(a, v); },
+                                       [](double a, int64_t) { return a; }),
+               .samples = kExtremumSamples,
+               .make_input = distinct_values});
+
+JANUS_OP_SPEC({.op = "prod",
+               .reference = reduce_ref(1.0, std::multiplies<>(), [](double a, int64_t) { return a; }),
+               .samples = kReduceSamples,
+               // A zero in every input of 3+ elements: the gradient must not divide by it.
+               .make_input = [](int, RefTensor& t, std::mt19937&) {
+                 if (t.size() >= 3) t[1] = 0.0;
+               }});
+
+// argmax/argmin reference: index of the first extreme element along one axis.
+ReferenceFn arg_ref(bool is_max) {
+  return [=](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+    const RefTensor& x = in[0];
+    const int nd = x.shape.ndim();
+    const int64_t a = attrs.get<int64_t>(0);
+    const int axis = static_cast<int>(a < 0 ? a + nd : a);
+    std::vector<int64_t> dims;
+    for (int i = 0; i < nd; ++i) {
+      if (i != axis) dims.push_back(x.shape[i]);
+      else if (attrs.get<bool>(1)) dims.push_back(1);
+    }
+    RefTensor out = ref_zeros(Shape(dims));
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= x.shape[i];
+    for (int i = axis + 1; i < nd; ++i) inner *= x.shape[i];
+    const int64_t n = x.shape[axis];
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t best = 0;
+        for (int64_t k = 1; k < n; ++k) {
+          const double v = x[(o * n + k) * inner + i], b = x[(o * n + best) * inner + i];
+          if (is_max ? v > b : v < b) best = k;
+        }
+        out[o * inner + i] = static_cast<double>(best);
+      }
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+const std::vector<OpSample> kArgSamples = {
+    {{{2, 3, 4}}, {int64_t{1}, false}},
+    {{{2, 3, 4}}, {int64_t{-1}, true}},
+    {{{2, 3, 4}}, {int64_t{0}, false}},
+    {{{5}}, {int64_t{0}, false}},
+    {{{0, 3}}, {int64_t{1}, false}},
+};
+
+JANUS_OP_SPEC({.op = "argmax", .reference = arg_ref(true), .samples = kArgSamples, .make_input = distinct_values});
+JANUS_OP_SPEC({.op = "argmin", .reference = arg_ref(false), .samples = kArgSamples, .make_input = distinct_values});
 
 }  // namespace
 }  // namespace janus::testing

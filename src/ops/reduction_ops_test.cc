@@ -1,0 +1,83 @@
+// Tests of mean, max, min, prod, argmax and argmin beyond the conformance
+// specs: NaN, ties, overflow, integer dtypes and the messages of their errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+#include "testing/test_util.h"
+
+namespace janus {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+NDArray vec(std::vector<double> v, Shape s, DType dtype = DType::kFloat64) {
+  return from_vector<double>(v, s, dtype);
+}
+
+TEST(OpReduction, AxisOutOfRangeNamesOperatorAxisAndRank) {
+  const NDArray x = zeros({2, 3});
+  const std::string msg = error_of<IndexError>([&] { mean(x, {2}); });
+  EXPECT_THAT(msg, HasSubstr("mean: axis 2 is out of range for an array of 2 dimensions"));
+  EXPECT_THAT(msg, HasSubstr("expected in [-2, 2)"));
+  EXPECT_THAT(error_of<IndexError>([&] { max(x, {-3}); }), HasSubstr("max: axis -3"));
+  EXPECT_THAT(error_of<IndexError>([&] { argmin(x, 5); }), HasSubstr("argmin: axis 5"));
+}
+
+TEST(OpReduction, MaxOverNoElementsIsValueError) {
+  const NDArray x = zeros({0, 3});
+  const std::string msg = error_of<ValueError>([&] { max(x, {0}); });
+  EXPECT_THAT(msg, HasSubstr("max: reducing shape [0, 3] over axes 0"));
+  EXPECT_THAT(error_of<ValueError>([&] { argmax(x, 0); }), HasSubstr("argmax"));
+  EXPECT_EQ(max(x, {1}).shape(), Shape({0}));  // nothing to reduce into: fine
+}
+
+TEST(OpReduction, MaxAndArgmaxPropagateNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const NDArray x = vec({1, nan, 3, 4, 5, 6}, {2, 3});
+  const std::vector<double> m = to_vector<double>(max(x, {1}));
+  EXPECT_TRUE(std::isnan(m[0]));
+  EXPECT_EQ(m[1], 6);
+  EXPECT_THAT(to_vector<int64_t>(argmax(x, 1)), ElementsAre(1, 2));
+  EXPECT_THAT(to_vector<int64_t>(argmin(x, 1)), ElementsAre(1, 0));
+}
+
+TEST(OpReduction, ArgmaxTakesTheFirstOfTiesAndKeepsDims) {
+  const NDArray x = vec({2, 7, 7, 1, 1, 0}, {2, 3}, DType::kInt32);
+  const NDArray a = argmax(x, -1, /*keepdims=*/true);
+  EXPECT_EQ(a.dtype(), DType::kInt64);
+  EXPECT_EQ(a.shape(), Shape({2, 1}));
+  EXPECT_THAT(to_vector<int64_t>(a), ElementsAre(1, 0));
+  EXPECT_THAT(to_vector<int64_t>(argmin(x, 0)), ElementsAre(1, 1, 1));
+}
+
+TEST(OpReduction, IntegerMaxMinProdMean) {
+  const NDArray x = vec({-3, 5, 2, 4, -1, 6}, {2, 3}, DType::kInt64);
+  EXPECT_THAT(to_vector<int64_t>(max(x, {0})), ElementsAre(4, 5, 6));
+  EXPECT_THAT(to_vector<int64_t>(min(x)), ElementsAre(-3));
+  EXPECT_THAT(to_vector<int64_t>(prod(x, {1})), ElementsAre(-30, -24));
+  EXPECT_THAT(to_vector<int64_t>(mean(x, {1})), ElementsAre(1, 3));  // 4/3, 9/3
+}
+
+TEST(OpReduction, MaxGradientGoesToTheFirstOfTies) {
+  NDArray x = vec({1, 3, 3, 2}, {4});
+  autograd::attach_grad(x);
+  NDArray y;
+  {
+    autograd::RecordScope record;
+    y = max(x);
+  }
+  autograd::backward(y);
+  EXPECT_THAT(to_vector<double>(autograd::grad(x)), ElementsAre(0, 1, 0, 0));
+}
+
+}  // namespace
+}  // namespace janus
