@@ -1,4 +1,4 @@
-// Tests of mean, max, min, prod, argmax and argmin beyond the conformance
+// Tests of mean, max, min, prod, norm, logsumexp, argmax and argmin beyond the conformance
 // specs: NaN, ties, overflow, integer dtypes and the messages of their errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -30,6 +30,7 @@ TEST(OpReduction, AxisOutOfRangeNamesOperatorAxisAndRank) {
   EXPECT_THAT(msg, HasSubstr("expected in [-2, 2)"));
   EXPECT_THAT(error_of<IndexError>([&] { max(x, {-3}); }), HasSubstr("max: axis -3"));
   EXPECT_THAT(error_of<IndexError>([&] { argmin(x, 5); }), HasSubstr("argmin: axis 5"));
+  EXPECT_THAT(error_of<IndexError>([&] { logsumexp(x, {0, 7}); }), HasSubstr("logsumexp: axis 7"));
 }
 
 TEST(OpReduction, MaxOverNoElementsIsValueError) {
@@ -65,6 +66,41 @@ TEST(OpReduction, IntegerMaxMinProdMean) {
   EXPECT_THAT(to_vector<int64_t>(min(x)), ElementsAre(-3));
   EXPECT_THAT(to_vector<int64_t>(prod(x, {1})), ElementsAre(-30, -24));
   EXPECT_THAT(to_vector<int64_t>(mean(x, {1})), ElementsAre(1, 3));  // 4/3, 9/3
+}
+
+TEST(OpReduction, LogsumexpDoesNotOverflow) {
+  const NDArray x = vec({1000, 1000, -1000, -std::numeric_limits<double>::infinity()}, {2, 2},
+                        DType::kFloat32);
+  const std::vector<double> y = to_vector<double>(logsumexp(x, {1}));
+  EXPECT_NEAR(y[0], 1000 + std::log(2.0), 1e-3);
+  EXPECT_NEAR(y[1], -1000, 1e-3);
+  const std::vector<double> all_neg_inf =
+      to_vector<double>(logsumexp(full({3}, -std::numeric_limits<double>::infinity())));
+  EXPECT_EQ(all_neg_inf[0], -std::numeric_limits<double>::infinity());
+}
+
+TEST(OpReduction, NormAndLogsumexpNeedFloatingInput) {
+  const NDArray x = zeros({2}, DType::kInt32);
+  EXPECT_THAT(error_of<TypeError>([&] { norm(x); }),
+              HasSubstr("norm: input has dtype int32, expected a floating dtype"));
+  EXPECT_THAT(error_of<TypeError>([&] { logsumexp(x); }), HasSubstr("logsumexp: input has dtype int32"));
+}
+
+TEST(OpReduction, NormSupportsOnlyOrd2) {
+  EXPECT_THAT(error_of<NotImplementedError>([&] { norm(zeros({2}), {}, false, 1); }),
+              HasSubstr("norm: ord 1 is not supported, expected 2"));
+}
+
+TEST(OpReduction, NormGradientAtZeroIsZero) {
+  NDArray x = zeros({3}, DType::kFloat64);
+  autograd::attach_grad(x);
+  NDArray y;
+  {
+    autograd::RecordScope record;
+    y = norm(x);
+  }
+  autograd::backward(y);
+  EXPECT_THAT(to_vector<double>(autograd::grad(x)), ElementsAre(0, 0, 0));
 }
 
 TEST(OpReduction, MaxGradientGoesToTheFirstOfTies) {

@@ -107,6 +107,21 @@ JANUS_OP_SPEC({.op = "prod",
                  if (t.size() >= 3) t[1] = 0.0;
                }});
 
+JANUS_OP_SPEC({.op = "norm",
+               .reference = reduce_ref(0.0, [](double a, double v) { return a + v * v; },
+                                       [](double a, int64_t) { return std::sqrt(a); }),
+               .samples = kReduceSamples});
+
+JANUS_OP_SPEC({.op = "logsumexp",
+               .reference = reduce_ref(-kInf,
+                                       [](double a, double v) {
+                                         const double m = std::max(a, v);
+                                         return m + std::log(std::exp(a - m) + std::exp(v - m));
+                                       },
+                                       [](double a, int64_t) { return a; }),
+               .samples = kReduceSamples,
+               .high = 30.0});  // exp(30) stresses the shift in float32
+
 // argmax/argmin reference: index of the first extreme element along one axis.
 ReferenceFn arg_ref(bool is_max) {
   return [=](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {

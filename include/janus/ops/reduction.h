@@ -20,6 +20,14 @@ NDArray max(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = fa
 NDArray min(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 /// Product (1 when empty); the gradient is exact at zeros.
 NDArray prod(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+/// L2 norm sqrt(sum x^2); `ord` must be 2 (NotImplementedError otherwise). Floating dtypes. The
+/// gradient at a zero norm is 0.
+NDArray norm(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+             int64_t ord = 2);
+/// log(sum(exp(x))), computed stably (shifted by the maximum). Floating dtypes; -inf when
+/// empty or all -inf.
+NDArray logsumexp(const NDArray& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+
 /// int64 index of the first largest element along `axis` (of the first NaN if any); not
 /// differentiable. ValueError when the axis is empty and the result is not.
 NDArray argmax(const NDArray& x, int64_t axis, bool keepdims = false);
