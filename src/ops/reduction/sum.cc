@@ -29,7 +29,7 @@ JANUS_DEFINE_OP({
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: the reduced shape -> broadcast back over x's shape.
       const Shape kept = reduced_shape(g.x(0).shape(), g.attrs.get<std::vector<int64_t>>(0), true);
-      return {add(zeros(g.x(0).shape(), g.x(0).dtype(), g.x(0).device()), reshape(g.dy(0), kept))};
+      return {broadcast_to(reshape(g.dy(0), kept), g.x(0).shape())};
     },
     .fusion = FusionClass::kReduction,
 });
