@@ -202,7 +202,7 @@ TEST(OpDot, DTypeErrors) {
 TEST(OpDot, OnlyTwoDimensionalOperands) {
   std::string msg = error_of<NotImplementedError>([] { dot(zeros({2, 3, 4}), zeros({4, 5})); });
   EXPECT_THAT(msg, HasSubstr("dot: operands have shapes [2, 3, 4] and [4, 5]"));
-  EXPECT_THAT(msg, HasSubstr("only 2-D operands are supported"));
+  EXPECT_THAT(msg, HasSubstr("only 2-D operands are supported (use matmul"));
   msg = error_of<NotImplementedError>([] { dot(zeros({3}), zeros({3})); });
   EXPECT_THAT(msg, HasSubstr("operands have shapes [3] and [3]"));
   msg = error_of<NotImplementedError>([] { dot(zeros({}), zeros({2, 2})); });

@@ -1,65 +1,14 @@
 // matmul(a, b, transpose_a, transpose_b): NumPy's matmul (batched, broadcast batch dimensions,
 // 1-D operands promoted and the added axis removed) through one cached 2-D oneDNN matmul per
 // shape, run once per batch entry.
-#include <map>
-#include <mutex>
 #include <vector>
 
 #include "../op_utils.h"
 #include "janus/ops/ops.h"
-#include "onednn.h"
+#include "gemm.h"
 
 namespace janus::ops {
 namespace {
-
-struct GemmKey {
-  int64_t m, k, n;
-  bool ta, tb;
-  auto operator<=>(const GemmKey&) const = default;
-};
-
-dnnl::memory::desc matrix_desc(int64_t rows, int64_t cols, bool transposed) {
-  // Logical [rows, cols]; stored row-major as [rows, cols], or as [cols, rows] if transposed.
-  const dnnl::memory::dims strides =
-      transposed ? dnnl::memory::dims{1, rows} : dnnl::memory::dims{cols, 1};
-  return dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::f32, strides);
-}
-
-std::mutex g_cache_mu;
-std::map<GemmKey, dnnl::matmul>& gemm_cache() {
-  static auto* cache = new std::map<GemmKey, dnnl::matmul>();  // lives until exit
-  return *cache;
-}
-
-void run_gemm(const dnnl::matmul& prim, const GemmKey& key, const void* a, const void* b,
-              void* c) {
-  dnnl::engine& eng = onednn_engine();
-  dnnl::memory ma(matrix_desc(key.m, key.k, key.ta), eng, const_cast<void*>(a));
-  dnnl::memory mb(matrix_desc(key.k, key.n, key.tb), eng, const_cast<void*>(b));
-  dnnl::memory mc(matrix_desc(key.m, key.n, false), eng, c);
-  dnnl::stream stream(eng);
-  prim.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
-  stream.wait();
-}
-
-// Built once per shape on the caller's thread (prepare), shared by every worker.
-const dnnl::matmul& cached_gemm(const GemmKey& key) {
-  std::lock_guard lock(g_cache_mu);
-  auto& cache = gemm_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const auto pd = dnnl::matmul::primitive_desc(
-      dnnl::matmul::desc(matrix_desc(key.m, key.k, key.ta), matrix_desc(key.k, key.n, key.tb),
-                         matrix_desc(key.m, key.n, false)),
-      onednn_engine());
-  const dnnl::matmul& prim = cache.emplace(key, dnnl::matmul(pd)).first->second;
-  settle_onednn_state(pd.impl_info_str(), [&] {
-    std::vector<float> a(static_cast<size_t>(key.m * key.k)), b(static_cast<size_t>(key.k * key.n));
-    std::vector<float> c(static_cast<size_t>(key.m * key.n));
-    run_gemm(prim, key, a.data(), b.data(), c.data());
-  });
-  return prim;
-}
 
 /// The operands as stacks of matrices: batch shape (broadcast), and for each operand the
 /// matrix stride per batch axis (0 where it broadcasts).
@@ -124,22 +73,6 @@ MatmulPlan plan_matmul(const Shape& a_shape, const Shape& b_shape, const Attrs& 
   return p;
 }
 
-bool uses_onednn(const GemmKey& key, DType dtype) {
-  return dtype == DType::kFloat32 && key.m > 0 && key.n > 0 && key.k > 0;
-}
-
-template <typename T>
-void gemm_reference(const T* a, const T* b, T* c, const GemmKey& s) {
-  for (int64_t i = 0; i < s.m * s.n; ++i) c[i] = T(0);
-  for (int64_t i = 0; i < s.m; ++i) {
-    for (int64_t p = 0; p < s.k; ++p) {
-      const T av = s.ta ? a[p * s.m + i] : a[i * s.k + p];
-      for (int64_t j = 0; j < s.n; ++j) {
-        c[i * s.n + j] += av * (s.tb ? b[j * s.k + p] : b[p * s.n + j]);
-      }
-    }
-  }
-}
 
 void prepare_matmul(const InferArgs& args, std::span<const TensorSpec>) {
   const MatmulPlan p = plan_matmul(args.inputs[0].shape, args.inputs[1].shape, args.attrs);
