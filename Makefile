@@ -26,15 +26,15 @@ test-release: build
 
 test-asan: deps
 	cmake --preset asan >/dev/null
-	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test conformance_test
+	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test data_test conformance_test
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan $(CTEST_FLAGS)
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
-	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test
+	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test data_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1 \
-	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd)$$'
+	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|data)$$'
 
 bench: build
 	@for b in build/bench/*; do echo "== $$b"; $$b || exit 1; done
