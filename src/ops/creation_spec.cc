@@ -42,11 +42,56 @@ JANUS_OP_SPEC({.op = "arange",
                            {{}, {1.0, -2.0, -0.5, DType::kFloat64}},
                            {{}, {3.0, 3.0, 1.0, DType::kFloat64}}},
                .check_float32 = false});
+// linspace: NumPy's formula (i * step + start, the endpoint exactly stop).
+JANUS_OP_SPEC({.op = "linspace",
+               .reference =
+                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
+                     const double start = a.get<double>(0), stop = a.get<double>(1);
+                     const int64_t num = a.get<int64_t>(2);
+                     const bool endpoint = a.get<bool>(3);
+                     const int64_t div = endpoint ? num - 1 : num;
+                     RefTensor t = ref_zeros(Shape{num});
+                     for (int64_t i = 0; i < num; ++i) {
+                       t[i] = div > 0 ? start + static_cast<double>(i) * (stop - start) /
+                                                    static_cast<double>(div)
+                                      : start;
+                     }
+                     if (endpoint && num > 1) t[num - 1] = stop;
+                     return std::vector<RefTensor>{t};
+                   },
+               .samples = {{{}, {0.0, 1.0, int64_t{5}, true, DType::kFloat64}},
+                           {{}, {-2.0, 3.0, int64_t{7}, false, DType::kFloat64}},
+                           {{}, {4.0, -1.0, int64_t{1}, true, DType::kFloat64}},
+                           {{}, {1.0, 2.0, int64_t{0}, true, DType::kFloat64}}},
+               .check_float32 = false});
+JANUS_OP_SPEC({.op = "eye",
+               .reference =
+                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
+                     const int64_t n = a.get<int64_t>(0);
+                     const int64_t m = a.get<int64_t>(1) == -1 ? n : a.get<int64_t>(1);
+                     const int64_t k = a.get<int64_t>(2);
+                     RefTensor t = ref_zeros(Shape{n, m});
+                     for (int64_t i = 0; i < n; ++i) {
+                       for (int64_t j = 0; j < m; ++j) t[i * m + j] = j - i == k ? 1.0 : 0.0;
+                     }
+                     return std::vector<RefTensor>{t};
+                   },
+               .samples = {{{}, {int64_t{4}, int64_t{-1}, int64_t{0}, DType::kFloat64}},
+                           {{}, {int64_t{3}, int64_t{5}, int64_t{2}, DType::kFloat64}},
+                           {{}, {int64_t{5}, int64_t{3}, int64_t{-1}, DType::kFloat64}},
+                           {{}, {int64_t{2}, int64_t{2}, int64_t{3}, DType::kFloat64}}},
+               .check_float32 = false});
 JANUS_OP_SPEC({.op = "random_uniform",
                .note = "random: checked by src/ops/random_test.cc (known-answer Philox vectors, "
                        "range, moments, determinism)"});
 JANUS_OP_SPEC({.op = "random_normal",
                .note = "random: checked by src/ops/random_test.cc (moments, determinism)"});
+JANUS_OP_SPEC({.op = "randint",
+               .note = "random: checked by src/ops/random_extra_test.cc (exact draws against "
+                       "the reference, range, chi-square uniformity, determinism, errors)"});
+JANUS_OP_SPEC({.op = "permutation",
+               .note = "random: checked by src/ops/random_extra_test.cc (a permutation, exact "
+                       "Fisher-Yates reference, determinism, errors)"});
 
 }  // namespace
 }  // namespace janus::testing

@@ -17,6 +17,15 @@ NDArray full(const Shape& shape, double value, DType dtype = DType::kFloat32,
 /// Values start, start + step, ... up to but excluding stop (NumPy's arange).
 NDArray arange(double start, double stop, double step = 1.0, DType dtype = DType::kFloat32,
                Device device = cpu());
+/// num evenly spaced values from start to stop (NumPy's linspace): stop is the last value
+/// unless endpoint is false; num = 0 gives an empty array, num = 1 gives [start]. Integer
+/// dtypes take the floor of each value.
+NDArray linspace(double start, double stop, int64_t num, bool endpoint = true,
+                 DType dtype = DType::kFloat32, Device device = cpu());
+/// An n x m array (m = -1: n x n) with ones on diagonal k (0: the main diagonal, k > 0 above
+/// it, k < 0 below it) and zeros elsewhere (NumPy's eye).
+NDArray eye(int64_t n, int64_t m = -1, int64_t k = 0, DType dtype = DType::kFloat32,
+            Device device = cpu());
 
 // Random: counter-based (Philox-4x32-10) streams keyed by the global seed and the position of
 // the call in the program, so results never depend on which thread ran first.
@@ -25,6 +34,13 @@ NDArray random_uniform(double low, double high, const Shape& shape,
                        DType dtype = DType::kFloat32, Device device = cpu());
 NDArray random_normal(double loc, double scale, const Shape& shape,
                       DType dtype = DType::kFloat32, Device device = cpu());
+/// Integers uniform in [low, high), exactly (no modulo bias); dtype int32, int64 or uint8,
+/// holding every value of the range.
+NDArray randint(int64_t low, int64_t high, const Shape& shape, DType dtype = DType::kInt64,
+                Device device = cpu());
+/// A random ordering of 0, 1, ..., n - 1 (a Fisher-Yates shuffle); dtype int32, int64 or
+/// uint8, holding n - 1.
+NDArray permutation(int64_t n, DType dtype = DType::kInt64, Device device = cpu());
 
 // Elementwise arithmetic, with NumPy broadcasting.
 NDArray add(const NDArray& a, const NDArray& b);
