@@ -4,6 +4,7 @@
 // in src/ops/*_spec.cc; an operator without a specification fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -36,6 +37,11 @@ uint32_t seed_of(const std::string& op, size_t sample) {
 
 bool is_int_input(const OpSample& s, size_t i) {
   return i < s.int_dtypes.size() && s.int_dtypes[i] != DType::kFloat64;
+}
+
+bool differentiated(const OpSpec& spec, const OpSample& s, size_t i) {
+  return !is_int_input(s, i) && std::find(spec.no_grad_inputs.begin(), spec.no_grad_inputs.end(),
+                                          i) == spec.no_grad_inputs.end();
 }
 
 std::vector<RefTensor> make_inputs(const OpSpec& spec, const OpSample& s, std::mt19937& rng) {
@@ -117,7 +123,7 @@ void check_sample(const OpSpec& spec, const ops::OpDef& op, const OpSample& s, s
   }
   std::vector<NDArray> xs = to_arrays(in, s, DType::kFloat64);
   for (size_t i = 0; i < xs.size(); ++i) {
-    if (!is_int_input(s, i)) autograd::attach_grad(xs[i]);
+    if (differentiated(spec, s, i)) autograd::attach_grad(xs[i]);
   }
   std::vector<NDArray> heads, head_grads;
   {
@@ -132,7 +138,7 @@ void check_sample(const OpSpec& spec, const ops::OpDef& op, const OpSample& s, s
   if (heads.empty()) return;
   autograd::backward(heads, head_grads);
   for (size_t i = 0; i < xs.size(); ++i) {
-    if (is_int_input(s, i)) continue;
+    if (!differentiated(spec, s, i)) continue;
     const std::vector<double> analytic = to_vector<double>(autograd::grad(xs[i]));
     std::vector<int64_t> elems(static_cast<size_t>(in[i].size()));
     for (size_t e = 0; e < elems.size(); ++e) elems[e] = static_cast<int64_t>(e);

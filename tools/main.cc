@@ -26,6 +26,11 @@ void print_op_full(const OpDef& op) {
     std::cout << fmt::format("    {:<12} {:<7} {:<14} {}\n", a.name, janus::ops::attr_type_name(a.type),
                              def, a.doc);
   }
+  if (!op.mutable_inputs.empty()) {
+    std::vector<std::string_view> names;
+    for (int i : op.mutable_inputs) names.push_back(op.inputs[static_cast<size_t>(i)]);
+    std::cout << "  updates in place: " << fmt::format("{}", fmt::join(names, ", ")) << "\n";
+  }
   std::cout << "  lane: " << (op.copy_lane ? "copy" : "compute") << (op.random ? ", random" : "")
             << "\n";
 }

@@ -95,6 +95,11 @@ int OpDef::attr_index(std::string_view attr_name) const {
 const OpDef& register_op(OpDef def) {
   JANUS_ASSERT(!def.name.empty(), "an operator was registered without a name");
   JANUS_ASSERT(def.infer != nullptr, "operator '{}' has no shape rule", def.name);
+  for (int i : def.mutable_inputs) {
+    JANUS_ASSERT(i >= 0 && static_cast<size_t>(i) < def.inputs.size(),
+                 "operator '{}' mutates input {}, but it has {} inputs", def.name, i,
+                 def.inputs.size());
+  }
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   JANUS_ASSERT(!r.ops.contains(def.name), "operator '{}' is registered twice", def.name);
@@ -207,14 +212,17 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   const size_t n_in = inputs.size();
   const size_t n_out = out_specs.size();
   std::span<Var* const> read_span, write_span;
-  if (n_in <= 8 && n_out <= 8) {
+  const size_t n_mut = op.mutable_inputs.size();
+  if (n_in <= 8 && n_out + n_mut <= 8) {
     for (size_t i = 0; i < n_in; ++i) read_vars[i] = arrays[i].var();
     for (size_t i = 0; i < n_out; ++i) write_vars[i] = arrays[n_in + i].var();
+    for (size_t i = 0; i < n_mut; ++i) write_vars[n_out + i] = arrays[static_cast<size_t>(op.mutable_inputs[i])].var();
     read_span = {read_vars, n_in};
-    write_span = {write_vars, n_out};
+    write_span = {write_vars, n_out + n_mut};
   } else {
     for (size_t i = 0; i < n_in; ++i) read_heap.push_back(arrays[i].var());
     for (size_t i = 0; i < n_out; ++i) write_heap.push_back(arrays[n_in + i].var());
+    for (int i : op.mutable_inputs) write_heap.push_back(arrays[static_cast<size_t>(i)].var());
     read_span = read_heap;
     write_span = write_heap;
   }

@@ -53,6 +53,9 @@ struct OpSpec {
   /// Gradient vs central differences in float64 (differentiable operators).
   bool check_grad = true;
   double grad_rtol = 1e-5, grad_atol = 1e-6;
+  /// Floating inputs without a gradient by design (state the operator updates in place, such
+  /// as batch_norm's running statistics): not differentiated.
+  std::vector<size_t> no_grad_inputs = {};
   std::string note;  // why a check is skipped
 };
 

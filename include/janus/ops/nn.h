@@ -40,4 +40,56 @@ NDArray layer_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta,
 std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma,
                                          const NDArray& dy, double eps = 1e-5);
 
+/// 2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, KW]
+/// plus bias [O]: y [N, O, OH, OW], OH = (H + 2 padding - dilation (KH - 1) - 1) / stride + 1.
+/// stride, padding and dilation take (height, width) or one value for both. float32 runs
+/// through oneDNN. For a layer without bias pass zeros([O]).
+NDArray conv2d(const NDArray& x, const NDArray& weight, const NDArray& bias,
+               std::vector<int64_t> stride = {1, 1}, std::vector<int64_t> padding = {0, 0},
+               std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1);
+/// The input gradient of conv2d: dx [N, C, input_size] from dy and weight.
+NDArray conv2d_backward_data(const NDArray& dy, const NDArray& weight,
+                             std::vector<int64_t> input_size, std::vector<int64_t> stride = {1, 1},
+                             std::vector<int64_t> padding = {0, 0},
+                             std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1);
+/// The weight gradient of conv2d: dweight [O, C / groups, kernel_size] from x and dy.
+NDArray conv2d_backward_weight(const NDArray& x, const NDArray& dy,
+                               std::vector<int64_t> kernel_size,
+                               std::vector<int64_t> stride = {1, 1},
+                               std::vector<int64_t> padding = {0, 0},
+                               std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1);
+
+/// The maximum of each kernel_size window of x [N, C, H, W]; stride defaults to the kernel
+/// size; padding (at most half the kernel) never wins.
+NDArray max_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
+                   std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0});
+/// The input gradient of max_pool2d (dy to the first maximum of each window).
+NDArray max_pool2d_backward(const NDArray& x, const NDArray& dy, std::vector<int64_t> kernel_size,
+                            std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0});
+/// The mean of each kernel_size window of x [N, C, H, W]; with count_include_pad the divisor
+/// is the whole window (as in PyTorch and MXNet), else the taps inside x.
+NDArray avg_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
+                   std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0},
+                   bool count_include_pad = true);
+/// The input gradient of avg_pool2d for an input of spatial size input_size.
+NDArray avg_pool2d_backward(const NDArray& dy, std::vector<int64_t> input_size,
+                            std::vector<int64_t> kernel_size, std::vector<int64_t> stride = {},
+                            std::vector<int64_t> padding = {0, 0}, bool count_include_pad = true);
+
+/// Batch normalisation over channel axis `axis` of x: (x - mean) / sqrt(var + eps) * gamma +
+/// beta. In training, mean and (biased) variance of the batch, and running_mean and
+/// running_var are updated in place: running = momentum * running + (1 - momentum) * batch
+/// (unbiased variance, as PyTorch; Gluon's momentum convention, default 0.9). In inference, the
+/// running statistics. gamma, beta and the running arrays have shape [channels].
+NDArray batch_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta,
+                   const NDArray& running_mean, const NDArray& running_var, bool training,
+                   double momentum = 0.9, double eps = 1e-5, int64_t axis = 1);
+/// {dx, dgamma, dbeta} of batch_norm from dy and the gradients dmean, dvar of its statistics
+/// outputs; mean and var are the statistics the forward used (not differentiable again).
+std::vector<NDArray> batch_norm_backward(const NDArray& x, const NDArray& gamma,
+                                         const NDArray& mean, const NDArray& var,
+                                         const NDArray& dy, const NDArray& dmean,
+                                         const NDArray& dvar, bool training, double eps = 1e-5,
+                                         int64_t axis = 1);
+
 }  // namespace janus

@@ -145,6 +145,10 @@ struct OpDef {
   bool multi_device = false;
   /// The kernel draws random numbers: each call gets its own RngKey.
   bool random = false;
+  /// Inputs that the kernel also updates in place (auxiliary state such as batch norm's running
+  /// statistics, MXNet's "mutate inputs"): the engine orders the call as a write of them. Their
+  /// gradient is undefined.
+  std::vector<int> mutable_inputs = {};
 
   KernelFn kernel_for(DeviceType device) const;
   int attr_index(std::string_view attr_name) const;  // -1 when absent

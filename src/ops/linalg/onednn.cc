@@ -3,6 +3,8 @@
 
 #include <mutex>
 #include <set>
+#include <vector>
+#include <cstddef>
 
 #include "janus/engine/engine.h"
 
@@ -31,6 +33,19 @@ dnnl::engine& onednn_engine() {
     return eng;
   }();
   return *engine;
+}
+
+dnnl::primitive_attr onednn_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md) {
+  thread_local std::vector<std::byte> buffer;
+  const size_t bytes = md.get_size();
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return dnnl::memory(md, onednn_engine(), buffer.data());
 }
 
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once) {

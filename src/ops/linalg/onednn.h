@@ -14,6 +14,15 @@ namespace janus::ops {
 /// destroyed. Operator functions call it on the frontend thread before pushing.
 dnnl::engine& onednn_engine();
 
+/// Attributes for every primitive Janus builds: a user-managed scratchpad. oneDNN's default
+/// (library) scratchpad belongs to the thread that created the primitive, but kernels run on
+/// engine workers, so each execution passes its own (onednn_scratchpad).
+dnnl::primitive_attr onednn_attr();
+
+/// Scratchpad memory for `md` (a primitive descriptor's scratchpad_desc()) from a buffer owned
+/// by the calling thread, grown as needed. Valid until the thread's next call.
+dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
+
 /// The first time an implementation (primitive_desc::impl_info_str()) is seen, runs `run_once`
 /// on the caller's thread: the first execution of an implementation creates static state inside
 /// oneDNN. Then registers the engine's exit drain again, so a kernel still running at exit

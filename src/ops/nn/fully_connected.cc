@@ -30,26 +30,31 @@ FcDescs fc_descs(const FcKey& key) {
           dnnl::memory::desc({key.n, key.m}, dt::f32, tag::nc)};
 }
 
-void run_fc(const dnnl::inner_product_forward& prim, const FcKey& key, const void* x,
-            const void* w, const void* b, void* y) {
+struct CachedFc {
+  dnnl::inner_product_forward prim;
+  dnnl::memory::desc scratchpad;
+};
+
+void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, const void* b,
+            void* y) {
   const FcDescs d = fc_descs(key);
   dnnl::engine& eng = onednn_engine();
   dnnl::memory mx(d.src, eng, const_cast<void*>(x)), mw(d.weights, eng, const_cast<void*>(w));
   dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
   dnnl::stream stream(eng);
-  prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
-                        {DNNL_ARG_DST, my}});
+  fc.prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
+                           {DNNL_ARG_DST, my}, {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
   stream.wait();
 }
 
 std::mutex g_cache_mu;
-std::map<FcKey, dnnl::inner_product_forward>& fc_cache() {
-  static auto* cache = new std::map<FcKey, dnnl::inner_product_forward>();  // lives until exit
+std::map<FcKey, CachedFc>& fc_cache() {
+  static auto* cache = new std::map<FcKey, CachedFc>();  // lives until exit
   return *cache;
 }
 
 // Built once per shape on the caller's thread (prepare), shared by every worker.
-const dnnl::inner_product_forward& cached_fc(const FcKey& key) {
+const CachedFc& cached_fc(const FcKey& key) {
   std::lock_guard lock(g_cache_mu);
   auto& cache = fc_cache();
   auto it = cache.find(key);
@@ -58,8 +63,9 @@ const dnnl::inner_product_forward& cached_fc(const FcKey& key) {
   const auto pd = dnnl::inner_product_forward::primitive_desc(
       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
                                         d.bias, d.dst),
-      onednn_engine());
-  const auto& prim = cache.emplace(key, dnnl::inner_product_forward(pd)).first->second;
+      onednn_attr(), onednn_engine());
+  const CachedFc& prim =
+      cache.emplace(key, CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc()}).first->second;
   settle_onednn_state(pd.impl_info_str(), [&] {
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));

@@ -1,0 +1,339 @@
+// 2-D convolution geometry and kernels: oneDNN primitives (plain NCHW / OIHW layouts, so no
+// reorders) cached by geometry, and direct loops for float64.
+#include "conv.h"
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "../linalg/onednn.h"
+#include "janus/base/error.h"
+
+namespace janus::ops {
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+using dims = dnnl::memory::dims;
+
+std::vector<int64_t> pair_attr(std::string_view op, std::string_view name,
+                               const std::vector<int64_t>& v, int64_t min_value) {
+  JANUS_CHECK(v.size() == 1 || v.size() == 2, ValueError,
+              "{}: {} has {} values [{}], expected 1 or 2 (height, width)", op, name, v.size(),
+              fmt::join(v, ", "));
+  std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
+  JANUS_CHECK(out[0] >= min_value && out[1] >= min_value, ValueError,
+              "{}: {} is [{}], expected values >= {}", op, name, fmt::join(v, ", "), min_value);
+  return out;
+}
+
+struct ConvDescs {
+  dnnl::memory::desc src, weights, bias, dst;
+  dims strides, dilates, pad_l, pad_r;
+};
+
+ConvDescs conv_descs(const ConvGeom& g) {
+  const dims weights = g.groups == 1 ? dims{g.o, g.c, g.kh, g.kw}
+                                     : dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
+  return {dnnl::memory::desc({g.n, g.c, g.h, g.w}, dt::f32, tag::nchw),
+          dnnl::memory::desc(weights, dt::f32, g.groups == 1 ? tag::oihw : tag::goihw),
+          dnnl::memory::desc({g.o}, dt::f32, tag::x),
+          dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, dt::f32, tag::nchw),
+          {g.stride_h, g.stride_w},
+          {g.dil_h - 1, g.dil_w - 1},  // oneDNN counts dilation from 0
+          {g.pad_h, g.pad_w},
+          {g.pad_h, g.pad_w}};
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
+  const ConvDescs d = conv_descs(g);
+  return dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                      dnnl::algorithm::convolution_direct, d.src, d.weights,
+                                      d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r),
+      onednn_attr(), onednn_engine());
+}
+
+dnnl::memory wrap(const dnnl::memory::desc& md, const void* p) {
+  return dnnl::memory(md, onednn_engine(), const_cast<void*>(p));
+}
+
+// A primitive and the scratchpad its executions need.
+template <typename Prim>
+struct Cached {
+  Prim prim;
+  dnnl::memory::desc scratchpad;
+};
+
+template <typename Prim>
+void execute(const Cached<Prim>& c, std::unordered_map<int, dnnl::memory> args) {
+  args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(c.scratchpad));
+  dnnl::stream stream(onednn_engine());
+  c.prim.execute(stream, args);
+  stream.wait();
+}
+
+// One cache per pass: building a primitive costs far more than running it. Primitives may run
+// concurrently on several workers.
+template <typename Prim>
+class PrimitiveCache {
+ public:
+  template <typename Build, typename Settle>
+  const Cached<Prim>& get(const ConvGeom& g, Build build, Settle settle) {
+    std::lock_guard lock(mu_);
+    auto it = cache_->find(g);
+    if (it != cache_->end()) return it->second;
+    const auto pd = build(g);
+    const Cached<Prim>& ref =
+        cache_->emplace(g, Cached<Prim>{Prim(pd), pd.scratchpad_desc()}).first->second;
+    settle_onednn_state(pd.impl_info_str(), [&] { settle(ref); });
+    return ref;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<ConvGeom, Cached<Prim>>* cache_ = new std::map<ConvGeom, Cached<Prim>>();  // lives until exit
+};
+
+PrimitiveCache<dnnl::convolution_forward>& forward_cache() {
+  static auto* c = new PrimitiveCache<dnnl::convolution_forward>();
+  return *c;
+}
+PrimitiveCache<dnnl::convolution_backward_data>& backward_data_cache() {
+  static auto* c = new PrimitiveCache<dnnl::convolution_backward_data>();
+  return *c;
+}
+PrimitiveCache<dnnl::convolution_backward_weights>& backward_weight_cache() {
+  static auto* c = new PrimitiveCache<dnnl::convolution_backward_weights>();
+  return *c;
+}
+
+size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
+
+void run_forward(const Cached<dnnl::convolution_forward>& prim, const ConvGeom& g, const void* x,
+                 const void* w, const void* b, void* y) {
+  const ConvDescs d = conv_descs(g);
+  execute(prim, {{DNNL_ARG_SRC, wrap(d.src, x)},
+                 {DNNL_ARG_WEIGHTS, wrap(d.weights, w)},
+                 {DNNL_ARG_BIAS, wrap(d.bias, b)},
+                 {DNNL_ARG_DST, wrap(d.dst, y)}});
+}
+
+void run_backward_data(const Cached<dnnl::convolution_backward_data>& prim, const ConvGeom& g,
+                       const void* dy, const void* w, void* dx) {
+  const ConvDescs d = conv_descs(g);
+  execute(prim, {{DNNL_ARG_DIFF_DST, wrap(d.dst, dy)},
+                 {DNNL_ARG_WEIGHTS, wrap(d.weights, w)},
+                 {DNNL_ARG_DIFF_SRC, wrap(d.src, dx)}});
+}
+
+void run_backward_weight(const Cached<dnnl::convolution_backward_weights>& prim, const ConvGeom& g,
+                         const void* x, const void* dy, void* dw) {
+  const ConvDescs d = conv_descs(g);
+  execute(prim, {{DNNL_ARG_SRC, wrap(d.src, x)},
+                 {DNNL_ARG_DIFF_DST, wrap(d.dst, dy)},
+                 {DNNL_ARG_DIFF_WEIGHTS, wrap(d.weights, dw)}});
+}
+
+const Cached<dnnl::convolution_forward>& cached_forward(const ConvGeom& g) {
+  return forward_cache().get(
+      g, forward_pd,
+      [&g](const Cached<dnnl::convolution_forward>& prim) {
+        const ConvDescs d = conv_descs(g);
+        std::vector<float> x(count(d.src)), w(count(d.weights)), b(count(d.bias)), y(count(d.dst));
+        run_forward(prim, g, x.data(), w.data(), b.data(), y.data());
+      });
+}
+
+const Cached<dnnl::convolution_backward_data>& cached_backward_data(const ConvGeom& g) {
+  return backward_data_cache().get(
+      g,
+      [](const ConvGeom& geom) {
+        const ConvDescs d = conv_descs(geom);
+        return dnnl::convolution_backward_data::primitive_desc(
+            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.src,
+                                                  d.weights, d.dst, d.strides, d.dilates, d.pad_l,
+                                                  d.pad_r),
+            onednn_attr(), onednn_engine(), forward_pd(geom));
+      },
+      [&g](const Cached<dnnl::convolution_backward_data>& prim) {
+        const ConvDescs d = conv_descs(g);
+        std::vector<float> dy(count(d.dst)), w(count(d.weights)), dx(count(d.src));
+        run_backward_data(prim, g, dy.data(), w.data(), dx.data());
+      });
+}
+
+const Cached<dnnl::convolution_backward_weights>& cached_backward_weight(const ConvGeom& g) {
+  return backward_weight_cache().get(
+      g,
+      [](const ConvGeom& geom) {
+        const ConvDescs d = conv_descs(geom);
+        return dnnl::convolution_backward_weights::primitive_desc(
+            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, d.src,
+                                                     d.weights, d.dst, d.strides, d.dilates,
+                                                     d.pad_l, d.pad_r),
+            onednn_attr(), onednn_engine(), forward_pd(geom));
+      },
+      [&g](const Cached<dnnl::convolution_backward_weights>& prim) {
+        const ConvDescs d = conv_descs(g);
+        std::vector<float> x(count(d.src)), dy(count(d.dst)), dw(count(d.weights));
+        run_backward_weight(prim, g, x.data(), dy.data(), dw.data());
+      });
+}
+
+// Direct loops. Every (output pixel, tap) pair visits `tap(n, oc, oy, ox, ic, iy, ix, ky, kx)`
+// with the input position in range; the three passes differ only in what they accumulate.
+template <typename Tap>
+void for_each_tap(const ConvGeom& g, Tap tap) {
+  const int64_t og = g.o / g.groups, cg = g.c / g.groups;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t oc = 0; oc < g.o; ++oc) {
+      const int64_t c0 = (oc / og) * cg;
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          for (int64_t ic = 0; ic < cg; ++ic) {
+            for (int64_t ky = 0; ky < g.kh; ++ky) {
+              const int64_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+              if (iy < 0 || iy >= g.h) continue;
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                const int64_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                if (ix < 0 || ix >= g.w) continue;
+                tap(((n * g.o + oc) * g.oh + oy) * g.ow + ox,             // y index
+                    ((n * g.c + c0 + ic) * g.h + iy) * g.w + ix,          // x index
+                    ((oc * cg + ic) * g.kh + ky) * g.kw + kx);            // weight index
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
+  for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
+}
+
+template <typename T>
+void backward_data_loop(const ConvGeom& g, const T* dy, const T* w, T* dx) {
+  for (int64_t i = 0; i < g.n * g.c * g.h * g.w; ++i) dx[i] = T(0);
+  for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { dx[xi] += dy[yi] * w[wi]; });
+}
+
+template <typename T>
+void backward_weight_loop(const ConvGeom& g, const T* x, const T* dy, T* dw) {
+  for (int64_t i = 0; i < g.o * (g.c / g.groups) * g.kh * g.kw; ++i) dw[i] = T(0);
+  for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { dw[wi] += x[xi] * dy[yi]; });
+}
+
+}  // namespace
+
+std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra) {
+  std::vector<AttrDef> attrs = {
+      {"stride", AttrType::kInts, std::vector<int64_t>{1, 1}, "step (height, width), or one for both"},
+      {"padding", AttrType::kInts, std::vector<int64_t>{0, 0}, "zeros added on each side (height, width)"},
+      {"dilation", AttrType::kInts, std::vector<int64_t>{1, 1}, "spacing of the kernel taps (height, width)"},
+      {"groups", AttrType::kInt, int64_t{1}, "input and output channels split into this many groups"}};
+  attrs.insert(attrs.end(), extra.begin(), extra.end());
+  return attrs;
+}
+
+ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
+                       const Attrs& attrs) {
+  JANUS_CHECK(x.ndim() == 4, ShapeError,
+              "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]", op,
+              x);
+  JANUS_CHECK(weight.ndim() == 4, ShapeError,
+              "{}: weight has shape {}, expected 4 dimensions [out_channels, in_channels / groups, "
+              "kernel_height, kernel_width]",
+              op, weight);
+  const auto stride = pair_attr(op, "stride", attrs.get<std::vector<int64_t>>(0), 1);
+  const auto padding = pair_attr(op, "padding", attrs.get<std::vector<int64_t>>(1), 0);
+  const auto dilation = pair_attr(op, "dilation", attrs.get<std::vector<int64_t>>(2), 1);
+  const int64_t groups = attrs.get<int64_t>(3);
+  JANUS_CHECK(groups >= 1, ValueError, "{}: groups is {}, expected at least 1", op, groups);
+  JANUS_CHECK(x[1] % groups == 0 && weight[0] % groups == 0, ValueError,
+              "{}: {} input channels and {} output channels must both divide into {} groups", op,
+              x[1], weight[0], groups);
+  JANUS_CHECK(weight[1] * groups == x[1], ShapeError,
+              "{}: input {} has {} channels but weight {} expects {} ({} per group x {} groups)",
+              op, x, x[1], weight, weight[1] * groups, weight[1], groups);
+  ConvGeom g{x[0], x[1], x[2], x[3], weight[0], weight[2], weight[3], 0, 0,
+             stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
+  const int64_t ext_h = (g.kh - 1) * g.dil_h + 1, ext_w = (g.kw - 1) * g.dil_w + 1;
+  JANUS_CHECK(g.kh >= 1 && g.kw >= 1 && g.h + 2 * g.pad_h >= ext_h && g.w + 2 * g.pad_w >= ext_w,
+              ShapeError,
+              "{}: kernel {}x{} (dilation {}x{}) does not fit input {}x{} with padding {}x{}", op,
+              g.kh, g.kw, g.dil_h, g.dil_w, g.h, g.w, g.pad_h, g.pad_w);
+  g.oh = (g.h + 2 * g.pad_h - ext_h) / g.stride_h + 1;
+  g.ow = (g.w + 2 * g.pad_w - ext_w) / g.stride_w + 1;
+  return g;
+}
+
+void check_conv_dtypes(std::string_view op, std::initializer_list<DType> dtypes) {
+  const DType first = *dtypes.begin();
+  for (DType d : dtypes) {
+    JANUS_CHECK(d == first, TypeError, "{}: operands have dtypes {}, expected one dtype", op,
+                fmt::join(dtypes, ", "));
+  }
+  JANUS_CHECK(first == DType::kFloat32 || first == DType::kFloat64, TypeError,
+              "{}: dtype {} is not supported, expected float32 or float64", op, first);
+}
+
+bool conv_uses_onednn(const ConvGeom& g, DType dtype) {
+  return dtype == DType::kFloat32 && g.n > 0 && g.c > 0 && g.o > 0 && g.h > 0 && g.w > 0;
+}
+
+void prepare_conv_forward(const ConvGeom& g) {
+  if (conv_uses_onednn(g, DType::kFloat32)) cached_forward(g);
+}
+void prepare_conv_backward_data(const ConvGeom& g) {
+  if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_data(g);
+}
+void prepare_conv_backward_weight(const ConvGeom& g) {
+  if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_weight(g);
+}
+
+void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
+                  const void* bias, void* y, const RunContext&) {
+  if (dtype == DType::kFloat64) {
+    forward_loop(g, static_cast<const double*>(x), static_cast<const double*>(weight),
+                 static_cast<const double*>(bias), static_cast<double*>(y));
+  } else if (!conv_uses_onednn(g, dtype)) {
+    forward_loop(g, static_cast<const float*>(x), static_cast<const float*>(weight),
+                 static_cast<const float*>(bias), static_cast<float*>(y));
+  } else {
+    run_forward(cached_forward(g), g, x, weight, bias, y);
+  }
+}
+
+void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
+                        void* dx, const RunContext&) {
+  if (dtype == DType::kFloat64) {
+    backward_data_loop(g, static_cast<const double*>(dy), static_cast<const double*>(weight),
+                       static_cast<double*>(dx));
+  } else if (!conv_uses_onednn(g, dtype)) {
+    backward_data_loop(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
+                       static_cast<float*>(dx));
+  } else {
+    run_backward_data(cached_backward_data(g), g, dy, weight, dx);
+  }
+}
+
+void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
+                          void* dweight, const RunContext&) {
+  if (dtype == DType::kFloat64) {
+    backward_weight_loop(g, static_cast<const double*>(x), static_cast<const double*>(dy),
+                         static_cast<double*>(dweight));
+  } else if (!conv_uses_onednn(g, dtype)) {
+    backward_weight_loop(g, static_cast<const float*>(x), static_cast<const float*>(dy),
+                         static_cast<float*>(dweight));
+  } else {
+    run_backward_weight(cached_backward_weight(g), g, x, dy, dweight);
+  }
+}
+
+}  // namespace janus::ops

@@ -1,0 +1,69 @@
+// conv2d(x, weight, bias): 2-D convolution with stride, padding, dilation and groups (oneDNN).
+#include "../op_utils.h"
+#include "conv.h"
+#include "janus/ops/ops.h"
+
+namespace janus::ops {
+namespace {
+
+std::vector<TensorSpec> infer_conv2d(const InferArgs& args) {
+  const TensorSpec& x = args.inputs[0];
+  const TensorSpec& w = args.inputs[1];
+  const TensorSpec& b = args.inputs[2];
+  const ConvGeom g = conv_geometry("conv2d", x.shape, w.shape, args.attrs);
+  JANUS_CHECK(b.shape == Shape{g.o}, ShapeError,
+              "conv2d: bias has shape {} for weight {}, expected [{}] (one per output channel)",
+              b.shape, w.shape, g.o);
+  check_conv_dtypes("conv2d", {x.dtype, w.dtype, b.dtype});
+  return {TensorSpec{Shape{g.n, g.o, g.oh, g.ow}, x.dtype, x.device}};
+}
+
+void prepare_conv2d(const InferArgs& args, std::span<const TensorSpec>) {
+  if (args.inputs[0].dtype != DType::kFloat32) return;
+  prepare_conv_forward(conv_geometry("conv2d", args.inputs[0].shape, args.inputs[1].shape, args.attrs));
+}
+
+void conv2d_cpu(const KernelArgs& args) {
+  const ConvGeom g = conv_geometry("conv2d", args.in(0).shape(), args.in(1).shape(), args.attrs);
+  conv_forward(g, args.in(0).dtype(), args.in(0).raw_data(), args.in(1).raw_data(),
+               args.in(2).raw_data(), args.out(0).raw_data(), args.ctx);
+}
+
+}  // namespace
+
+JANUS_DEFINE_OP({
+    .name = "conv2d",
+    .doc = "2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, "
+           "KW], plus bias [O]: y [N, O, OH, OW].\n\n"
+           "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. "
+           "float32 runs through oneDNN; without a bias, pass zeros of shape [O].",
+    .inputs = {"x", "weight", "bias"},
+    .outputs = {"y"},
+    .attrs = conv_attrs(),
+    .infer = infer_conv2d,
+    .kernels = {{DeviceType::kCPU, conv2d_cpu}},
+    .prepare = prepare_conv2d,
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      const auto& stride = g.attrs.get<std::vector<int64_t>>(0);
+      const auto& padding = g.attrs.get<std::vector<int64_t>>(1);
+      const auto& dilation = g.attrs.get<std::vector<int64_t>>(2);
+      const int64_t groups = g.attrs.get<int64_t>(3);
+      const Shape& xs = g.x(0).shape();
+      const Shape& ws = g.x(1).shape();
+      return {conv2d_backward_data(g.dy(0), g.x(1), {xs[2], xs[3]}, stride, padding, dilation, groups),
+              conv2d_backward_weight(g.x(0), g.dy(0), {ws[2], ws[3]}, stride, padding, dilation, groups),
+              sum(g.dy(0), {0, 2, 3})};
+    },
+});
+
+}  // namespace janus::ops
+
+namespace janus {
+NDArray conv2d(const NDArray& x, const NDArray& weight, const NDArray& bias,
+               std::vector<int64_t> stride, std::vector<int64_t> padding,
+               std::vector<int64_t> dilation, int64_t groups) {
+  static const ops::OpDef& op = ops::get_op("conv2d");
+  return ops::invoke(op, {x, weight, bias},
+                     {std::move(stride), std::move(padding), std::move(dilation), groups})[0];
+}
+}  // namespace janus

@@ -1,0 +1,189 @@
+// 2-D pooling loops, parallel over the (batch, channel) planes.
+#include "pool.h"
+
+#include <algorithm>
+
+#include "../op_utils.h"
+#include "janus/base/error.h"
+
+namespace janus::ops {
+namespace {
+
+std::vector<int64_t> pair_of(std::string_view op, std::string_view name,
+                             const std::vector<int64_t>& v, int64_t min_value) {
+  JANUS_CHECK(v.size() == 1 || v.size() == 2, ValueError,
+              "{}: {} has {} values [{}], expected 1 or 2 (height, width)", op, name, v.size(),
+              fmt::join(v, ", "));
+  std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
+  JANUS_CHECK(out[0] >= min_value && out[1] >= min_value, ValueError,
+              "{}: {} is [{}], expected values >= {}", op, name, fmt::join(v, ", "), min_value);
+  return out;
+}
+
+// The window of output (oy, ox), clipped to the input: [y0, y1) x [x0, x1).
+struct Window {
+  int64_t y0, y1, x0, x1;
+  int64_t padded_count;  // taps including the padding (clipped to input + padding)
+};
+
+Window window(const PoolGeom& g, int64_t oy, int64_t ox) {
+  const int64_t ys = oy * g.stride_h - g.pad_h, xs = ox * g.stride_w - g.pad_w;
+  const int64_t ye = std::min(ys + g.kh, g.h + g.pad_h), xe = std::min(xs + g.kw, g.w + g.pad_w);
+  return {std::max<int64_t>(ys, 0), std::min(ye, g.h), std::max<int64_t>(xs, 0), std::min(xe, g.w),
+          (ye - ys) * (xe - xs)};
+}
+
+// body(plane) for each of the n * c planes, split across the kernel's threads.
+template <typename Body>
+void for_each_plane(const PoolGeom& g, const RunContext& ctx, Body body) {
+  const int64_t planes = g.n * g.c;
+  const int64_t per_plane = std::max<int64_t>(1, g.h * g.w);
+  // parallel_for splits element counts; hand it whole planes.
+  parallel_for(planes * per_plane, ctx, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = (lo + per_plane - 1) / per_plane; p < (hi + per_plane - 1) / per_plane; ++p) body(p);
+  });
+}
+
+template <typename F>
+void float_dispatch(DType dtype, F f) {
+  if (dtype == DType::kFloat64) {
+    f.template operator()<double>();
+  } else {
+    f.template operator()<float>();
+  }
+}
+
+}  // namespace
+
+std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra) {
+  std::vector<AttrDef> attrs = {
+      {"kernel_size", AttrType::kInts, std::nullopt, "window (height, width), or one for both"},
+      {"stride", AttrType::kInts, std::vector<int64_t>{}, "step (height, width); empty: the kernel size"},
+      {"padding", AttrType::kInts, std::vector<int64_t>{0, 0}, "implicit padding on each side, at most half the kernel"}};
+  attrs.insert(attrs.end(), extra.begin(), extra.end());
+  return attrs;
+}
+
+PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs) {
+  JANUS_CHECK(x.ndim() == 4, ShapeError,
+              "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]", op,
+              x);
+  const auto kernel = pair_of(op, "kernel_size", attrs.get<std::vector<int64_t>>(0), 1);
+  const auto& stride_attr = attrs.get<std::vector<int64_t>>(1);
+  const auto stride = stride_attr.empty() ? kernel : pair_of(op, "stride", stride_attr, 1);
+  const auto padding = pair_of(op, "padding", attrs.get<std::vector<int64_t>>(2), 0);
+  JANUS_CHECK(2 * padding[0] <= kernel[0] && 2 * padding[1] <= kernel[1], ValueError,
+              "{}: padding [{}] is more than half the kernel [{}]", op, fmt::join(padding, ", "),
+              fmt::join(kernel, ", "));
+  JANUS_CHECK(x[2] > 0 && x[3] > 0, ShapeError,
+              "{}: input has shape {}, expected a height and width of at least 1", op, x);
+  PoolGeom g{x[0], x[1], x[2], x[3], kernel[0], kernel[1], stride[0], stride[1],
+             padding[0], padding[1], 0, 0};
+  JANUS_CHECK(g.h + 2 * g.pad_h >= g.kh && g.w + 2 * g.pad_w >= g.kw, ShapeError,
+              "{}: window {}x{} does not fit input {}x{} with padding {}x{}", op, g.kh, g.kw, g.h,
+              g.w, g.pad_h, g.pad_w);
+  g.oh = (g.h + 2 * g.pad_h - g.kh) / g.stride_h + 1;
+  g.ow = (g.w + 2 * g.pad_w - g.kw) / g.stride_w + 1;
+  return g;
+}
+
+void check_pool_dtype(std::string_view op, DType dtype) {
+  JANUS_CHECK(dtype == DType::kFloat32 || dtype == DType::kFloat64, TypeError,
+              "{}: dtype {} is not supported, expected float32 or float64", op, dtype);
+}
+
+void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y, const RunContext& ctx) {
+  float_dispatch(x.dtype(), [&]<typename T>() {
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    for_each_plane(g, ctx, [&](int64_t p) {
+      const T* in = xp + p * g.h * g.w;
+      T* out = yp + p * g.oh * g.ow;
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const Window win = window(g, oy, ox);
+          T best = in[win.y0 * g.w + win.x0];
+          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) best = std::max(best, in[iy * g.w + ix]);
+          }
+          out[oy * g.ow + ox] = best;
+        }
+      }
+    });
+  });
+}
+
+void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, const NDArray& dx,
+                       const RunContext& ctx) {
+  float_dispatch(x.dtype(), [&]<typename T>() {
+    const T* xp = x.data<T>();
+    const T* dyp = dy.data<T>();
+    T* dxp = dx.data<T>();
+    for_each_plane(g, ctx, [&](int64_t p) {
+      const T* in = xp + p * g.h * g.w;
+      const T* d = dyp + p * g.oh * g.ow;
+      T* out = dxp + p * g.h * g.w;
+      std::fill(out, out + g.h * g.w, T(0));
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const Window win = window(g, oy, ox);
+          int64_t arg = win.y0 * g.w + win.x0;
+          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) {
+              if (in[iy * g.w + ix] > in[arg]) arg = iy * g.w + ix;
+            }
+          }
+          out[arg] += d[oy * g.ow + ox];
+        }
+      }
+    });
+  });
+}
+
+void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
+                      const RunContext& ctx) {
+  float_dispatch(x.dtype(), [&]<typename T>() {
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    for_each_plane(g, ctx, [&](int64_t p) {
+      const T* in = xp + p * g.h * g.w;
+      T* out = yp + p * g.oh * g.ow;
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const Window win = window(g, oy, ox);
+          T total = 0;
+          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) total += in[iy * g.w + ix];
+          }
+          const int64_t n = count_pad ? win.padded_count : (win.y1 - win.y0) * (win.x1 - win.x0);
+          out[oy * g.ow + ox] = total / static_cast<T>(n);
+        }
+      }
+    });
+  });
+}
+
+void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, const NDArray& dx,
+                       const RunContext& ctx) {
+  float_dispatch(dy.dtype(), [&]<typename T>() {
+    const T* dyp = dy.data<T>();
+    T* dxp = dx.data<T>();
+    for_each_plane(g, ctx, [&](int64_t p) {
+      const T* d = dyp + p * g.oh * g.ow;
+      T* out = dxp + p * g.h * g.w;
+      std::fill(out, out + g.h * g.w, T(0));
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const Window win = window(g, oy, ox);
+          const int64_t n = count_pad ? win.padded_count : (win.y1 - win.y0) * (win.x1 - win.x0);
+          const T share = d[oy * g.ow + ox] / static_cast<T>(n);
+          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) out[iy * g.w + ix] += share;
+          }
+        }
+      }
+    });
+  });
+}
+
+}  // namespace janus::ops

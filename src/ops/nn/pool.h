@@ -1,0 +1,42 @@
+// The geometry of 2-D pooling windows and the loops of max and average pooling, shared by
+// max_pool2d, avg_pool2d and their backward operators. Private to src/ops.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "janus/ops/registry.h"
+
+namespace janus::ops {
+
+/// Windows of kh x kw with the given stride and (implicit) padding over x [n, c, h, w].
+struct PoolGeom {
+  int64_t n, c, h, w;
+  int64_t kh, kw, stride_h, stride_w, pad_h, pad_w;
+  int64_t oh, ow;
+};
+
+/// kernel_size, stride (empty: the kernel size) and padding: attributes 0-2.
+std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra = {});
+
+/// Reads attributes 0-2, checks them against x [n, c, h, w] and computes the output extent.
+/// Errors name `op`.
+PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs);
+
+/// Checks that `dtype` is float32 or float64.
+void check_pool_dtype(std::string_view op, DType dtype);
+
+/// y[n, c, oy, ox] = max over the window (padding never wins).
+void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y, const RunContext& ctx);
+/// dx: each window's dy goes to the first position holding the window's maximum.
+void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, const NDArray& dx,
+                       const RunContext& ctx);
+/// y = mean over the window; the divisor counts the padding when `count_pad`.
+void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
+                      const RunContext& ctx);
+/// dx: each window's dy spread evenly over the positions it averaged.
+void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, const NDArray& dx,
+                       const RunContext& ctx);
+
+}  // namespace janus::ops

@@ -1,0 +1,381 @@
+// Conformance specifications of convolution, pooling and batch normalisation. The references
+// are written independently of the kernels: gradients as sums over output positions.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "testing/op_spec.h"
+
+namespace janus::testing {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+int64_t at4(const Shape& s, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return ((a * s[1] + b) * s[2] + c) * s[3] + d;
+}
+
+struct Conv {
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+};
+
+Conv conv_of(const ops::Attrs& a) {
+  auto pair = [](const Ints& v) { return v.size() == 1 ? Ints{v[0], v[0]} : v; };
+  const Ints s = pair(a.get<Ints>(0)), p = pair(a.get<Ints>(1)), d = pair(a.get<Ints>(2));
+  return {s[0], s[1], p[0], p[1], d[0], d[1], a.get<int64_t>(3)};
+}
+
+int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
+// Visits every (y position, x position, weight position) product of a convolution of x shape
+// `xs` with weight shape `ws`.
+template <typename F>
+void conv_products(const Shape& xs, const Shape& ws, const Conv& c, F f) {
+  const int64_t oh = out_extent(xs[2], ws[2], c.sh, c.ph, c.dh);
+  const int64_t ow = out_extent(xs[3], ws[3], c.sw, c.pw, c.dw);
+  const Shape ys{xs[0], ws[0], oh, ow};
+  const int64_t og = ws[0] / c.groups;
+  for (int64_t n = 0; n < xs[0]; ++n)
+    for (int64_t o = 0; o < ws[0]; ++o)
+      for (int64_t i = 0; i < ws[1]; ++i)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t x = 0; x < ow; ++x)
+            for (int64_t ky = 0; ky < ws[2]; ++ky)
+              for (int64_t kx = 0; kx < ws[3]; ++kx) {
+                const int64_t iy = y * c.sh - c.ph + ky * c.dh, ix = x * c.sw - c.pw + kx * c.dw;
+                if (iy < 0 || iy >= xs[2] || ix < 0 || ix >= xs[3]) continue;
+                f(at4(ys, n, o, y, x), at4(xs, n, (o / og) * ws[1] + i, iy, ix), at4(ws, o, i, ky, kx));
+              }
+}
+
+Shape conv_out_shape(const Shape& xs, const Shape& ws, const Conv& c) {
+  return {xs[0], ws[0], out_extent(xs[2], ws[2], c.sh, c.ph, c.dh),
+          out_extent(xs[3], ws[3], c.sw, c.pw, c.dw)};
+}
+
+std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+  const Conv c = conv_of(a);
+  RefTensor y = ref_zeros(conv_out_shape(in[0].shape, in[1].shape, c));
+  const int64_t plane = y.shape[2] * y.shape[3];
+  for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / plane) % y.shape[1]];
+  conv_products(in[0].shape, in[1].shape, c,
+                [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
+  return {y};
+}
+
+// Inputs dy, weight; attribute 4 the input's height and width.
+std::vector<RefTensor> ref_conv2d_backward_data(const std::vector<RefTensor>& in,
+                                                const ops::Attrs& a) {
+  const Conv c = conv_of(a);
+  const Ints size = a.get<Ints>(4);
+  const Shape xs{in[0].shape[0], in[1].shape[1] * c.groups, size[0], size[1]};
+  RefTensor dx = ref_zeros(xs);
+  conv_products(xs, in[1].shape, c,
+                [&](int64_t yi, int64_t xi, int64_t wi) { dx[xi] += in[0][yi] * in[1][wi]; });
+  return {dx};
+}
+
+// Inputs x, dy; attribute 4 the kernel's height and width.
+std::vector<RefTensor> ref_conv2d_backward_weight(const std::vector<RefTensor>& in,
+                                                  const ops::Attrs& a) {
+  const Conv c = conv_of(a);
+  const Ints size = a.get<Ints>(4);
+  const Shape ws{in[1].shape[1], in[0].shape[1] / c.groups, size[0], size[1]};
+  RefTensor dw = ref_zeros(ws);
+  conv_products(in[0].shape, ws, c,
+                [&](int64_t yi, int64_t xi, int64_t wi) { dw[wi] += in[0][xi] * in[1][yi]; });
+  return {dw};
+}
+
+ops::Attrs conv(Ints stride, Ints padding, Ints dilation, int64_t groups) {
+  return {std::move(stride), std::move(padding), std::move(dilation), groups};
+}
+ops::Attrs conv_with(ops::Attrs a, Ints extra) {
+  a.values().push_back(std::move(extra));
+  return a;
+}
+
+JANUS_OP_SPEC({.op = "conv2d",
+               .reference = ref_conv2d,
+               .samples = {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
+                           {{{1, 2, 6, 5}, {2, 2, 3, 2}, {2}}, conv({2, 1}, {1, 0}, {1}, 1)},
+                           {{{1, 4, 5, 5}, {6, 2, 2, 2}, {6}}, conv({1}, {1}, {2}, 2)},
+                           {{{2, 1, 4, 4}, {2, 1, 5, 5}, {2}}, conv({1}, {2}, {1}, 1)},
+                           {{{0, 2, 3, 3}, {1, 2, 1, 1}, {1}}, conv({1}, {0}, {1}, 1)}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv2d_backward_data",
+               .reference = ref_conv2d_backward_data,
+               .samples = {{{{2, 4, 3, 3}, {4, 3, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {5, 5})},
+                           {{{1, 2, 3, 4}, {2, 2, 3, 2}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {6, 5})},
+                           {{{1, 6, 5, 5}, {6, 2, 2, 2}}, conv_with(conv({1}, {1}, {2}, 2), {5, 5})},
+                           // stride 2 on an odd input: the last row is never read
+                           {{{1, 2, 2, 2}, {2, 1, 3, 3}}, conv_with(conv({2}, {0}, {1}, 1), {6, 6})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv2d_backward_weight",
+               .reference = ref_conv2d_backward_weight,
+               .samples = {{{{2, 3, 5, 5}, {2, 4, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {3, 3})},
+                           {{{1, 2, 6, 5}, {1, 2, 3, 4}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {3, 2})},
+                           {{{1, 4, 5, 5}, {1, 6, 5, 5}}, conv_with(conv({1}, {1}, {2}, 2), {2, 2})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+// Pooling windows: the taps of output (n, c, y, x) inside the input, and the padded count.
+struct Pool {
+  int64_t kh, kw, sh, sw, ph, pw;
+};
+
+Pool pool_of(const ops::Attrs& a) {
+  auto pair = [](const Ints& v) { return v.size() == 1 ? Ints{v[0], v[0]} : v; };
+  const Ints k = pair(a.get<Ints>(0));
+  const Ints s = a.get<Ints>(1).empty() ? k : pair(a.get<Ints>(1));
+  const Ints p = pair(a.get<Ints>(2));
+  return {k[0], k[1], s[0], s[1], p[0], p[1]};
+}
+
+Shape pool_out_shape(const Shape& xs, const Pool& p) {
+  return {xs[0], xs[1], (xs[2] + 2 * p.ph - p.kh) / p.sh + 1, (xs[3] + 2 * p.pw - p.kw) / p.sw + 1};
+}
+
+// f(y index, taps inside x in row-major order, padded window size).
+template <typename F>
+void pool_windows(const Shape& xs, const Pool& p, F f) {
+  const Shape ys = pool_out_shape(xs, p);
+  for (int64_t n = 0; n < ys[0]; ++n)
+    for (int64_t c = 0; c < ys[1]; ++c)
+      for (int64_t y = 0; y < ys[2]; ++y)
+        for (int64_t x = 0; x < ys[3]; ++x) {
+          std::vector<int64_t> taps;
+          int64_t padded = 0;
+          for (int64_t ky = 0; ky < p.kh; ++ky)
+            for (int64_t kx = 0; kx < p.kw; ++kx) {
+              const int64_t iy = y * p.sh - p.ph + ky, ix = x * p.sw - p.pw + kx;
+              if (iy >= xs[2] + p.ph || ix >= xs[3] + p.pw) continue;  // past the padding
+              ++padded;
+              if (iy >= 0 && iy < xs[2] && ix >= 0 && ix < xs[3]) taps.push_back(at4(xs, n, c, iy, ix));
+            }
+          f(at4(ys, n, c, y, x), taps, padded);
+        }
+}
+
+int64_t first_max(const RefTensor& x, const std::vector<int64_t>& taps) {
+  int64_t best = taps[0];
+  for (int64_t t : taps) {
+    if (x[t] > x[best]) best = t;
+  }
+  return best;
+}
+
+std::vector<RefTensor> ref_max_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+  RefTensor y = ref_zeros(pool_out_shape(in[0].shape, pool_of(a)));
+  pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
+    y[yi] = in[0][first_max(in[0], taps)];
+  });
+  return {y};
+}
+
+std::vector<RefTensor> ref_max_pool2d_backward(const std::vector<RefTensor>& in,
+                                               const ops::Attrs& a) {
+  RefTensor dx = ref_zeros(in[0].shape);
+  pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
+    dx[first_max(in[0], taps)] += in[1][yi];
+  });
+  return {dx};
+}
+
+std::vector<RefTensor> ref_avg_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+  const bool count_pad = a.get<bool>(3);
+  RefTensor y = ref_zeros(pool_out_shape(in[0].shape, pool_of(a)));
+  pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
+    double total = 0;
+    for (int64_t t : taps) total += in[0][t];
+    y[yi] = total / static_cast<double>(count_pad ? padded : static_cast<int64_t>(taps.size()));
+  });
+  return {y};
+}
+
+std::vector<RefTensor> ref_avg_pool2d_backward(const std::vector<RefTensor>& in,
+                                               const ops::Attrs& a) {
+  const bool count_pad = a.get<bool>(3);
+  const Ints size = a.get<Ints>(4);
+  const Shape xs{in[0].shape[0], in[0].shape[1], size[0], size[1]};
+  RefTensor dx = ref_zeros(xs);
+  pool_windows(xs, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
+    const double n = static_cast<double>(count_pad ? padded : static_cast<int64_t>(taps.size()));
+    for (int64_t t : taps) dx[t] += in[0][yi] / n;
+  });
+  return {dx};
+}
+
+// Distinct values, so that each window has one maximum and finite differences never cross a
+// tie.
+void distinct(int index, RefTensor& t, std::mt19937& rng) {
+  if (index != 0) return;
+  std::vector<int64_t> order(static_cast<size_t>(t.size()));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = 0.1 * static_cast<double>(order[static_cast<size_t>(i)]) - 1.0;
+}
+
+ops::Attrs pool(Ints kernel, Ints stride, Ints padding) {
+  return {std::move(kernel), std::move(stride), std::move(padding)};
+}
+
+const std::vector<OpSample> kMaxPoolSamples = {
+    {{{2, 3, 4, 4}}, pool({2}, {}, {0})},
+    {{{1, 2, 5, 7}}, pool({3, 2}, {2, 1}, {1, 0})},
+    {{{1, 1, 5, 5}}, pool({3}, {1}, {1})},
+    {{{0, 2, 4, 4}}, pool({2}, {}, {0})}};
+
+JANUS_OP_SPEC({.op = "max_pool2d",
+               .reference = ref_max_pool2d,
+               .samples = kMaxPoolSamples,
+               .make_input = distinct});
+
+JANUS_OP_SPEC({.op = "max_pool2d_backward",
+               .reference = ref_max_pool2d_backward,
+               .samples = {{{{2, 3, 4, 4}, {2, 3, 2, 2}}, pool({2}, {}, {0})},
+                           {{{1, 2, 5, 7}, {1, 2, 3, 6}}, pool({3, 2}, {2, 1}, {1, 0})},
+                           {{{1, 1, 5, 5}, {1, 1, 5, 5}}, pool({3}, {1}, {1})}},
+               .make_input = distinct});
+
+ops::Attrs avg(Ints kernel, Ints stride, Ints padding, bool count_pad) {
+  return {std::move(kernel), std::move(stride), std::move(padding), count_pad};
+}
+
+JANUS_OP_SPEC({.op = "avg_pool2d",
+               .reference = ref_avg_pool2d,
+               .samples = {{{{2, 3, 4, 4}}, avg({2}, {}, {0}, true)},
+                           {{{1, 2, 5, 7}}, avg({3, 2}, {2, 1}, {1, 0}, true)},
+                           {{{1, 2, 5, 5}}, avg({3}, {2}, {1}, false)},
+                           {{{0, 2, 4, 4}}, avg({2}, {}, {0}, true)}}});
+
+ops::Attrs avg_backward(Ints kernel, Ints stride, Ints padding, bool count_pad, Ints size) {
+  return {std::move(kernel), std::move(stride), std::move(padding), count_pad, std::move(size)};
+}
+
+JANUS_OP_SPEC({.op = "avg_pool2d_backward",
+               .reference = ref_avg_pool2d_backward,
+               .samples = {{{{2, 3, 2, 2}}, avg_backward({2}, {}, {0}, true, {4, 4})},
+                           {{{1, 2, 3, 6}}, avg_backward({3, 2}, {2, 1}, {1, 0}, true, {5, 7})},
+                           {{{1, 2, 3, 3}}, avg_backward({3}, {2}, {1}, false, {5, 5})}}});
+
+// Batch norm over axis `axis`: per channel mean and biased variance (training) or the running
+// statistics (inference).
+struct Channels {
+  int64_t outer = 1, channels = 1, inner = 1;
+};
+
+Channels channels_of(const Shape& s, int64_t axis) {
+  if (axis < 0) axis += s.ndim();
+  Channels c;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i < axis) c.outer *= s[i];
+    if (i == axis) c.channels = s[i];
+    if (i > axis) c.inner *= s[i];
+  }
+  return c;
+}
+
+std::vector<int64_t> channel_members(const Channels& c, int64_t ch) {
+  std::vector<int64_t> idx;
+  for (int64_t o = 0; o < c.outer; ++o)
+    for (int64_t i = 0; i < c.inner; ++i) idx.push_back((o * c.channels + ch) * c.inner + i);
+  return idx;
+}
+
+std::vector<RefTensor> ref_batch_norm(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+  const double eps = a.get<double>(0);
+  const bool training = a.get<bool>(2);
+  const Channels c = channels_of(in[0].shape, a.get<int64_t>(3));
+  RefTensor y = ref_zeros(in[0].shape), mean = ref_zeros(Shape{c.channels}),
+            var = ref_zeros(Shape{c.channels});
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const auto idx = channel_members(c, ch);
+    if (training) {
+      for (int64_t k : idx) mean[ch] += in[0][k] / static_cast<double>(idx.size());
+      for (int64_t k : idx) var[ch] += std::pow(in[0][k] - mean[ch], 2) / static_cast<double>(idx.size());
+    } else {
+      mean[ch] = in[3][ch];
+      var[ch] = in[4][ch];
+    }
+    for (int64_t k : idx) y[k] = (in[0][k] - mean[ch]) / std::sqrt(var[ch] + eps) * in[1][ch] + in[2][ch];
+  }
+  return {y, mean, var};
+}
+
+void positive_variance(int index, RefTensor& t, std::mt19937&) {
+  if (index != 4) return;
+  for (double& v : t.data) v = std::fabs(v) + 0.5;
+}
+
+ops::Attrs bn(double eps, bool training, int64_t axis) { return {eps, 0.9, training, axis}; }
+
+JANUS_OP_SPEC({.op = "batch_norm",
+               .reference = ref_batch_norm,
+               .samples = {{{{4, 3}, {3}, {3}, {3}, {3}}, bn(1e-5, true, 1)},
+                           {{{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, bn(1e-3, true, 1)},
+                           {{{2, 2, 3}, {3}, {3}, {3}, {3}}, bn(1e-5, true, -1)},
+                           {{{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, bn(1e-5, false, 1)},
+                           {{{0, 3}, {3}, {3}, {3}, {3}}, bn(1e-5, false, 1)}},
+               .make_input = positive_variance,
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4,
+               .grad_rtol = 1e-4,
+               .grad_atol = 1e-5,
+               .no_grad_inputs = {3, 4}});
+
+// Inputs x, gamma, mean, var, dy, dmean, dvar: the textbook gradients, term by term.
+std::vector<RefTensor> ref_batch_norm_backward(const std::vector<RefTensor>& in,
+                                               const ops::Attrs& a) {
+  const double eps = a.get<double>(0);
+  const bool training = a.get<bool>(1);
+  const Channels c = channels_of(in[0].shape, a.get<int64_t>(2));
+  const RefTensor &x = in[0], &gamma = in[1], &mean = in[2], &var = in[3], &dy = in[4];
+  RefTensor dx = ref_zeros(x.shape), dgamma = ref_zeros(Shape{c.channels}),
+            dbeta = ref_zeros(Shape{c.channels});
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const auto idx = channel_members(c, ch);
+    const double m = static_cast<double>(idx.size()), rstd = 1 / std::sqrt(var[ch] + eps);
+    double dxhat_sum = 0, dxhat_xhat_sum = 0;
+    for (int64_t k : idx) {
+      const double xhat = (x[k] - mean[ch]) * rstd;
+      dbeta[ch] += dy[k];
+      dgamma[ch] += dy[k] * xhat;
+      dxhat_sum += dy[k] * gamma[ch];
+      dxhat_xhat_sum += dy[k] * gamma[ch] * xhat;
+    }
+    for (int64_t k : idx) {
+      const double xhat = (x[k] - mean[ch]) * rstd;
+      if (!training) {
+        dx[k] = dy[k] * gamma[ch] * rstd;
+        continue;
+      }
+      dx[k] = rstd / m * (m * dy[k] * gamma[ch] - dxhat_sum - xhat * dxhat_xhat_sum) +
+              in[5][ch] / m + in[6][ch] * 2 * (x[k] - mean[ch]) / m;
+    }
+  }
+  return {dx, dgamma, dbeta};
+}
+
+JANUS_OP_SPEC({.op = "batch_norm_backward",
+               .reference = ref_batch_norm_backward,
+               .samples = {{{{4, 3}, {3}, {3}, {3}, {4, 3}, {3}, {3}}, {1e-5, true, int64_t{1}}},
+                           {{{2, 3, 2, 2}, {3}, {3}, {3}, {2, 3, 2, 2}, {3}, {3}}, {1e-3, false, int64_t{1}}}},
+               .make_input = [](int index, RefTensor& t, std::mt19937&) {
+                 if (index == 3) {
+                   for (double& v : t.data) v = std::fabs(v) + 0.5;
+                 }
+               },
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4,
+               .rtol64 = 1e-9,
+               .atol64 = 1e-10});
+
+}  // namespace
+}  // namespace janus::testing
