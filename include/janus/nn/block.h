@@ -1,0 +1,95 @@
+// Block: the base of layers and models (Gluon's Block). A block owns parameters and child
+// blocks; `forward` computes its output from its input. Layer: nn.
+//
+//   auto net = std::make_shared<nn::Sequential>();
+//   net->add(std::make_shared<nn::Dense>(256, "relu"));
+//   net->add(std::make_shared<nn::Dense>(10));
+//   net->initialize(nn::Xavier());
+//   NDArray y = (*net)(x);                  // shapes of the first layer inferred from x
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+#include "janus/nn/initializer.h"
+#include "janus/nn/parameter.h"
+
+namespace janus::nn {
+
+class Block {
+ public:
+  /// `prefix` names the kind of block ("dense"); the block's name adds a per-kind counter
+  /// ("dense0", "dense1", ...) for messages and printing.
+  explicit Block(const std::string& prefix);
+  virtual ~Block() = default;
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  /// The output for input `x`. Training-dependent layers read autograd::is_training().
+  virtual NDArray forward(const NDArray& x) = 0;
+  NDArray operator()(const NDArray& x) { return forward(x); }
+
+  /// "dense0": unique in the process, for messages.
+  const std::string& name() const { return name_; }
+  /// One line describing the block, e.g. "Dense(784 -> 256, relu)".
+  virtual std::string describe() const;
+  /// The block tree, one line per block, indented.
+  std::string summary() const;
+
+  /// Every parameter of this block and its descendants by structural name ("0.weight"),
+  /// optionally only those whose name matches the regular expression `select`.
+  ParameterDict collect_params(const std::string& select = "") const;
+  /// Initialises every parameter (deferred for those whose shape waits for the first input).
+  void initialize(const InitializerPtr& init = Uniform(), Device device = cpu(),
+                  bool force_reinit = false);
+
+  const std::vector<std::pair<std::string, std::shared_ptr<Block>>>& children() const {
+    return children_;
+  }
+  const std::vector<std::pair<std::string, ParameterPtr>>& own_params() const { return params_; }
+
+ protected:
+  /// Declares a parameter called `local` ("weight"); its display name is "<block>_<local>".
+  ParameterPtr register_param(const std::string& local, Shape shape, InitializerPtr init = nullptr,
+                              autograd::GradReq req = autograd::GradReq::kWrite);
+  /// Declares a child block; its structural name is `local`, or its position among the
+  /// children when empty.
+  template <typename B>
+  std::shared_ptr<B> register_child(std::shared_ptr<B> child, std::string local = "") {
+    add_child(child, std::move(local));
+    return child;
+  }
+
+ private:
+  void add_child(std::shared_ptr<Block> child, std::string local);
+  void collect_into(const std::string& prefix, ParameterDict& out) const;
+  void summary_into(const std::string& label, int depth, std::string& out) const;
+
+  std::string name_;
+  std::vector<std::pair<std::string, std::shared_ptr<Block>>> children_;
+  std::vector<std::pair<std::string, ParameterPtr>> params_;
+};
+
+using BlockPtr = std::shared_ptr<Block>;
+
+/// Runs its children one after another.
+class Sequential : public Block {
+ public:
+  Sequential();
+  /// Appends blocks; returns this for chaining.
+  Sequential& add(BlockPtr block);
+  template <typename... B>
+  Sequential& add(BlockPtr first, B&&... rest) {
+    add(std::move(first));
+    return add(std::forward<B>(rest)...);
+  }
+  NDArray forward(const NDArray& x) override;
+  size_t size() const { return children().size(); }
+  const BlockPtr& operator[](size_t i) const;
+  std::string describe() const override { return "Sequential"; }
+};
+
+}  // namespace janus::nn

@@ -1,0 +1,166 @@
+// The built-in layers (Gluon's nn.Dense, nn.Conv2D, ...). Each checks its input and names
+// itself, the shape it got and what it expected. Layer: nn.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "janus/nn/block.h"
+
+namespace janus::nn {
+
+/// Applies a named activation: "relu", "sigmoid", "tanh", "softrelu" (softplus), "gelu",
+/// "leaky" (slope 0.01), or "" for none. Unknown names are a ValueError listing the valid ones.
+NDArray activate(const NDArray& x, const std::string& activation);
+void check_activation(const std::string& activation);
+
+/// y = activation(x · weightᵀ + bias). weight [units, in_units]; in_units 0 = inferred from the
+/// first input. With `flatten`, inputs of more than 2 dimensions are flattened to [batch, -1].
+class Dense : public Block {
+ public:
+  explicit Dense(int64_t units, std::string activation = "", bool use_bias = true,
+                 bool flatten = true, int64_t in_units = 0,
+                 InitializerPtr weight_init = nullptr, InitializerPtr bias_init = Zero());
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& weight() const { return weight_; }
+  const ParameterPtr& bias() const { return bias_; }
+
+ private:
+  int64_t units_;
+  std::string activation_;
+  bool flatten_;
+  ParameterPtr weight_, bias_;
+};
+
+/// 2-D convolution over [N, C, H, W]: weight [channels, in_channels / groups, kh, kw];
+/// in_channels 0 = inferred from the first input.
+class Conv2D : public Block {
+ public:
+  Conv2D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides = {1},
+         std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
+         int64_t groups = 1, std::string activation = "", bool use_bias = true,
+         int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+         InitializerPtr bias_init = Zero());
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& weight() const { return weight_; }
+  const ParameterPtr& bias() const { return bias_; }
+
+ private:
+  int64_t channels_;
+  std::vector<int64_t> kernel_, strides_, padding_, dilation_;
+  int64_t groups_;
+  std::string activation_;
+  ParameterPtr weight_, bias_;
+};
+
+/// Max pooling over [N, C, H, W]; strides default to the pool size.
+class MaxPool2D : public Block {
+ public:
+  explicit MaxPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0});
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  std::vector<int64_t> pool_, strides_, padding_;
+};
+
+/// Average pooling over [N, C, H, W]; strides default to the pool size.
+class AvgPool2D : public Block {
+ public:
+  explicit AvgPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0}, bool count_include_pad = true);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  std::vector<int64_t> pool_, strides_, padding_;
+  bool count_include_pad_;
+};
+
+/// The mean over H and W of [N, C, H, W]: [N, C, 1, 1].
+class GlobalAvgPool2D : public Block {
+ public:
+  GlobalAvgPool2D();
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override { return "GlobalAvgPool2D"; }
+};
+
+/// Batch normalisation over `axis` (channels). gamma, beta, running_mean and running_var
+/// [channels]; in_channels 0 = inferred. Training mode (autograd::is_training()) uses and
+/// updates batch statistics (momentum as in Gluon: 0.9 keeps 90% of the old value).
+class BatchNorm : public Block {
+ public:
+  explicit BatchNorm(int64_t axis = 1, double momentum = 0.9, double epsilon = 1e-5,
+                     bool center = true, bool scale = true, int64_t in_channels = 0);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& running_mean() const { return running_mean_; }
+  const ParameterPtr& running_var() const { return running_var_; }
+
+ private:
+  int64_t axis_;
+  double momentum_, epsilon_;
+  ParameterPtr gamma_, beta_, running_mean_, running_var_;
+};
+
+/// Zeroes elements with probability `rate` in training mode (scaling the rest by 1/(1-rate));
+/// the identity otherwise.
+class Dropout : public Block {
+ public:
+  explicit Dropout(double rate);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  double rate_;
+};
+
+/// [N, ...] -> [N, prod(...)].
+class Flatten : public Block {
+ public:
+  Flatten();
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override { return "Flatten"; }
+};
+
+/// An activation as a layer (see activate()).
+class Activation : public Block {
+ public:
+  explicit Activation(std::string activation);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  std::string activation_;
+};
+
+/// Rows of weight [input_dim, output_dim] picked by integer indices.
+class Embedding : public Block {
+ public:
+  Embedding(int64_t input_dim, int64_t output_dim, InitializerPtr weight_init = nullptr);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& weight() const { return weight_; }
+
+ private:
+  int64_t input_dim_, output_dim_;
+  ParameterPtr weight_;
+};
+
+/// Layer normalisation over the last axis; in_channels 0 = inferred.
+class LayerNorm : public Block {
+ public:
+  explicit LayerNorm(double epsilon = 1e-5, int64_t in_channels = 0);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  double epsilon_;
+  ParameterPtr gamma_, beta_;
+};
+
+}  // namespace janus::nn

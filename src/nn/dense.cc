@@ -1,0 +1,54 @@
+// Dense: a fully connected layer.
+#include <fmt/format.h>
+
+#include "janus/base/error.h"
+#include "janus/nn/layers.h"
+#include "janus/ops/ops.h"
+
+namespace janus::nn {
+
+Dense::Dense(int64_t units, std::string activation, bool use_bias, bool flatten, int64_t in_units,
+             InitializerPtr weight_init, InitializerPtr bias_init)
+    : Block("dense"), units_(units), activation_(std::move(activation)), flatten_(flatten) {
+  JANUS_CHECK(units > 0, ValueError, "Dense: units is {}, expected a positive number", units);
+  JANUS_CHECK(in_units >= 0, ValueError, "Dense: in_units is {}, expected >= 0 (0: inferred)",
+              in_units);
+  check_activation(activation_);
+  weight_ = register_param("weight", Shape{units, in_units}, std::move(weight_init));
+  if (use_bias) bias_ = register_param("bias", Shape{units}, std::move(bias_init));
+}
+
+NDArray Dense::forward(const NDArray& x) {
+  JANUS_CHECK(x.ndim() >= 2 || (!flatten_ && x.ndim() >= 1), ShapeError,
+              "{}: input has shape {}, expected [batch, features]", name(), x.shape());
+  // Flatten keeps the batch axis; otherwise the layer applies to the last axis.
+  const int64_t features = flatten_ ? x.size() / std::max<int64_t>(x.shape()[0], 1)
+                                    : x.shape()[x.ndim() - 1];
+  const int64_t expected = weight_->shape()[1];
+  JANUS_CHECK(expected == 0 || expected == features, ShapeError,
+              "{}: input of shape {} has {} features, expected {} (weight {})", name(), x.shape(),
+              features, expected, weight_->shape());
+  if (!weight_->initialized()) {
+    weight_->infer_shape(Shape{units_, features});
+    weight_->finish_deferred_init();
+    if (bias_) bias_->finish_deferred_init();
+  }
+  const Shape rows = flatten_ ? Shape{x.shape()[0], features} : Shape{x.size() / std::max<int64_t>(features, 1), features};
+  const NDArray in = x.shape() == rows ? x : reshape(x, rows);
+  NDArray y = bias_ ? fully_connected(in, weight_->data(), bias_->data())
+                    : dot(in, weight_->data(), false, true);
+  if (!flatten_ && x.ndim() != 2) {
+    std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
+    dims.back() = units_;
+    y = reshape(y, Shape(dims));
+  }
+  return activate(y, activation_);
+}
+
+std::string Dense::describe() const {
+  const int64_t in = weight_->shape()[1];
+  return fmt::format("Dense({} -> {}{}{})", in == 0 ? "None" : std::to_string(in), units_,
+                     activation_.empty() ? "" : ", " + activation_, bias_ ? "" : ", no bias");
+}
+
+}  // namespace janus::nn

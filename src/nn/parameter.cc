@@ -1,0 +1,151 @@
+// Parameters and parameter dictionaries.
+#include "janus/nn/parameter.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "janus/base/error.h"
+#include "janus/ops/ops.h"
+
+namespace janus::nn {
+
+Parameter::Parameter(std::string name, Shape shape, InitializerPtr init, DType dtype,
+                     autograd::GradReq grad_req)
+    : name_(std::move(name)),
+      shape_(std::move(shape)),
+      init_(std::move(init)),
+      dtype_(dtype),
+      grad_req_(grad_req) {}
+
+bool Parameter::shape_known() const {
+  for (int i = 0; i < shape_.ndim(); ++i) {
+    if (shape_[i] == 0) return false;
+  }
+  return true;
+}
+
+void Parameter::infer_shape(const Shape& shape) {
+  bool ok = shape.ndim() == shape_.ndim();
+  for (int i = 0; ok && i < shape_.ndim(); ++i) ok = shape_[i] == 0 || shape_[i] == shape[i];
+  JANUS_CHECK(ok, ShapeError, "parameter '{}' has shape {} (0: not known yet), cannot become {}",
+              name_, shape_, shape);
+  shape_ = shape;
+}
+
+void Parameter::initialize(const InitializerPtr& default_init, Device device, bool force_reinit) {
+  if (initialized() && !force_reinit) return;
+  const InitializerPtr& init = init_ ? init_ : default_init;
+  JANUS_CHECK(init != nullptr, ValueError,
+              "parameter '{}': no initializer given and the parameter has none of its own", name_);
+  device_ = device;
+  pending_init_ = init;
+  data_ = NDArray();
+  if (shape_known()) finish_deferred_init();
+}
+
+void Parameter::finish_deferred_init() {
+  if (initialized() || pending_init_ == nullptr) return;
+  JANUS_CHECK(shape_known(), ShapeError,
+              "parameter '{}': shape {} still has unknown (0) extents, cannot initialise it",
+              name_, shape_);
+  data_ = pending_init_->make(shape_, dtype_, device_);
+  pending_init_ = nullptr;
+  if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(data_, grad_req_);
+}
+
+const NDArray& Parameter::data() const {
+  if (!data_.defined()) {
+    JANUS_CHECK(pending_init_ == nullptr, ValueError,
+                "parameter '{}' has shape {} with unknown (0) extents, so its initialisation is "
+                "deferred: run one forward pass (or give the layer its input size) first",
+                name_, shape_);
+    JANUS_CHECK(false, ValueError,
+                "parameter '{}' has not been initialised: call initialize() on the block or "
+                "its parameters first",
+                name_);
+  }
+  return data_;
+}
+
+NDArray Parameter::grad() const {
+  JANUS_CHECK(grad_req_ != autograd::GradReq::kNull, ValueError,
+              "parameter '{}' has grad_req null, so it has no gradient", name_);
+  return autograd::grad(data());
+}
+
+void Parameter::set_data(const NDArray& value) {
+  infer_shape(value.shape());
+  if (data_.defined()) device_ = data_.device();
+  NDArray v = value.dtype() == dtype_ ? value : cast(value, dtype_);
+  if (v.device() != device_) v = copyto(v, device_);
+  data_ = autograd::detach(v);
+  pending_init_ = nullptr;
+  if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(data_, grad_req_);
+}
+
+void Parameter::zero_grad() {
+  if (data_.defined() && grad_req_ != autograd::GradReq::kNull) {
+    autograd::attach_grad(data_, grad_req_);
+  }
+}
+
+void Parameter::set_grad_req(autograd::GradReq req) {
+  grad_req_ = req;
+  if (data_.defined()) autograd::attach_grad(data_, req);
+}
+
+void ParameterDict::add(std::string name, ParameterPtr param) {
+  JANUS_CHECK(!contains(name), ValueError, "parameter name '{}' appears twice", name);
+  items_.emplace_back(std::move(name), std::move(param));
+}
+
+bool ParameterDict::contains(const std::string& name) const {
+  for (const auto& [n, p] : items_) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+const ParameterPtr& ParameterDict::at(const std::string& name) const {
+  for (const auto& [n, p] : items_) {
+    if (n == name) return p;
+  }
+  JANUS_CHECK(false, ValueError, "no parameter named '{}'; the parameters are: {}", name,
+              fmt::join(names(), ", "));
+  return items_.front().second;  // not reached
+}
+
+ParameterDict ParameterDict::select(const std::string& pattern) const {
+  std::regex re;
+  try {
+    re = std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    JANUS_CHECK(false, ValueError, "select: '{}' is not a valid regular expression ({})", pattern,
+                e.what());
+  }
+  ParameterDict out;
+  for (const auto& [n, p] : items_) {
+    if (std::regex_match(n, re)) out.add(n, p);
+  }
+  return out;
+}
+
+void ParameterDict::initialize(const InitializerPtr& init, Device device, bool force_reinit) {
+  for (const auto& [n, p] : items_) p->initialize(init, device, force_reinit);
+}
+
+void ParameterDict::zero_grad() {
+  for (const auto& [n, p] : items_) p->zero_grad();
+}
+
+void ParameterDict::set_grad_req(autograd::GradReq req) {
+  for (const auto& [n, p] : items_) p->set_grad_req(req);
+}
+
+std::vector<std::string> ParameterDict::names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, p] : items_) out.push_back(n);
+  return out;
+}
+
+}  // namespace janus::nn
