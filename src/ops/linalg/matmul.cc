@@ -116,7 +116,7 @@ void matmul_cpu(const KernelArgs& args) {
     std::fill_n(out.data<float>(), out.size(), 0.0f);
     return;
   }
-  const dnnl::matmul& prim = cached_gemm(g);
+  const CachedGemm& prim = cached_gemm(g);
   for_each_batch<float>(args.in(0), args.in(1), out, p, [&](const float* a, const float* b, float* c) {
     run_gemm(prim, g, a, b, c);
   });
