@@ -82,6 +82,7 @@ NDArray copyto(const NDArray& a, Device device);
 #include "janus/ops/elementwise.h"
 #include "janus/ops/linalg.h"
 #include "janus/ops/nn.h"
+#include "janus/ops/optim.h"
 #include "janus/ops/reduction.h"
 #include "janus/ops/shape.h"
 #include "janus/ops/unary.h"
