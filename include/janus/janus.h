@@ -18,3 +18,7 @@
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
 #include "janus/nn/parameter.h"
+#include "janus/nn/serialization.h"
+#include "janus/optim/lr_scheduler.h"
+#include "janus/optim/optimizer.h"
+#include "janus/optim/trainer.h"

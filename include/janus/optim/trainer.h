@@ -1,0 +1,68 @@
+// Trainer (Gluon's gluon.Trainer): applies an optimizer to a set of parameters after backward.
+// Layer: optim.
+//
+//   auto net = std::make_shared<nn::Sequential>();
+//   net->add(std::make_shared<nn::Dense>(10));
+//   net->initialize(nn::Xavier());
+//   optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.1));
+//   nn::SoftmaxCrossEntropyLoss loss_fn;
+//   for (auto& [x, y] : loader) {
+//     NDArray loss;
+//     {
+//       autograd::RecordScope record;
+//       loss = loss_fn((*net)(x), y);
+//     }
+//     autograd::backward(loss);
+//     trainer.step(x.shape()[0]);         // gradients are sums over the batch: rescaled by 1/64
+//   }
+//   trainer.save_states("opt.safetensors");   // momentum, Adam moments, update counts
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "janus/nn/parameter.h"
+#include "janus/optim/optimizer.h"
+
+namespace janus::optim {
+
+class Trainer {
+ public:
+  /// `params` by name (e.g. Block::collect_params()); a parameter listed under two names (a
+  /// shared layer) is updated once. The optimizer's rescale_grad at this point is the scale
+  /// that step() divides by the batch size (1 unless set).
+  Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer);
+
+  /// One update of every parameter whose grad_req is not null (BatchNorm's running statistics
+  /// are skipped), with rescale_grad = scale / batch_size. Checks every parameter first: one
+  /// that is not initialised, or whose shape is still unknown (no forward and backward ran
+  /// through it), is a ValueError naming it, and then nothing is updated. Pushes the updates
+  /// and returns at once.
+  void step(int64_t batch_size);
+
+  double learning_rate() const { return optimizer_->learning_rate(); }
+  /// ValueError when a schedule decides the rate.
+  void set_learning_rate(double learning_rate) { optimizer_->set_learning_rate(learning_rate); }
+  Optimizer& optimizer() const { return *optimizer_; }
+  /// The trained parameters, by name, in update-index order.
+  const std::vector<std::pair<std::string, nn::ParameterPtr>>& params() const { return params_; }
+
+  /// Writes the optimizer's state (arrays named "<param>.<state>", e.g. "0.weight.mom"), the
+  /// update counts and the learning rate to `path` in the safetensors format (a blocker).
+  void save_states(const std::string& path) const;
+  /// Restores what save_states wrote, so that training continues bit for bit. The file must
+  /// come from the same kind of optimizer (ValueError naming both); a state for a parameter
+  /// this trainer does not have, or of another shape, is a ValueError/ShapeError naming it;
+  /// malformed files are FormatErrors, missing ones IOErrors. Parameters without a state in
+  /// the file start afresh.
+  void load_states(const std::string& path);
+
+ private:
+  std::vector<std::pair<std::string, nn::ParameterPtr>> params_;
+  OptimizerPtr optimizer_;
+  double scale_;
+};
+
+}  // namespace janus::optim

@@ -1,0 +1,118 @@
+// The Optimizer base (learning rate, schedule, per-parameter state and counts) and
+// make_optimizer.
+#include "janus/optim/optimizer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "janus/base/error.h"
+#include "janus/ops/ops.h"
+
+namespace janus::optim {
+
+Optimizer::Optimizer(double learning_rate, double wd) : learning_rate_(learning_rate), wd_(wd) {
+  JANUS_CHECK(learning_rate >= 0, ValueError,
+              "optimizer: learning rate is {}, expected a value >= 0", learning_rate);
+  JANUS_CHECK(wd >= 0, ValueError, "optimizer: wd is {}, expected a value >= 0", wd);
+}
+
+void Optimizer::update(int index, const NDArray& weight, const NDArray& grad) {
+  JANUS_CHECK(index >= 0, IndexError, "{}: parameter index {} is negative", name(), index);
+  JANUS_CHECK(weight.defined() && grad.defined(), ValueError,
+              "{}: update of parameter {}: the {} is undefined", name(), index,
+              weight.defined() ? "gradient" : "weight");
+  Slot& slot = slots_[index];
+  const size_t n_state = state_names().size();
+  if (slot.state.size() != n_state) {
+    slot.state.clear();
+    for (size_t i = 0; i < n_state; ++i) {
+      slot.state.push_back(zeros(weight.shape(), weight.dtype(), weight.device()));
+    }
+  }
+  // The count and the schedule's position move only once the update was accepted.
+  const int64_t t = slot.count + 1;
+  const int64_t num_update = std::max(num_update_, t);
+  apply(weight, grad, slot.state, scheduler_ ? (*scheduler_)(num_update) : learning_rate_, t);
+  slot.count = t;
+  num_update_ = num_update;
+}
+
+double Optimizer::learning_rate() const {
+  return scheduler_ ? (*scheduler_)(num_update_) : learning_rate_;
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  JANUS_CHECK(scheduler_ == nullptr, ValueError,
+              "{}: set_learning_rate: the schedule {} decides the learning rate; change the "
+              "schedule (or set_lr_scheduler(nullptr) first)",
+              name(), scheduler_->describe());
+  JANUS_CHECK(learning_rate >= 0, ValueError, "{}: learning rate is {}, expected a value >= 0",
+              name(), learning_rate);
+  learning_rate_ = learning_rate;
+}
+
+void Optimizer::set_lr_scheduler(LRSchedulerPtr scheduler) {
+  scheduler_ = std::move(scheduler);
+  if (scheduler_) scheduler_->set_base_lr(learning_rate_);
+}
+
+void Optimizer::set_wd(double wd) {
+  JANUS_CHECK(wd >= 0, ValueError, "{}: wd is {}, expected a value >= 0", name(), wd);
+  wd_ = wd;
+}
+
+int64_t Optimizer::update_count(int index) const {
+  auto it = slots_.find(index);
+  return it == slots_.end() ? 0 : it->second.count;
+}
+
+const std::vector<NDArray>& Optimizer::state(int index) const {
+  static const std::vector<NDArray> kNone;
+  auto it = slots_.find(index);
+  return it == slots_.end() ? kNone : it->second.state;
+}
+
+void Optimizer::set_state(int index, std::vector<NDArray> state, int64_t update_count) {
+  JANUS_CHECK(state.empty() || state.size() == state_names().size(), ValueError,
+              "{}: set_state of parameter {}: got {} arrays, expected {} ({})", name(), index,
+              state.size(), state_names().size(), fmt::join(state_names(), ", "));
+  JANUS_CHECK(update_count >= 0, ValueError, "{}: update count {} is negative", name(),
+              update_count);
+  slots_[index] = Slot{std::move(state), update_count};
+  num_update_ = std::max(num_update_, update_count);
+}
+
+void Optimizer::set_num_update(int64_t num_update) {
+  JANUS_CHECK(num_update >= 0, ValueError, "{}: num_update {} is negative", name(), num_update);
+  num_update_ = num_update;
+}
+
+void Optimizer::reset() {
+  slots_.clear();
+  num_update_ = 0;
+}
+
+OptimizerPtr make_optimizer(std::string_view name, double learning_rate,
+                            const OptimizerOptions& options) {
+  std::string key(name);
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  OptimizerPtr opt;
+  if (key == "sgd") {
+    opt = std::make_shared<SGD>(learning_rate, options.momentum, options.wd);
+  } else if (key == "adam") {
+    opt = std::make_shared<Adam>(learning_rate, options.beta1, options.beta2, options.epsilon,
+                                 options.wd);
+  } else {
+    JANUS_CHECK(false, ValueError,
+                "make_optimizer: unknown optimizer '{}', expected one of: sgd, adam", name);
+  }
+  opt->set_clip_gradient(options.clip_gradient);
+  opt->set_lr_scheduler(options.lr_scheduler);
+  return opt;
+}
+
+}  // namespace janus::optim

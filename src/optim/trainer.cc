@@ -1,0 +1,202 @@
+// Trainer: one optimizer update per trainable parameter after backward, and the optimizer's
+// state in a safetensors file.
+#include "janus/optim/trainer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/nn/serialization.h"
+#include "janus/ops/ops.h"
+
+namespace janus::optim {
+namespace {
+
+constexpr std::string_view kContentKey = "janus.content";
+constexpr std::string_view kContent = "optimizer_states";
+constexpr std::string_view kCountPrefix = "update_count.";
+
+bool is_trained(const nn::Parameter& p) { return p.grad_req() != autograd::GradReq::kNull; }
+
+// The parameter has a value and a gradient buffer that backward can have written.
+void check_has_gradient(const std::string& name, const nn::Parameter& p) {
+  if (!p.initialized()) {
+    JANUS_CHECK(!p.deferred(), ValueError,
+                "Trainer: step: parameter '{}' ({}) has no gradient: its shape {} is not known "
+                "yet (0: unknown), so no forward and backward pass has run through it; run one "
+                "before step()",
+                name, p.name(), p.shape());
+    JANUS_CHECK(false, ValueError,
+                "Trainer: step: parameter '{}' ({}) has no gradient: it has not been "
+                "initialised; call initialize() on the block first",
+                name, p.name());
+  }
+  try {
+    p.grad();
+  } catch (Error& e) {
+    e.add_context(fmt::format("Trainer: step: parameter '{}' has no gradient", name));
+    throw;
+  }
+}
+
+int64_t parse_count(const std::string& path, const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  JANUS_CHECK(!text.empty() && *end == '\0' && errno == 0 && v >= 0, FormatError,
+              "load_states: '{}': metadata {} is '{}', expected a non-negative integer", path, key,
+              text);
+  return v;
+}
+
+double parse_rate(const std::string& path, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  JANUS_CHECK(!text.empty() && *end == '\0' && v >= 0, FormatError,
+              "load_states: '{}': metadata learning_rate is '{}', expected a number >= 0", path,
+              text);
+  return v;
+}
+
+}  // namespace
+
+Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer)
+    : optimizer_(std::move(optimizer)) {
+  JANUS_CHECK(optimizer_ != nullptr, ValueError, "Trainer: the optimizer is null");
+  std::set<const nn::Parameter*> seen;
+  for (const auto& [name, p] : params) {
+    if (seen.insert(p.get()).second) params_.emplace_back(name, p);
+  }
+  scale_ = optimizer_->rescale_grad();
+}
+
+void Trainer::step(int64_t batch_size) {
+  JANUS_CHECK(batch_size > 0, ValueError,
+              "Trainer: step: batch_size is {}, expected a positive number", batch_size);
+  // Every check before any update, so that an error leaves every weight as it was.
+  for (const auto& [name, p] : params_) {
+    if (is_trained(*p)) check_has_gradient(name, *p);
+  }
+  optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const nn::Parameter& p = *params_[i].second;
+    if (is_trained(p)) optimizer_->update(static_cast<int>(i), p.data(), p.grad());
+  }
+}
+
+void Trainer::save_states(const std::string& path) const {
+  const std::vector<std::string> state_names = optimizer_->state_names();
+  nn::NamedArrays arrays;
+  nn::Metadata meta{{std::string(kContentKey), std::string(kContent)},
+                    {"optimizer", std::string(optimizer_->name())},
+                    {"describe", optimizer_->describe()},
+                    {"num_update", std::to_string(optimizer_->num_update())},
+                    {"learning_rate", fmt::format("{}", optimizer_->learning_rate())}};
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const std::string& name = params_[i].first;
+    const int index = static_cast<int>(i);
+    const int64_t count = optimizer_->update_count(index);
+    if (count == 0) continue;
+    meta.emplace(fmt::format("{}{}", kCountPrefix, name), std::to_string(count));
+    const std::vector<NDArray>& state = optimizer_->state(index);
+    for (size_t k = 0; k < state.size(); ++k) {
+      arrays.emplace_back(fmt::format("{}.{}", name, state_names[k]), state[k]);
+    }
+  }
+  nn::save_safetensors(path, arrays, meta);
+}
+
+void Trainer::load_states(const std::string& path) {
+  nn::Metadata meta;
+  const nn::NamedArrays arrays = nn::load_safetensors(path, &meta);
+  auto content = meta.find(std::string(kContentKey));
+  JANUS_CHECK(content != meta.end() && content->second == kContent, FormatError,
+              "load_states: '{}' holds no optimizer states (its metadata lacks {} = {}; "
+              "parameters load with nn::load_parameters)",
+              path, kContentKey, kContent);
+  const std::string saved_by = meta.contains("optimizer") ? meta.at("optimizer") : "?";
+  JANUS_CHECK(saved_by == optimizer_->name(), ValueError,
+              "load_states: '{}' holds states of optimizer '{}', but this trainer uses '{}'", path,
+              saved_by, optimizer_->name());
+
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < params_.size(); ++i) index_of.emplace(params_[i].first, i);
+  auto param_index = [&](const std::string& param, const std::string& what) {
+    auto it = index_of.find(param);
+    std::vector<std::string> names;
+    for (const auto& [n, p] : params_) names.push_back(n);
+    JANUS_CHECK(it != index_of.end(), ValueError,
+                "load_states: '{}' holds {} for parameter '{}', which this trainer does not "
+                "have; its parameters are {}",
+                path, what, param, fmt::join(names, ", "));
+    return it->second;
+  };
+
+  // Counts first: every parameter with a state must have one.
+  std::map<size_t, int64_t> counts;
+  for (const auto& [key, value] : meta) {
+    if (!key.starts_with(kCountPrefix)) continue;
+    const std::string param = key.substr(kCountPrefix.size());
+    counts[param_index(param, "an update count")] = parse_count(path, key, value);
+  }
+
+  const std::vector<std::string> state_names = optimizer_->state_names();
+  std::map<size_t, std::vector<NDArray>> states;
+  for (const auto& [full, value] : arrays) {
+    const size_t dot = full.rfind('.');
+    const std::string state = dot == std::string::npos ? "" : full.substr(dot + 1);
+    auto k = std::find(state_names.begin(), state_names.end(), state);
+    JANUS_CHECK(k != state_names.end(), ValueError,
+                "load_states: '{}': array '{}' is not a state of {} (expected "
+                "<parameter>.<{}>)",
+                path, full, optimizer_->describe(), fmt::join(state_names, "|"));
+    const std::string param = full.substr(0, dot);
+    const size_t index = param_index(param, fmt::format("state '{}'", state));
+    const nn::Parameter& p = *params_[index].second;
+    JANUS_CHECK(!p.shape_known() || value.shape() == p.shape(), ShapeError,
+                "load_states: '{}': state '{}' has shape {}, but parameter '{}' has shape {}", path,
+                full, value.shape(), param, p.shape());
+    JANUS_CHECK(counts.contains(index), FormatError,
+                "load_states: '{}': parameter '{}' has states but no {}{} in the metadata", path,
+                param, kCountPrefix, param);
+    NDArray v = value.dtype() == p.dtype() ? value : cast(value, p.dtype());
+    const Device device = p.initialized() ? p.data().device() : p.device();
+    if (v.device() != device) v = copyto(v, device);
+    std::vector<NDArray>& slot = states[index];
+    slot.resize(state_names.size());
+    slot[static_cast<size_t>(k - state_names.begin())] = v;
+  }
+  for (const auto& [index, slot] : states) {
+    for (size_t k = 0; k < slot.size(); ++k) {
+      JANUS_CHECK(slot[k].defined(), FormatError,
+                  "load_states: '{}': parameter '{}' has no state '{}' (expected {})", path,
+                  params_[index].first, state_names[k], fmt::join(state_names, ", "));
+    }
+  }
+  int64_t num_update = 0;
+  for (const auto& [index, count] : counts) num_update = std::max(num_update, count);
+  if (meta.contains("num_update")) {
+    num_update = std::max(num_update, parse_count(path, "num_update", meta.at("num_update")));
+  }
+  const bool restore_rate = !optimizer_->lr_scheduler() && meta.contains("learning_rate");
+  const double rate = restore_rate ? parse_rate(path, meta.at("learning_rate")) : 0.0;
+
+  // Everything checked: replace the optimizer's state.
+  optimizer_->reset();
+  for (const auto& [index, count] : counts) {
+    auto it = states.find(index);
+    optimizer_->set_state(static_cast<int>(index),
+                          it == states.end() ? std::vector<NDArray>{} : it->second, count);
+  }
+  optimizer_->set_num_update(num_update);
+  if (restore_rate) optimizer_->set_learning_rate(rate);
+}
+
+}  // namespace janus::optim
