@@ -39,8 +39,9 @@ TEST(OpSgdUpdate, MatchesHandComputedSteps) {
   const NDArray g = from_vector<float>({0.5, 1, -4, 2}, {4});
   sgd_update(w, g, /*lr=*/0.1);
   // w - 0.1 g
-  EXPECT_THAT(to_vector<float>(w), ::testing::Pointwise(::testing::FloatEq(),
-                                                        std::vector<float>{0.95f, -2.1f, 3.4f, 0.3f}));
+  EXPECT_THAT(
+      to_vector<float>(w),
+      ::testing::Pointwise(::testing::FloatEq(), std::vector<float>{0.95f, -2.1f, 3.4f, 0.3f}));
   const NDArray w2 = from_vector<double>({1, -2, 3, 0.5}, {4});
   const NDArray g2 = from_vector<double>({0.5, 1, -4, 2}, {4});
   sgd_update(w2, g2, /*lr=*/0.1, /*wd=*/0.01, /*rescale_grad=*/0.5, /*clip_gradient=*/0.75);
@@ -195,9 +196,8 @@ TEST(OpUpdate, ErrorsNameTheOperatorAndTheInput) {
       [&] { adam_update(w, zeros({4}), zeros({4}), zeros({4}, DType::kFloat64), 0.1); });
   EXPECT_THAT(msg, HasSubstr("adam_update: var is float64 but weight is float32, expected the "
                              "same dtype"));
-  msg = error_of<TypeError>([&] {
-    sgd_update(zeros({4}, DType::kInt32), zeros({4}, DType::kInt32), 0.1);
-  });
+  msg = error_of<TypeError>(
+      [&] { sgd_update(zeros({4}, DType::kInt32), zeros({4}, DType::kInt32), 0.1); });
   EXPECT_THAT(msg, HasSubstr("sgd_update: weight is int32, expected float32 or float64"));
   msg = error_of<ValueError>([&] { sgd_mom_update(w, w, zeros({4}), 0.1, 1.5); });
   EXPECT_THAT(msg, HasSubstr("sgd_mom_update: momentum is 1.5, expected a value in [0, 1)"));

@@ -41,8 +41,8 @@ inline void check_non_negative(const InferArgs& args, std::string_view attr) {
 /// Checks an attribute that must lie in [0, 1) (momentum, the Adam betas).
 inline void check_unit_interval(const InferArgs& args, std::string_view attr) {
   const double v = args.attrs.get<double>(static_cast<size_t>(args.op.attr_index(attr)));
-  JANUS_CHECK(v >= 0 && v < 1, ValueError, "{}: {} is {}, expected a value in [0, 1)",
-              args.op.name, attr, v);
+  JANUS_CHECK(v >= 0 && v < 1, ValueError, "{}: {} is {}, expected a value in [0, 1)", args.op.name,
+              attr, v);
 }
 
 /// The gradient an update uses: g = clip(rescale_grad * grad, -c, c) + wd * w, the clipping
