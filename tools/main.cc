@@ -3,7 +3,11 @@
 
 #include <iostream>
 
+#include <unistd.h>
+
 #include "janus/janus.h"
+#include "models.h"
+#include "train.h"
 
 namespace {
 
@@ -66,10 +70,61 @@ int main(int argc, char** argv) {
   auto* ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
   ops->add_option("name", op_name, "operator to show");
   auto* info = app.add_subcommand("info", "Show devices, cores and engine settings");
-  CLI11_PARSE(app, argc, argv);
+  janus::tools::TrainOptions topt;
+  std::string device_text = "cpu:0";
+  auto* train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
+  train->add_option("--model", topt.model, "model")
+      ->check(CLI::IsMember(janus::tools::model_names()))
+      ->capture_default_str();
+  train->add_option("--epochs", topt.epochs, "passes over the training set")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  train->add_option("--batch-size", topt.batch_size, "samples per step")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  train->add_option("--lr", topt.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  train->add_option("--optimizer", topt.optimizer, "optimizer")
+      ->check(CLI::IsMember({"sgd", "adam"}))
+      ->capture_default_str();
+  train->add_option("--momentum", topt.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  train->add_option("--wd", topt.wd, "weight decay")->check(CLI::NonNegativeNumber)->capture_default_str();
+  train->add_option("--seed", topt.seed, "random seed (initialisation, shuffling, dropout)")->capture_default_str();
+  train->add_option("--device", device_text, "device to train on, cpu:N")->capture_default_str();
+  train->add_option("--limit", topt.limit, "use only the first N training samples (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  train->add_option("--num-workers", topt.num_workers, "data loading threads")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  train->add_option("--data", topt.data_root, "directory of the Fashion-MNIST .gz files");
+  train->add_option("--log-json", topt.log_json, "write the per-epoch figures to this file");
+  train->add_option("--save", topt.save, "save the trained parameters (safetensors) to this file");
+  topt.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
+  train->add_flag("!--no-progress", topt.progress, "no progress bar");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line naming the problem, then the usage of the command that was being parsed.
+    std::cerr << "janus: " << e.what() << "\n\n";
+    CLI::App* sub = *train ? train : *ops ? ops : *info ? info : &app;
+    std::cerr << sub->help();
+    return 2;
+  }
   try {
     if (*ops) return run_ops(op_name);
     if (*info) return run_info();
+    if (*train) {
+      try {
+        topt.device = janus::parse_device(device_text);
+      } catch (const janus::Error& e) {
+        std::cerr << "janus train: --device: " << e.what() << "\n\n" << train->help();
+        return 2;
+      }
+      janus::tools::train(topt, std::cout);
+      return 0;
+    }
   } catch (const janus::Error& e) {
     std::cerr << "janus: " << e.what() << "\n";
     return 1;

@@ -1,4 +1,5 @@
-// Everything a Janus user needs: arrays, the engine and its blockers, and the operators.
+// Everything a Janus user needs: arrays, the engine and its blockers, the operators, autograd,
+// blocks, optimizers and data loading.
 #pragma once
 
 #include "janus/base/error.h"
@@ -22,3 +23,4 @@
 #include "janus/optim/lr_scheduler.h"
 #include "janus/optim/optimizer.h"
 #include "janus/optim/trainer.h"
+#include "janus/data/data.h"

@@ -1,0 +1,143 @@
+// training_loop: the seed's experiment on the memory footprint of asynchronous training
+// (d2l.ai 12.2.4). An MLP 512 -> 2048 -> 512 -> 1 (ReLU) is trained with L2 loss and SGD on 150
+// random batches of 1024, once with a barrier (wait_to_read on the loss) after each batch and
+// once without. Printed as the seed prints it: the time at batches 50, 100 and 150 (issue time
+// without the barrier), the time per epoch, and the memory growth (process RSS, as the seed's
+// `ps`, and the peak of Janus' allocator). The loop's FLOPs (forward 2mnk per layer, backward
+// twice that, no input gradient for the first layer) are compared with this machine's sgemm
+// peak measured by a large oneDNN product. Ends with one JSON line.
+#include <omp.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <dnnl.hpp>
+
+#include "bench_util.h"
+#include "janus/janus.h"
+#include "janus/optim/trainer.h"
+
+namespace {
+
+using bench::Timer;
+using janus::NDArray;
+namespace nn = janus::nn;
+
+constexpr int kBatches = 150;
+constexpr int64_t kBatch = 1024;
+
+double rss_mb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
+}
+
+int janus_kernel_threads() {
+  std::atomic<int> threads{0};
+  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
+                       janus::cpu());
+  janus::wait_all();
+  return threads.load();
+}
+
+// GFLOP/s of a 2048^3 float32 product through oneDNN on `threads` threads (best of 5).
+double sgemm_peak_gflops(int threads) {
+  omp_set_num_threads(threads);
+  constexpr int64_t n = 2048;
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+  dnnl::memory a(md, eng), b(md, eng), c(md, eng);
+  for (auto* m : {&a, &b}) {
+    auto* p = static_cast<float*>(m->get_data_handle());
+    for (int64_t i = 0; i < n * n; ++i) p[i] = 0.001f * static_cast<float>(i % 7);
+  }
+  dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), eng));
+  dnnl::stream s(eng);
+  double best = 0;
+  for (int i = 0; i < 6; ++i) {
+    Timer t;
+    prim.execute(s, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    s.wait();
+    if (i > 0) best = std::max(best, 2.0 * n * n * n / t.seconds() / 1e9);
+  }
+  return best;
+}
+
+struct Run {
+  double epoch_s, rss_mb, peak_mb;
+};
+
+Run epoch(nn::Sequential& net, janus::optim::Trainer& trainer, bool barrier) {
+  const nn::L2Loss loss;
+  const double rss0 = rss_mb();
+  janus::allocator_for(janus::cpu()).reset_peak();
+  const int64_t in_use0 = janus::memory_stats(janus::cpu()).bytes_in_use;
+  Timer timer;
+  {
+    for (int i = 0; i < kBatches; ++i) {
+      const NDArray x = janus::random_normal(0, 1, {kBatch, 512});
+      const NDArray y = janus::ones({kBatch});
+      NDArray l;
+      {
+        janus::autograd::RecordScope record;
+        l = loss(net(x), y);
+      }
+      janus::autograd::backward(l);
+      trainer.step(kBatch);
+      if (barrier) janus::wait_to_read(l);  // barrier before a new batch
+      if ((i + 1) % 50 == 0) std::printf("batch %d, time %.4f sec\n", i + 1, timer.seconds());
+    }
+    janus::wait_all();
+  }
+  const Run r{timer.seconds(), rss_mb() - rss0,
+              static_cast<double>(janus::memory_stats(janus::cpu()).peak_bytes_in_use - in_use0) / 1e6};
+  std::printf("time per epoch: %.4f sec\n", r.epoch_s);
+  std::printf("increased memory: %f MB (process RSS); Janus allocator peak above the start: %.1f MB\n",
+              r.rss_mb, r.peak_mb);
+  return r;
+}
+
+}  // namespace
+
+int main() {
+  const int threads = janus_kernel_threads();
+  const double peak = sgemm_peak_gflops(threads);
+  std::printf("sgemm peak (oneDNN, 2048^3, %d threads): %.1f GFLOP/s\n", threads, peak);
+
+  janus::seed(0);
+  nn::Sequential net;
+  net.add(std::make_shared<nn::Dense>(2048, "relu"), std::make_shared<nn::Dense>(512, "relu"),
+          std::make_shared<nn::Dense>(1));
+  net.initialize();
+  janus::optim::Trainer trainer(net.collect_params(), janus::optim::make_optimizer("sgd", 0.01));
+  // One batch first, so that initialisation is not counted.
+  janus::wait_to_read(nn::L2Loss()(net(janus::random_normal(0, 1, {kBatch, 512})), janus::ones({kBatch})));
+
+  std::printf("\n-- with a barrier (wait_to_read on the loss) after each batch\n");
+  const Run with = epoch(net, trainer, true);
+  std::printf("\n-- without the barrier\n");
+  const Run without = epoch(net, trainer, false);
+
+  // Forward 2*B*(512*2048 + 2048*512 + 512*1); backward: weight gradients of every layer and
+  // input gradients of layers 2 and 3 (the data needs none).
+  const double fwd = 2.0 * kBatch * (512.0 * 2048 + 2048.0 * 512 + 512.0);
+  const double bwd = 2.0 * kBatch * (512.0 * 2048 + 2048.0 * 512 + 512.0) + 2.0 * kBatch * (2048.0 * 512 + 512.0);
+  const double gflops = (fwd + bwd) * kBatches / with.epoch_s / 1e9;
+  std::printf("\nthe loop: %.1f GFLOP/s with the barrier = %.0f%% of the sgemm peak; without: %.1f GFLOP/s\n",
+              gflops, 100 * gflops / peak, (fwd + bwd) * kBatches / without.epoch_s / 1e9);
+  std::printf("effect the seed describes (barrier bounds memory): %s\n",
+              with.peak_mb <= without.peak_mb ? "holds" : "does not hold");
+  bench::print_json_line("training_loop", {{"epoch_s", with.epoch_s},
+                                           {"no_barrier_epoch_s", without.epoch_s},
+                                           {"gflops", gflops},
+                                           {"peak_fraction", gflops / peak},
+                                           {"barrier_mem_mb", with.peak_mb},
+                                           {"no_barrier_mem_mb", without.peak_mb},
+                                           {"barrier_rss_mb", with.rss_mb},
+                                           {"no_barrier_rss_mb", without.rss_mb}});
+  return 0;
+}

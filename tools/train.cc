@@ -1,0 +1,166 @@
+// `janus train`: Fashion-MNIST with a named model.
+#include "train.h"
+
+#include <chrono>
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/data/data_loader.h"
+#include "janus/data/fashion_mnist.h"
+#include "janus/engine/array.h"
+#include "janus/nn/loss.h"
+#include "janus/nn/metric.h"
+#include "janus/nn/serialization.h"
+#include "janus/ops/ops.h"
+#include "janus/optim/trainer.h"
+#include "models.h"
+
+namespace janus::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void check_options(const TrainOptions& o) {
+  JANUS_CHECK(o.epochs >= 1, ValueError, "--epochs is {}, expected at least 1", o.epochs);
+  JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1", o.batch_size);
+  JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
+  JANUS_CHECK(o.limit >= 0, ValueError, "--limit is {}, expected >= 0 (0: every sample)", o.limit);
+  JANUS_CHECK(o.num_workers >= 0, ValueError, "--num-workers is {}, expected >= 0", o.num_workers);
+  JANUS_CHECK(o.device.is_cpu(), DeviceError, "--device {} is not available, expected cpu:N",
+              o.device);
+}
+
+// The first `n` samples of `set` (all when n is 0 or more than there are).
+std::shared_ptr<const data::ArrayDataset> head(const data::FashionMNIST& set, int64_t n) {
+  if (n == 0 || n >= set.size()) {
+    return std::make_shared<data::ArrayDataset>(set.arrays());
+  }
+  return std::make_shared<data::ArrayDataset>(std::vector<NDArray>{
+      set.images().slice(0, n), set.labels().slice(0, n)});
+}
+
+
+void print_progress(std::ostream& out, int epoch, int epochs, int64_t done, int64_t total,
+                    double seconds) {
+  constexpr int kWidth = 30;
+  const int filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
+  out << fmt::format("\repoch {}/{} [{}{}] {}/{} {:.0f} samples/s   ", epoch, epochs,
+                     std::string(static_cast<size_t>(filled), '#'),
+                     std::string(static_cast<size_t>(kWidth - filled), '.'), done, total,
+                     seconds > 0 ? static_cast<double>(done) / seconds : 0.0)
+      << std::flush;
+}
+
+NDArray to_device(const NDArray& a, Device device) {
+  return a.device() == device ? a : copyto(a, device);
+}
+
+double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
+  nn::Accuracy acc;
+  while (auto batch = loader.next()) {
+    acc.update((*batch)[1], net(to_device((*batch)[0], device)));
+  }
+  return acc.get();
+}
+
+void write_log(const std::string& path, const TrainOptions& o, const std::vector<EpochResult>& rs) {
+  std::ofstream f(path);
+  JANUS_CHECK(f.good(), IOError, "--log-json: cannot write '{}'", path);
+  f << fmt::format("{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"batch_size\": {}, "
+                   "\"seed\": {}, \"epochs\": [",
+                   o.model, o.optimizer, o.lr, o.batch_size, o.seed);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const EpochResult& r = rs[i];
+    f << fmt::format("{}\n  {{\"epoch\": {}, \"loss\": {}, \"train_acc\": {}, \"test_acc\": {}, "
+                     "\"seconds\": {}, \"samples_per_s\": {}}}",
+                     i == 0 ? "" : ",", r.epoch, r.loss, r.train_acc, r.test_acc, r.seconds,
+                     r.samples_per_s);
+  }
+  f << "\n]}\n";
+}
+
+}  // namespace
+
+std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
+  check_options(o);
+  seed(o.seed);
+  const std::string root = o.data_root.empty() ? std::string(data::kFashionMNISTRoot) : o.data_root;
+  const data::FashionMNIST train_full(root, true), test_full(root, false);
+  auto train_set = head(train_full, o.limit);
+  auto test_set = head(test_full, o.limit == 0 ? 0 : std::max<int64_t>(o.limit / 6, 1));
+
+  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
+                                            .seed = o.seed, .num_workers = o.num_workers});
+  data::DataLoader test_loader(test_set, {.batch_size = 1024, .num_workers = o.num_workers});
+
+  auto net = make_model(o.model);
+  net->initialize(nn::Xavier(), o.device);
+  // The first batch fixes the deferred shapes before the trainer sees the parameters.
+  {
+    autograd::PauseScope no_record;
+    (*net)(to_device(train_set->get_batch(std::vector<int64_t>{0})[0], o.device));
+  }
+  optim::Trainer trainer(net->collect_params(),
+                         optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd}));
+  const nn::SoftmaxCrossEntropyLoss loss_fn;
+
+  out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
+                     "lr {}, {} epochs, seed {}\n",
+                     o.model, train_set->size(), test_set->size(), o.batch_size, o.optimizer, o.lr,
+                     o.epochs, o.seed);
+  std::vector<EpochResult> results;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    nn::MeanLoss mean_loss;
+    nn::Accuracy train_acc;
+    const int64_t batches = train_loader.num_batches();
+    const int64_t every = std::max<int64_t>(1, batches / 50);
+    const auto start = Clock::now();
+    int64_t seen = 0, index = 0;
+    while (auto batch = train_loader.next()) {
+      const NDArray x = to_device((*batch)[0], o.device);
+      const NDArray y = to_device((*batch)[1], o.device);
+      NDArray output, loss;
+      {
+        autograd::RecordScope record(true);
+        output = (*net)(x);
+        loss = loss_fn(output, y);
+      }
+      autograd::backward(loss);
+      trainer.step(batch->batch_size());
+      mean_loss.update(loss);
+      train_acc.update(y, output);
+      seen += batch->batch_size();
+      if (o.progress && (++index % every == 0 || index == batches)) {
+        wait_to_read(loss);  // the bar shows finished work, not issued work
+        print_progress(out, epoch, o.epochs, seen, train_set->size(),
+                       std::chrono::duration<double>(Clock::now() - start).count());
+      }
+    }
+    EpochResult r;
+    r.epoch = epoch;
+    r.loss = mean_loss.get();  // waits for the epoch's last batch
+    r.train_acc = train_acc.get();
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.samples_per_s = static_cast<double>(seen) / r.seconds;
+    r.test_acc = evaluate(*net, test_loader, o.device);
+    results.push_back(r);
+    if (o.progress) out << "\r" << std::string(80, ' ') << "\r";
+    out << fmt::format("epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
+                       "({:.0f} samples/s)\n",
+                       epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
+                       r.samples_per_s)
+        << std::flush;
+    if (!o.log_json.empty()) write_log(o.log_json, o, results);
+  }
+  if (!o.save.empty()) {
+    nn::save_parameters(*net, o.save);
+    out << fmt::format("saved the parameters to {}\n", o.save);
+  }
+  return results;
+}
+
+}  // namespace janus::tools

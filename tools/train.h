@@ -1,0 +1,44 @@
+// The training loop behind `janus train`: a named model on Fashion-MNIST, with progress,
+// per-epoch figures and optional parameter saving. Part of the janus program (tools/).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "janus/core/device.h"
+
+namespace janus::tools {
+
+struct TrainOptions {
+  std::string model = "mlp";
+  int epochs = 10;
+  int64_t batch_size = 256;
+  double lr = 0.1;
+  std::string optimizer = "sgd";  // "sgd" or "adam"
+  double momentum = 0.0;          // sgd only
+  double wd = 0.0;
+  uint64_t seed = 0;
+  Device device = cpu(0);
+  /// Train on the first `limit` training samples and test on the first limit / 6 test samples
+  /// (0: all). For quick runs and the integration test.
+  int64_t limit = 0;
+  int num_workers = 1;  // data loader threads
+  std::string data_root;  // empty: the Debian package's directory
+  std::string log_json;   // per-epoch figures, rewritten after each epoch
+  std::string save;       // parameters, safetensors, after training
+  bool progress = true;   // a progress bar on `out`
+};
+
+struct EpochResult {
+  int epoch = 0;
+  double loss = 0, train_acc = 0, test_acc = 0;
+  double seconds = 0, samples_per_s = 0;
+};
+
+/// Checks the options (ValueError naming the option and the value) and trains; prints a
+/// progress bar during each epoch and one summary line after it on `out`.
+std::vector<EpochResult> train(const TrainOptions& options, std::ostream& out);
+
+}  // namespace janus::tools
