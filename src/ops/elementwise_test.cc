@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -365,6 +366,40 @@ TEST(OpAddScalar, ScalarIsConvertedToTheDTypeFirst) {
   EXPECT_EQ(to_vector<float>(4.0 * f), (std::vector<float>{4.0f, 8.0f}));
   EXPECT_EQ(to_vector<float>(f + f), (std::vector<float>{2.0f, 4.0f}));
   EXPECT_EQ(to_vector<float>(f * f), (std::vector<float>{1.0f, 4.0f}));
+}
+
+// ---- integer wrap-around ----------------------------------------------------------------------
+
+// Signed integers wrap around modulo 2^bits, as in NumPy, instead of overflowing (undefined
+// behaviour in C++: the AddressSanitizer+UBSan build stops on it).
+template <typename T>
+void check_signed_wrap_around() {
+  constexpr T kMax = std::numeric_limits<T>::max();
+  constexpr T kMin = std::numeric_limits<T>::min();
+  using V = std::vector<T>;
+  const NDArray a = from_vector<T>({kMax, kMin, kMax, 5}, {4});
+  const NDArray b = from_vector<T>({1, 1, 2, -7}, {4});
+  EXPECT_EQ(to_vector<T>(add(a, b)), (V{kMin, kMin + 1, kMin + 1, -2}));
+  EXPECT_EQ(to_vector<T>(subtract(a, b)), (V{kMax - 1, kMax, kMax - 2, 12}));
+  EXPECT_EQ(to_vector<T>(mul(a, b)), (V{kMax, kMin, -2, -35}));
+  EXPECT_EQ(to_vector<T>(add(a, 1.0)), (V{kMin, kMin + 1, kMin, 6}));
+  EXPECT_EQ(to_vector<T>(1.0 + a), (V{kMin, kMin + 1, kMin, 6}));
+  EXPECT_EQ(to_vector<T>(subtract(a, 1.0)), (V{kMax - 1, kMax, kMax - 1, 4}));
+  EXPECT_EQ(to_vector<T>(subtract(1.0, a)), (V{kMin + 2, kMin + 1, kMin + 2, -4}));
+  EXPECT_EQ(to_vector<T>(mul(a, 2.0)), (V{-2, 0, -2, 10}));
+  // Broadcast operands, and an array long enough for the vectorized, multi-threaded loops.
+  const NDArray one = from_vector<T>({1}, {1});
+  EXPECT_EQ(to_vector<T>(add(one, a)), (V{kMin, kMin + 1, kMin, 6}));
+  EXPECT_EQ(to_vector<T>(add(a, one)), (V{kMin, kMin + 1, kMin, 6}));
+  const NDArray big = full({100000}, static_cast<double>(kMax), dtype_of<T>);
+  EXPECT_EQ(to_vector<T>(add(big, big)), V(100000, T(-2)));
+  EXPECT_EQ(to_vector<T>(add(big, one)), V(100000, kMin));
+  EXPECT_EQ(to_vector<T>(mul(big, big)), V(100000, T(1)));
+}
+
+TEST(OpAdd, SignedIntegersWrapAroundAsInNumPy) {
+  check_signed_wrap_around<int32_t>();
+  check_signed_wrap_around<int64_t>();
 }
 
 // ---- errors -----------------------------------------------------------------------------------

@@ -38,6 +38,59 @@ T from_double(double v) {
   }
 }
 
+/// x + y, x - y, x * y and -x in element type T. Signed integers wrap around modulo 2^bits, as
+/// in NumPy (INT32_MAX + 1 gives INT32_MIN), instead of overflowing, which is undefined
+/// behaviour in C++: they are computed in the unsigned type (at least unsigned int, so that no
+/// promotion to int can overflow either) and converted back, which C++20 defines as modular.
+/// Other types compute as `static_cast<T>(x op y)`.
+namespace detail {
+template <typename T>
+inline constexpr bool kWrapsSigned = std::is_integral_v<T> && std::is_signed_v<T>;
+template <typename T>
+using wrap_unsigned_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                           std::make_unsigned_t<T>>;
+}  // namespace detail
+
+template <typename T>
+constexpr T wrapping_add(T x, T y) {
+  if constexpr (detail::kWrapsSigned<T>) {
+    using U = detail::wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
+  } else {
+    return static_cast<T>(x + y);
+  }
+}
+
+template <typename T>
+constexpr T wrapping_sub(T x, T y) {
+  if constexpr (detail::kWrapsSigned<T>) {
+    using U = detail::wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
+  } else {
+    return static_cast<T>(x - y);
+  }
+}
+
+template <typename T>
+constexpr T wrapping_mul(T x, T y) {
+  if constexpr (detail::kWrapsSigned<T>) {
+    using U = detail::wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+
+template <typename T>
+constexpr T wrapping_neg(T x) {
+  if constexpr (detail::kWrapsSigned<T>) {
+    using U = detail::wrap_unsigned_t<T>;
+    return static_cast<T>(U(0) - static_cast<U>(x));
+  } else {
+    return static_cast<T>(-x);
+  }
+}
+
 /// Calls body(begin, end) over [0, n) split among up to ctx.num_threads OpenMP threads.
 template <typename Body>
 void parallel_for(int64_t n, const RunContext& ctx, Body body) {

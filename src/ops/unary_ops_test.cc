@@ -31,6 +31,25 @@ TEST(OpUnary, IntegerDTypes) {
   EXPECT_EQ(to_vector<uint8_t>(abs(u)), (std::vector<uint8_t>{0, 7}));
 }
 
+// negative, abs and square wrap around at the ends of the signed ranges, as in NumPy, instead of
+// overflowing (undefined behaviour in C++: the AddressSanitizer+UBSan build stops on it).
+TEST(OpUnary, SignedIntegersWrapAroundAsInNumPy) {
+  constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+  constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
+  const NDArray i = from_vector<int32_t>({kMin32, kMax32, -5, 65536, 46341}, {5});
+  EXPECT_EQ(to_vector<int32_t>(negative(i)),
+            (std::vector<int32_t>{kMin32, -kMax32, 5, -65536, -46341}));
+  EXPECT_EQ(to_vector<int32_t>(abs(i)), (std::vector<int32_t>{kMin32, kMax32, 5, 65536, 46341}));
+  // 65536^2 = 2^32 wraps to 0; 46341^2 = 2147488281 wraps to 2147488281 - 2^32.
+  EXPECT_EQ(to_vector<int32_t>(square(i)),
+            (std::vector<int32_t>{0, 1, 25, 0, -2147479015}));
+  constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  const NDArray l = from_vector<int64_t>({kMin64, int64_t{1} << 32, -3}, {3});
+  EXPECT_EQ(to_vector<int64_t>(negative(l)), (std::vector<int64_t>{kMin64, -(int64_t{1} << 32), 3}));
+  EXPECT_EQ(to_vector<int64_t>(abs(l)), (std::vector<int64_t>{kMin64, int64_t{1} << 32, 3}));
+  EXPECT_EQ(to_vector<int64_t>(square(l)), (std::vector<int64_t>{0, 0, 9}));
+}
+
 TEST(OpUnary, SpecialFloatValues) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::nan("");

@@ -7,7 +7,7 @@ namespace {
 
 void mul_cpu(const KernelArgs& args) {
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
-    binary_broadcast<T>(args, [](T x, T y) { return static_cast<T>(x * y); });
+    binary_broadcast<T>(args, [](T x, T y) { return wrapping_mul(x, y); });
   });
 }
 

@@ -8,7 +8,7 @@ namespace {
 void mul_scalar_cpu(const KernelArgs& args) {
   const double scalar = args.attrs.get<double>(0);
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
-    unary_scalar<T>(args, scalar, [](T x, T s) { return static_cast<T>(x * s); });
+    unary_scalar<T>(args, scalar, [](T x, T s) { return wrapping_mul(x, s); });
   });
 }
 

@@ -11,8 +11,7 @@ namespace {
 void subtract_scalar_cpu(const KernelArgs& args) {
   const double scalar = args.attrs.get<double>(0);
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
-    using C = compute_t<T>;
-    unary_scalar<T>(args, scalar, [](T x, T s) { return static_cast<T>(C(x) - C(s)); });
+    unary_scalar<T>(args, scalar, [](T x, T s) { return wrapping_sub(x, s); });
   });
 }
 

@@ -25,21 +25,22 @@ NDArray zero_like(const NDArray& x) { return zeros({}, x.dtype(), x.device()); }
 }  // namespace
 
 JANUS_DEFINE_OP({any_unary_op(
-    "negative", "-x, elementwise (unsigned integers wrap around).",
-    [](auto x) { return static_cast<decltype(x)>(-x); },
+    "negative", "-x, elementwise (integers wrap around: -INT32_MIN is INT32_MIN, as in NumPy).",
+    [](auto x) { return wrapping_neg(x); },
     [](const GradArgs& g) -> Grads { return {negative(g.dy(0))}; })});
 
 JANUS_DEFINE_OP({any_unary_op(
-    "abs", "Absolute value, elementwise.",
+    "abs", "Absolute value, elementwise (abs(INT32_MIN) wraps to INT32_MIN, as in NumPy).",
     [](auto x) {
       using C = decltype(x);
       if constexpr (std::is_floating_point_v<C>) return std::abs(x);
-      return is_negative(x) ? static_cast<C>(0 - x) : x;
+      return is_negative(x) ? wrapping_neg(x) : x;
     },
     [](const GradArgs& g) -> Grads { return {g.dy(0) * sign(g.x(0))}; })});
 
 JANUS_DEFINE_OP({any_unary_op(
-    "square", "x * x, elementwise.", [](auto x) { return static_cast<decltype(x)>(x * x); },
+    "square", "x * x, elementwise (integers wrap around).",
+    [](auto x) { return wrapping_mul(x, x); },
     [](const GradArgs& g) -> Grads { return {g.dy(0) * g.x(0) * 2.0}; })});
 
 JANUS_DEFINE_OP({any_unary_op(
