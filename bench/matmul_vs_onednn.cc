@@ -19,13 +19,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <dnnl.hpp>
 #include <exception>
 #include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <dnnl.hpp>
 
 #include "bench_util.h"
 #include "janus/janus.h"
@@ -70,8 +69,10 @@ double sample_us(const std::function<void()>& call, int calls) {
 class OneDnnMatmul {
  public:
   OneDnnMatmul(const Case& c, dnnl::engine& eng)
-      : a_(static_cast<size_t>(c.m * c.k)), b_(static_cast<size_t>(c.k * c.n)),
-        c_(static_cast<size_t>(c.m * c.n)), stream_(eng) {
+      : a_(static_cast<size_t>(c.m * c.k)),
+        b_(static_cast<size_t>(c.k * c.n)),
+        c_(static_cast<size_t>(c.m * c.n)),
+        stream_(eng) {
     using dt = dnnl::memory::data_type;
     using dims = dnnl::memory::dims;
     const dnnl::memory::desc ad({c.m, c.k}, dt::f32, dims{c.k, 1});
@@ -102,9 +103,9 @@ class OneDnnMatmul {
 
 struct Row {
   Case shape;
-  double dot_us = 0, matmul_us = 0, onednn_us = 0;           // medians
-  double dot_min = 0, matmul_min = 0, onednn_min = 0;        // fastest samples
-  double onednn1_us = std::nan("");                          // oneDNN on one thread (median)
+  double dot_us = 0, matmul_us = 0, onednn_us = 0;     // medians
+  double dot_min = 0, matmul_min = 0, onednn_min = 0;  // fastest samples
+  double onednn1_us = std::nan("");                    // oneDNN on one thread (median)
   std::string impl;
   double dot_ratio() const { return dot_us / onednn_us; }
   double matmul_ratio() const { return matmul_us / onednn_us; }
@@ -165,8 +166,10 @@ bool check_dot(const Case& c) {
     }
     const double got = cv[static_cast<size_t>(i * c.n + j)];
     if (std::abs(got - ref) > 1e-3 * (1.0 + std::abs(ref))) {
-      std::fprintf(stderr, "matmul_vs_onednn: dot %lldx%lldx%lld at (%lld, %lld) gave %g, "
-                   "expected %g\n", static_cast<long long>(c.m), static_cast<long long>(c.k),
+      std::fprintf(stderr,
+                   "matmul_vs_onednn: dot %lldx%lldx%lld at (%lld, %lld) gave %g, "
+                   "expected %g\n",
+                   static_cast<long long>(c.m), static_cast<long long>(c.k),
                    static_cast<long long>(c.n), static_cast<long long>(i),
                    static_cast<long long>(j), got, ref);
       return false;
@@ -182,22 +185,22 @@ int main() {
     const int threads = janus_kernel_threads();
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     const std::vector<Case> cases = {{1024, 512, 2048}, {1, 512, 256}, {1000, 1000, 1000}};
-    std::printf("matmul_vs_onednn: float32, %d thread(s) for both (%d cores), median of %d "
-                "samples of ~%.0f ms\n",
-                threads, janus::hardware_cores(), kSamples, kSampleSeconds * 1e3);
+    std::printf(
+        "matmul_vs_onednn: float32, %d thread(s) for both (%d cores), median of %d "
+        "samples of ~%.0f ms\n",
+        threads, janus::hardware_cores(), kSamples, kSampleSeconds * 1e3);
     bool ok = true;
     for (const Case& c : cases) ok &= check_dot(c);
     std::vector<Row> rows;
     for (const Case& c : cases) rows.push_back(measure(c, threads, eng));
 
-    std::printf("\n%-20s %11s %11s %11s %9s %9s %9s %10s  %s\n", "M x K x N", "dot us",
-                "matmul us", "oneDNN us", "dot/1dnn", "mm/1dnn", "best d/o", "1dnn GF/s",
-                "oneDNN impl");
+    std::printf("\n%-20s %11s %11s %11s %9s %9s %9s %10s  %s\n", "M x K x N", "dot us", "matmul us",
+                "oneDNN us", "dot/1dnn", "mm/1dnn", "best d/o", "1dnn GF/s", "oneDNN impl");
     for (const Row& r : rows) {
       const std::string name = std::to_string(r.shape.m) + " x " + std::to_string(r.shape.k) +
                                " x " + std::to_string(r.shape.n);
-      const double gflops = 2.0 * static_cast<double>(r.shape.m * r.shape.k * r.shape.n) /
-                            (r.onednn_us * 1e3);
+      const double gflops =
+          2.0 * static_cast<double>(r.shape.m * r.shape.k * r.shape.n) / (r.onednn_us * 1e3);
       std::printf("%-20s %11.2f %11.2f %11.2f %9.3f %9.3f %9.3f %10.1f  %s\n", name.c_str(),
                   r.dot_us, r.matmul_us, r.onednn_us, r.dot_ratio(), r.matmul_ratio(),
                   r.dot_min / r.onednn_min, gflops, r.impl.c_str());

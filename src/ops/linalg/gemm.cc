@@ -67,7 +67,8 @@ class CachedGemm {
         b_md_(matrix_desc(key.k, key.n, key.tb)),
         c_md_(matrix_desc(key.m, key.n, false)),
         pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_engine()),
-        prim_(pd_), macs_(key.m * key.n * key.k) {}
+        prim_(pd_),
+        macs_(key.m * key.n * key.k) {}
 
   const dnnl::matmul::primitive_desc& pd() const { return pd_; }
 
