@@ -71,7 +71,9 @@ TEST(Registry, EveryOperatorIsComplete) {
     EXPECT_TRUE(static_cast<bool>(op->grad) != op->not_differentiable)
         << "needs exactly one gradient decision: a .grad rule or .not_differentiable = true";
     for (const DeviceKernel& k : op->kernels) EXPECT_NE(k.fn, nullptr) << "null kernel";
-    EXPECT_FALSE(op->outputs.empty()) << "no outputs";
+    // An operator must produce something: outputs, or inputs it updates in place.
+    EXPECT_FALSE(op->outputs.empty() && op->mutable_inputs.empty())
+        << "no outputs and no inputs updated in place";
     std::set<std::string_view> names;
     for (std::string_view in : op->inputs) {
       EXPECT_FALSE(in.empty()) << "unnamed input";
