@@ -4,11 +4,13 @@
 #include <vector>
 
 #include "../op_utils.h"
+#include "simd_loop.h"
 
 namespace janus::ops {
 
 /// out[i] = f(a[i'], b[i'']) with NumPy broadcasting. Contiguous equal shapes and scalar
-/// operands take flat loops the compiler vectorizes; other broadcasts walk strides.
+/// operands take flat loops, vectorized and compiled per instruction set (simd_loop.h); other
+/// broadcasts walk strides.
 template <typename T, typename F>
 void binary_broadcast(const KernelArgs& args, F f) {
   const NDArray& a = args.in(0);
@@ -20,21 +22,19 @@ void binary_broadcast(const KernelArgs& args, F f) {
   const int64_t n = out.size();
   if (a.size() == n && b.size() == n) {
     parallel_for(n, args.ctx, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], pb[i]);
+      simd::map2<1, 1>(po + lo, pa + lo, pb + lo, hi - lo, f);
     });
     return;
   }
   if (b.size() == 1 && a.size() == n) {
-    const T s = pb[0];
     parallel_for(n, args.ctx, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], s);
+      simd::map2<1, 0>(po + lo, pa + lo, pb, hi - lo, f);
     });
     return;
   }
   if (a.size() == 1 && b.size() == n) {
-    const T s = pa[0];
     parallel_for(n, args.ctx, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(s, pb[i]);
+      simd::map2<0, 1>(po + lo, pa, pb + lo, hi - lo, f);
     });
     return;
   }
@@ -75,11 +75,11 @@ void binary_broadcast(const KernelArgs& args, F f) {
 /// out[i] = f(a[i], s) for a scalar attribute s converted to T.
 template <typename T, typename F>
 void unary_scalar(const KernelArgs& args, double scalar, F f) {
-  const T* __restrict pa = args.in(0).data<T>();
-  T* __restrict po = args.out(0).data<T>();
+  const T* pa = args.in(0).data<T>();
+  T* po = args.out(0).data<T>();
   const T s = from_double<T>(scalar);
   parallel_for(args.out(0).size(), args.ctx, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], s);
+    simd::map2<1, 0>(po + lo, pa + lo, &s, hi - lo, f);
   });
 }
 

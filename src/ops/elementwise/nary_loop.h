@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../op_utils.h"
+#include "simd_loop.h"
 
 namespace janus::ops {
 
@@ -60,7 +61,15 @@ void broadcast_map_impl(const KernelArgs& args, F& f, std::index_sequence<I...>)
   const int64_t n = out.size();
   if (((args.in(I).size() == n) && ...)) {
     parallel_for(n, args.ctx, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(std::get<I>(p)[i]...);
+      if constexpr (kN == 1) {
+        simd::map1(po + lo, (std::get<I>(p) + lo)..., hi - lo, f);
+      } else if constexpr (kN == 2) {
+        simd::map2<1, 1>(po + lo, (std::get<I>(p) + lo)..., hi - lo, f);
+      } else if constexpr (kN == 3) {
+        simd::map3(po + lo, (std::get<I>(p) + lo)..., hi - lo, f);
+      } else {
+        for (int64_t i = lo; i < hi; ++i) po[i] = f(std::get<I>(p)[i]...);
+      }
     });
     return;
   }

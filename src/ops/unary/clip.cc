@@ -20,13 +20,13 @@ void clip_cpu(const KernelArgs& args) {
     using C = compute_t<T>;
     const C lo = static_cast<C>(from_double<T>(a_min));
     const C hi = static_cast<C>(from_double<T>(a_max));
-    const T* __restrict px = args.in(0).data<T>();
-    T* __restrict py = args.out(0).data<T>();
+    const T* px = args.in(0).data<T>();
+    T* py = args.out(0).data<T>();
     parallel_for(args.out(0).size(), args.ctx, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const C x = static_cast<C>(px[i]);
-        py[i] = static_cast<T>(x < lo ? lo : (x > hi ? hi : x));  // nan stays nan
-      }
+      simd::map1(py + b, px + b, e - b, [lo, hi](T v) {
+        const C x = static_cast<C>(v);
+        return static_cast<T>(x < lo ? lo : (x > hi ? hi : x));  // nan stays nan
+      });
     });
   });
 }

@@ -10,13 +10,13 @@ void leaky_relu_cpu(const KernelArgs& args) {
   dispatch_floating(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     const C a = static_cast<C>(alpha);
-    const T* __restrict px = args.in(0).data<T>();
-    T* __restrict py = args.out(0).data<T>();
+    const T* px = args.in(0).data<T>();
+    T* py = args.out(0).data<T>();
     parallel_for(args.out(0).size(), args.ctx, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        const C x = static_cast<C>(px[i]);
-        py[i] = static_cast<T>(x > C(0) ? x : a * x);
-      }
+      simd::map1(py + lo, px + lo, hi - lo, [a](T v) {
+        const C x = static_cast<C>(v);
+        return static_cast<T>(x > C(0) ? x : a * x);
+      });
     });
   });
 }

@@ -10,14 +10,16 @@
 
 namespace janus::ops {
 
-/// y[i] = Fn()(x[i]) computed in compute_t<T> (float for the 16-bit float types).
+/// y[i] = Fn()(x[i]) computed in compute_t<T> (float for the 16-bit float types), by a loop
+/// compiled per instruction set (simd_loop.h).
 template <typename T, typename Fn>
 void map_elements(const KernelArgs& args) {
   using C = compute_t<T>;
-  const T* __restrict px = args.in(0).data<T>();
-  T* __restrict py = args.out(0).data<T>();
+  const T* px = args.in(0).data<T>();
+  T* py = args.out(0).data<T>();
   parallel_for(args.out(0).size(), args.ctx, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) py[i] = static_cast<T>(Fn()(static_cast<C>(px[i])));
+    simd::map1(py + lo, px + lo, hi - lo,
+               [](T x) { return static_cast<T>(Fn()(static_cast<C>(x))); });
   });
 }
 
