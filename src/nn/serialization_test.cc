@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "janus/engine/array.h"
 #include "janus/nn/block.h"
@@ -222,6 +223,41 @@ TEST_F(SafetensorsFile, OffsetsMustMatchTheDataExactly) {
               std::string("\1\0\2", 3));
   EXPECT_THAT(format_error(bools),
               HasSubstr("array 'm' (BOOL) holds byte 2 at element 2, expected 0 or 1"));
+}
+
+// Seeded random corruptions of a valid file (flipped bytes, truncations): each load either
+// succeeds or raises a FormatError; nothing crashes (run under AddressSanitizer too).
+TEST_F(SafetensorsFile, RandomCorruptionsAreFormatErrorsNeverCrashes) {
+  save_safetensors(path_,
+                   {{"w", from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3})},
+                    {"m", from_vector<uint8_t>({1, 0, 1}, {3}, DType::kBool)},
+                    {"i", from_vector<int64_t>({7, 8}, {2})}},
+                   {{"k", "v"}});
+  const std::string good = read_all(path_);
+  std::mt19937 rng(1234);
+  int loaded = 0, refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string bad = good;
+    if (trial % 4 == 0) {
+      bad.resize(std::uniform_int_distribution<size_t>(0, good.size() - 1)(rng));
+    } else {
+      const int flips = std::uniform_int_distribution<int>(1, 3)(rng);
+      for (int f = 0; f < flips; ++f) {
+        bad[std::uniform_int_distribution<size_t>(0, bad.size() - 1)(rng)] =
+            static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+      }
+    }
+    write_all(path_, bad);
+    try {
+      load_safetensors(path_);
+      ++loaded;
+    } catch (const FormatError& e) {
+      ++refused;
+      ASSERT_THAT(e.what(), HasSubstr(path_)) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(refused, 100);
+  EXPECT_EQ(loaded + refused, 400);
 }
 
 TEST_F(SafetensorsFile, SaveRefusesBadNames) {
