@@ -56,6 +56,24 @@ NDArray empty(const Shape& shape, DType dtype, Device device) {
   return NDArray(std::shared_ptr<Storage>(storage, release), shape, dtype);
 }
 
+NDArray placeholder(const Shape& shape, DType dtype, Device device) {
+  return NDArray(std::make_shared<Storage>(Storage{Block{}, device, nullptr}), shape, dtype);
+}
+
+namespace {
+
+void check_readable(const NDArray& a, const char* caller) {
+  JANUS_CHECK(a.defined(), ValueError, "{}: the array is undefined", caller);
+  JANUS_CHECK(!a.is_placeholder(), TraceError,
+              "{}: reads the value of a symbolic array (shape {}, {}) while a hybridized block is "
+              "traced; tracing runs the forward on placeholders that hold no data, so the value "
+              "exists only when the compiled graph runs. Return the array from forward and read "
+              "it after the call, or hybridize(false) to debug imperatively",
+              caller, a.shape(), dtype_name(a.dtype()));
+}
+
+}  // namespace
+
 NDArray from_host(const void* values, DType values_dtype, int64_t count, const Shape& shape,
                   DType dtype, Device device) {
   JANUS_CHECK(count == shape.numel(), ShapeError,
@@ -73,14 +91,15 @@ NDArray from_host(const void* values, DType values_dtype, int64_t count, const S
 }
 
 void wait_to_read(const NDArray& a) {
-  JANUS_CHECK(a.defined(), ValueError, "wait_to_read: the array is undefined");
+  check_readable(a, "wait_to_read");
   engine().wait_for_var(a.var());
 }
 
 void wait_all() { engine().wait_all(); }
 
-void copy_to_host(const NDArray& a, void* out, DType dtype) {
-  wait_to_read(a);
+void copy_to_host(const NDArray& a, void* out, DType dtype, const char* caller) {
+  check_readable(a, caller);
+  engine().wait_for_var(a.var());
   convert_any(a.raw_data(), a.dtype(), out, dtype, a.size());
 }
 
@@ -120,6 +139,7 @@ void print_values(std::ostream& os, const std::vector<double>& v, const Shape& s
 
 std::ostream& operator<<(std::ostream& os, const NDArray& a) {
   if (!a.defined()) return os << "array(<undefined>)";
+  check_readable(a, "operator<< (printing an array)");
   std::vector<double> values = to_vector<double>(a);
   std::ostringstream body;
   body.precision(6);

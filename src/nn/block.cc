@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "janus/base/error.h"
+#include "hybrid_state.h"
 
 namespace janus::nn {
 namespace {

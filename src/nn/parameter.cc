@@ -6,6 +6,7 @@
 
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/registry.h"
 
 namespace janus::nn {
 
@@ -48,6 +49,8 @@ void Parameter::finish_deferred_init() {
   JANUS_CHECK(shape_known(), ShapeError,
               "parameter '{}': shape {} still has unknown (0) extents, cannot initialise it",
               name_, shape_);
+  // Runs for real even when the first forward is being traced (hybridize).
+  ops::ScopedTraceHook not_traced(nullptr);
   data_ = pending_init_->make(shape_, dtype_, device_);
   pending_init_ = nullptr;
   if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(data_, grad_req_);

@@ -52,6 +52,8 @@ AttrValue coerce(AttrType type, AttrValue v) {
   return v;
 }
 
+}  // namespace
+
 void complete_attrs(const OpDef& op, Attrs& attrs) {
   auto& values = attrs.values();
   JANUS_CHECK(values.size() <= op.attrs.size(), ValueError,
@@ -71,7 +73,10 @@ void complete_attrs(const OpDef& op, Attrs& attrs) {
   }
 }
 
+namespace {
+
 thread_local std::vector<InvokeObserver*> tls_observers;
+thread_local TraceHook* tls_trace_hook = nullptr;
 
 std::atomic<uint64_t> g_seed{0};
 std::atomic<uint64_t> g_rng_counter{0};
@@ -187,12 +192,17 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
                   "device (copy with copyto first)",
                   op.name, op.inputs[i], inputs[i].device(), op.inputs[0], inputs[0].device());
     }
+    JANUS_CHECK(tls_trace_hook != nullptr || !inputs[i].is_placeholder(), TraceError,
+                "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
+                "outside the trace that made it; placeholders hold no data",
+                op.name, op.inputs[i], inputs[i].shape());
     in_specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
   }
   complete_attrs(op, attrs);
   std::vector<TensorSpec> out_specs = op.infer(InferArgs{op, in_specs, attrs});
   JANUS_ASSERT(out_specs.size() == op.outputs.size(), "{}: shape rule gave {} outputs, expected {}",
                op.name, out_specs.size(), op.outputs.size());
+  if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
 
   if (op.prepare != nullptr) op.prepare(InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
@@ -248,6 +258,12 @@ ScopedInvokeObserver::ScopedInvokeObserver(InvokeObserver* observer) {
 }
 
 ScopedInvokeObserver::~ScopedInvokeObserver() { tls_observers.pop_back(); }
+
+ScopedTraceHook::ScopedTraceHook(TraceHook* hook) : prev_(tls_trace_hook) { tls_trace_hook = hook; }
+
+ScopedTraceHook::~ScopedTraceHook() { tls_trace_hook = prev_; }
+
+TraceHook* current_trace_hook() { return tls_trace_hook; }
 
 std::string_view attr_type_name(AttrType type) {
   constexpr std::string_view kNames[] = {"int", "float", "bool", "string",

@@ -44,6 +44,7 @@ JANUS_DECLARE_ERROR(DeviceError);          // wrong, unknown or mismatched devic
 JANUS_DECLARE_ERROR(NotImplementedError);  // a valid request that Janus cannot do (yet)
 JANUS_DECLARE_ERROR(IOError);              // a file that cannot be opened or read (names the path)
 JANUS_DECLARE_ERROR(FormatError);          // a file whose contents are malformed (names the path)
+JANUS_DECLARE_ERROR(TraceError);           // a hybridized block's forward did what tracing cannot
 JANUS_DECLARE_ERROR(EngineError);          // misuse of the engine (e.g. pushing after shutdown)
 JANUS_DECLARE_ERROR(OperatorError);        // a kernel threw something that is not a janus::Error
 JANUS_DECLARE_ERROR(InternalError);        // a bug in Janus: please report it

@@ -37,6 +37,9 @@ class NDArray {
   NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes = 0);
 
   bool defined() const { return impl_ != nullptr; }
+  /// True for a symbolic placeholder made while a graph is traced: shape, dtype and device
+  /// only, no memory and no dependency var (janus::placeholder).
+  bool is_placeholder() const { return impl_->storage->var == nullptr; }
   const Shape& shape() const { return impl_->shape; }
   int ndim() const { return impl_->shape.ndim(); }
   int64_t size() const { return impl_->shape.numel(); }

@@ -15,6 +15,9 @@ namespace janus {
 /// An uninitialized array. Its storage comes from the device's pool and owns a new var; when
 /// the last handle goes, the storage is released after every operation pushed on it.
 NDArray empty(const Shape& shape, DType dtype = DType::kFloat32, Device device = cpu());
+/// A symbolic placeholder: shape, dtype and device, no memory and no var. Operators called on
+/// placeholders while a graph is traced record nodes; blockers on one raise TraceError.
+NDArray placeholder(const Shape& shape, DType dtype = DType::kFloat32, Device device = cpu());
 
 /// An array holding a copy of `values` (converted to `dtype`), e.g.
 /// `from_vector<float>({1, 2, 3, 4}, {2, 2})`. Throws ShapeError when the counts differ.
@@ -33,14 +36,15 @@ void wait_to_read(const NDArray& a);
 /// Blocks until every operation pushed so far has finished; rethrows the first unreported error.
 void wait_all();
 
-/// Copies the elements out, converted to `dtype`, after waiting (a blocker).
-void copy_to_host(const NDArray& a, void* out, DType dtype);
+/// Copies the elements out, converted to `dtype`, after waiting (a blocker). `caller` names
+/// the public call in errors (reading a placeholder while tracing).
+void copy_to_host(const NDArray& a, void* out, DType dtype, const char* caller = "copy_to_host");
 
 /// The elements as a vector of T, after waiting (a blocker).
 template <typename T>
 std::vector<T> to_vector(const NDArray& a) {
   std::vector<T> out(static_cast<size_t>(a.size()));
-  copy_to_host(a, out.data(), dtype_of<T>);
+  copy_to_host(a, out.data(), dtype_of<T>, "to_vector");
   return out;
 }
 
@@ -52,7 +56,7 @@ T item(const NDArray& a) {
               "item: expected an array with exactly one element, got shape {}",
               a.defined() ? a.shape().to_string() : "<undefined>");
   T out{};
-  copy_to_host(a, &out, dtype_of<T>);
+  copy_to_host(a, &out, dtype_of<T>, "item");
   return out;
 }
 

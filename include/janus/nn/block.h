@@ -17,20 +17,56 @@
 #include "janus/nn/initializer.h"
 #include "janus/nn/parameter.h"
 
+namespace janus::graph {
+class Symbol;
+}
+
 namespace janus::nn {
+
+/// hybridize() options (Gluon's): see graph::CachedOpOptions.
+struct HybridizeOptions {
+  /// Intermediate buffers allocated once and reused by every call.
+  bool static_alloc = false;
+  /// Input shapes fixed after the first call: another shape is a ShapeError, not a retrace.
+  bool static_shape = false;
+  /// Compiled graphs kept per block (one per input signature); the oldest goes first.
+  size_t cache_size = 8;
+};
+
+struct HybridState;
 
 class Block {
  public:
   /// `prefix` names the kind of block ("dense"); the block's name adds a per-kind counter
   /// ("dense0", "dense1", ...) for messages and printing.
   explicit Block(const std::string& prefix);
-  virtual ~Block() = default;
+  virtual ~Block();
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
 
   /// The output for input `x`. Training-dependent layers read autograd::is_training().
   virtual NDArray forward(const NDArray& x) = 0;
-  NDArray operator()(const NDArray& x) { return forward(x); }
+  /// forward(x), or, once hybridized, the compiled graph of forward for x's signature (shape,
+  /// dtype, device, training mode), traced on the first call with that signature.
+  NDArray operator()(const NDArray& x);
+
+  /// Every block is hybridizable (Gluon's HybridBlock): with `active`, calls run the traced and
+  /// optimized graph of `forward` (see graph::CachedOp); hybridize(false) returns to imperative
+  /// execution. Side effects in forward (printing) happen only while tracing; reading a value
+  /// there (item, to_vector, printing an array) raises TraceError. Applies to the children too.
+  void hybridize(bool active = true, const HybridizeOptions& options = {});
+  bool is_hybridized() const;
+  /// Times forward was traced (a first call with a new signature). Each trace is logged at info
+  /// level (JANUS_LOG_LEVEL=info) with its reason.
+  int64_t trace_count() const;
+  /// The reason of the last trace ("first call", "new input shape [..]", ...).
+  std::string last_trace_reason() const;
+  /// The graph of the most recent hybridized call; ValueError before the first one.
+  graph::Symbol symbol() const;
+  /// Writes `prefix`-symbol.json (the graph of the most recent hybridized call, input "data")
+  /// and `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
+  /// SymbolBlock::imports and deploy::Predictor load without this code. Gluon's `export`.
+  void export_model(const std::string& prefix, int epoch = 0) const;
 
   /// "dense0": unique in the process, for messages.
   const std::string& name() const { return name_; }
@@ -69,13 +105,18 @@ class Block {
   void summary_into(const std::string& label, int depth, std::string& out) const;
 
   std::string name_;
+  std::unique_ptr<HybridState> hybrid_;
   std::vector<std::pair<std::string, std::shared_ptr<Block>>> children_;
   std::vector<std::pair<std::string, ParameterPtr>> params_;
 };
 
 using BlockPtr = std::shared_ptr<Block>;
 
-/// Runs its children one after another.
+/// Every block hybridizes, so Gluon's HybridBlock is Block (the names stay for readers of
+/// Gluon code).
+using HybridBlock = Block;
+
+/// Runs its children one after another (also Gluon's HybridSequential).
 class Sequential : public Block {
  public:
   Sequential();
@@ -91,5 +132,20 @@ class Sequential : public Block {
   const BlockPtr& operator[](size_t i) const;
   std::string describe() const override { return "Sequential"; }
 };
+using HybridSequential = Sequential;
+
+/// Runs every child on the same input and concatenates their outputs along `axis` (Gluon's
+/// HybridConcurrent).
+class Concurrent : public Block {
+ public:
+  explicit Concurrent(int64_t axis = -1);
+  Concurrent& add(BlockPtr block);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  int64_t axis_;
+};
+using HybridConcurrent = Concurrent;
 
 }  // namespace janus::nn

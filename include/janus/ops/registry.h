@@ -170,6 +170,10 @@ inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArra
   return invoke(op, std::span<const NDArray>(inputs.begin(), inputs.size()), std::move(attrs));
 }
 
+/// Fills the defaults of absent trailing attributes and checks each value's type against the
+/// OpDef (widening int to float and ints to shape). What invoke does first; graph loaders use it.
+void complete_attrs(const OpDef& op, Attrs& attrs);
+
 /// Global seed of the counter-based generator; resets the call counter, so the same program
 /// after the same seed draws the same numbers under any engine and worker count.
 void seed(uint64_t value);
@@ -194,6 +198,33 @@ class ScopedInvokeObserver {
   ScopedInvokeObserver(const ScopedInvokeObserver&) = delete;
   ScopedInvokeObserver& operator=(const ScopedInvokeObserver&) = delete;
 };
+
+/// While a graph is traced on this thread, invoke runs no kernel: after the checks and shape
+/// inference it hands the call to the hook, which records a node and returns placeholder
+/// outputs (janus::placeholder). Layer graph implements it.
+class TraceHook {
+ public:
+  virtual ~TraceHook() = default;
+  virtual std::vector<NDArray> on_trace(const OpDef& op, std::span<const NDArray> inputs,
+                                        const Attrs& attrs,
+                                        std::span<const TensorSpec> outputs) = 0;
+};
+
+/// Installs `hook` for the current thread while the scope lives; nullptr suspends tracing (for
+/// work that must really run during a trace, such as a parameter's deferred initialization).
+class ScopedTraceHook {
+ public:
+  explicit ScopedTraceHook(TraceHook* hook);
+  ~ScopedTraceHook();
+  ScopedTraceHook(const ScopedTraceHook&) = delete;
+  ScopedTraceHook& operator=(const ScopedTraceHook&) = delete;
+
+ private:
+  TraceHook* prev_;
+};
+
+/// The hook of the trace running on this thread, or nullptr.
+TraceHook* current_trace_hook();
 
 struct OpRegistrar {
   explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }

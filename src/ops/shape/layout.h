@@ -107,7 +107,8 @@ inline std::vector<int64_t> read_indices(std::string_view op, const NDArray& ind
 
 /// Copies every element of a contiguous array (a reshape-like operator's kernel).
 inline void copy_all(const KernelArgs& args) {
-  if (args.in(0).nbytes() == 0) return;
+  // In place (a planned graph may give the output the input's buffer): nothing to move.
+  if (args.in(0).nbytes() == 0 || args.out(0).raw_data() == args.in(0).raw_data()) return;
   std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
 }
 

@@ -37,7 +37,7 @@ void scatter_add_cpu(const KernelArgs& args) {
     const T* in = x.data<T>();
     const T* upd = args.in(2).data<T>();
     T* out = args.out(0).data<T>();
-    std::copy(in, in + x.size(), out);
+    if (out != in) std::copy(in, in + x.size(), out);
     // Repeated indices collide within one outer block only, so blocks run in parallel.
     parallel_for(extent_product(s, 0, axis), args.ctx, [&](int64_t lo, int64_t hi) {
       for (int64_t o = lo; o < hi; ++o) {

@@ -1,0 +1,44 @@
+// Graph passes: each rewrites a Graph in place and lives in its own file under
+// src/graph/passes/; `pass_pipeline()` lists them once, in order. Layer: graph.
+//
+// JANUS_DUMP_IR=<pass> (or "all") prints the graph after that pass to stderr.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "janus/graph/symbol.h"
+
+namespace janus::graph {
+
+/// What a pass reports: how many nodes it removed, merged or rewrote.
+struct PassStats {
+  int changed = 0;
+};
+
+using PassFn = PassStats (*)(Graph& graph);
+
+struct PassInfo {
+  std::string_view name;
+  std::string_view doc;
+  PassFn run;
+};
+
+/// Fills every node's `specs` from the argument variables' specs (a variable without one is a
+/// ShapeError naming it); operators' own shape rules raise their errors.
+PassStats infer_specs(Graph& graph);
+/// Drops the nodes that no output depends on.
+PassStats eliminate_dead_code(Graph& graph);
+/// Merges calls of the same deterministic operator with the same attributes on the same inputs.
+PassStats eliminate_common_subexpressions(Graph& graph);
+/// Computes, once, every deterministic call whose inputs are all constants; the result becomes a
+/// constant.
+PassStats fold_constants(Graph& graph);
+
+/// The pipeline, in order: infer_shape, dead_code, cse, constant_fold. Memory planning runs in the executor (CachedOp), which owns the buffers.
+const std::vector<PassInfo>& pass_pipeline();
+
+/// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.
+void run_passes(Graph& graph);
+
+}  // namespace janus::graph

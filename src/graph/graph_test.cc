@@ -1,0 +1,373 @@
+// Tests of the graph layer: the Symbol API, the JSON format, the passes (before and after),
+// memory planning, tracing and the executor against imperative execution.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/graph/cached_op.h"
+#include "janus/graph/passes.h"
+#include "janus/graph/symbol.h"
+#include "janus/graph/trace.h"
+#include "janus/ops/elementwise.h"
+#include "janus/ops/nn.h"
+#include "janus/ops/ops.h"
+#include "janus/ops/unary.h"
+#include "testing/test_util.h"
+
+namespace janus::graph {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+NDArray randn(Shape s, uint64_t seed_value) {
+  seed(seed_value);
+  return random_normal(0, 1, s);
+}
+
+void expect_equal(const NDArray& a, const NDArray& b) {
+  ASSERT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(to_vector<float>(a), to_vector<float>(b));
+}
+
+size_t op_count(const Graph& g) {
+  size_t n = 0;
+  for (const NodePtr& node : g.nodes) n += node->is_variable() ? 0 : 1;
+  return n;
+}
+
+TEST(Symbol, ArgumentsOutputsAndShapes) {
+  auto x = Symbol::var("x");
+  auto w = Symbol::var("w");
+  auto b = Symbol::var("b");
+  auto y = Symbol::op("relu", {Symbol::op("fully_connected", {x, w, b}, {}, "fc")}, {}, "act");
+  EXPECT_THAT(y.list_arguments(), ElementsAre("x", "w", "b"));
+  EXPECT_THAT(y.list_outputs(), ElementsAre("act_y"));
+  auto [args, outs] = y.infer_shape({{"x", Shape{4, 3}}, {"w", Shape{5, 3}}, {"b", Shape{5}}});
+  EXPECT_THAT(args, ElementsAre(Shape{4, 3}, Shape{5, 3}, Shape{5}));
+  EXPECT_THAT(outs, ElementsAre(Shape{4, 5}));
+}
+
+TEST(Symbol, InferNamesTheMissingVariableAndTheFailingNode) {
+  auto y = Symbol::var("x") + Symbol::var("z");
+  EXPECT_THAT(error_of<ShapeError>([&] { y.infer_shape({{"x", Shape{2}}}); }),
+              HasSubstr("the shape of variable 'z' is unknown"));
+  EXPECT_THAT(error_of<ShapeError>([&] { y.infer_shape({{"x", Shape{2}}, {"z", Shape{3}}}); }),
+              HasSubstr("infer_shape: node 'add"));
+}
+
+TEST(Symbol, OpChecksInputsAndAttributes) {
+  EXPECT_THAT(error_of<ValueError>([] { Symbol::op("relu", {}); }),
+              HasSubstr("operator 'relu' takes 1 inputs (x), got 0"));
+  EXPECT_THAT(
+      error_of<ValueError>([] { Symbol::op("sum", {Symbol::var("x")}, {{"axis", int64_t{1}}}); }),
+      HasSubstr("sum: no attribute named 'axis', expected one of [axes, keepdims]"));
+  EXPECT_THAT(error_of<ValueError>([] { Symbol::op("no_such_op", {}); }),
+              HasSubstr("no operator named 'no_such_op'"));
+}
+
+TEST(Symbol, EvalMatchesImperative) {
+  const NDArray a = randn({3, 4}, 1), b = randn({3, 4}, 2);
+  auto y = Symbol::op("tanh", {Symbol::var("a") * Symbol::var("b")}) - Symbol::var("a");
+  auto out = y.eval({{"a", a}, {"b", b}});
+  ASSERT_EQ(out.size(), 1u);
+  expect_equal(out[0], subtract(tanh(mul(a, b)), a));
+  EXPECT_THAT(error_of<ValueError>([&] { y.eval({{"a", a}}); }),
+              HasSubstr("argument 'b' was not given"));
+  EXPECT_THAT(error_of<ValueError>([&] { y.eval({{"a", a}, {"b", b}, {"c", a}}); }),
+              HasSubstr("'c' is not an argument of the symbol"));
+}
+
+TEST(Symbol, JsonRoundTripKeepsTheGraph) {
+  auto x = Symbol::var("x", Shape{2, 3});
+  auto y = Symbol::op("sum", {Symbol::op("exp", {x})}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", true}});
+  const std::string text = y.tojson();
+  EXPECT_THAT(text, HasSubstr("\"format\": \"janus.graph\""));
+  Symbol z = Symbol::fromjson(text);
+  EXPECT_EQ(z.tojson(), text);
+  const NDArray a = randn({2, 3}, 3);
+  expect_equal(z.eval({{"x", a}})[0], y.eval({{"x", a}})[0]);
+  EXPECT_THAT(z.summary(), HasSubstr("sum(exp"));
+  EXPECT_THAT(z.to_dot(), HasSubstr("digraph janus"));
+}
+
+TEST(Symbol, MalformedJsonIsAFormatErrorNamingTheProblem) {
+  auto bad = [](const std::string& text) {
+    return error_of<FormatError>([&] { Symbol::fromjson(text, "m.json"); });
+  };
+  EXPECT_THAT(bad("{"), HasSubstr("graph file 'm.json': not valid JSON"));
+  EXPECT_THAT(bad("[]"), HasSubstr("expected a JSON object"));
+  EXPECT_THAT(bad(R"({"format":"janus.graph","version":7,"nodes":[],"outputs":[]})"),
+              HasSubstr("format version 7 is not supported, expected 1"));
+  const std::string head = R"({"format":"janus.graph","version":1,"nodes":[{"name":"x","op":null},)";
+  EXPECT_THAT(bad(head + R"({"name":"y","op":"nope","inputs":[[0,0]]}],"outputs":[[1,0]]})"),
+              HasSubstr("node 'y' calls operator 'nope'"));
+  EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[[5,0]]}],"outputs":[[1,0]]})"),
+              HasSubstr("input 0 of node 'y' refers to node 5, but only 1 nodes come before it"));
+  EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[]}],"outputs":[[1,0]]})"),
+              HasSubstr("node 'y' (relu) has 0 inputs, the operator takes 1"));
+  EXPECT_THAT(
+      bad(head + R"({"name":"y","op":"sum","attrs":{"axes":"no"},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
+      HasSubstr("attribute 'axes' of node 'y' must be a list of integers"));
+  EXPECT_THAT(
+      bad(head + R"({"name":"y","op":"sum","attrs":{"bogus":1},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
+      HasSubstr("node 'y' (sum) has an unknown attribute 'bogus'"));
+  EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[[0,3]]}],"outputs":[[1,0]]})"),
+              HasSubstr("refers to output 3 of node 'x', which has 1"));
+  EXPECT_THAT(bad(R"({"format":"janus.graph","version":1,"nodes":[],"outputs":[]})"),
+              HasSubstr("the graph has no outputs"));
+}
+
+// Seeded random corruptions of a valid file: each either loads or is a FormatError.
+TEST(Symbol, RandomCorruptionsNeverCrash) {
+  auto y = Symbol::op("relu", {Symbol::var("x", Shape{2}) + Symbol::var("w", Shape{2})});
+  const std::string good = y.tojson();
+  std::mt19937 rng(7);
+  int refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string text = good;
+    if (trial % 3 == 0) {
+      text.resize(std::uniform_int_distribution<size_t>(0, good.size() - 1)(rng));
+    } else {
+      text[std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng)] =
+          "0123456789[]{}\",:-x"[std::uniform_int_distribution<int>(0, 18)(rng)];
+    }
+    try {
+      Symbol::fromjson(text, "fuzz.json");
+    } catch (const FormatError& e) {
+      ++refused;
+      EXPECT_THAT(e.what(), HasSubstr("fuzz.json"));
+    }
+  }
+  EXPECT_GT(refused, 100);
+}
+
+TEST(Passes, DeadCodeDropsUnusedNodes) {
+  auto x = Symbol::var("x", Shape{4});
+  auto used = Symbol::op("exp", {x});
+  auto unused = Symbol::op("log", {x});
+  Graph g;
+  g.nodes = Graph::from_outputs({used.outputs()[0], unused.outputs()[0]}).nodes;
+  g.outputs = used.outputs();
+  ASSERT_EQ(op_count(g), 2u);
+  EXPECT_EQ(eliminate_dead_code(g).changed, 1);
+  EXPECT_EQ(op_count(g), 1u);
+  EXPECT_EQ(g.nodes.back()->op->name, "exp");
+}
+
+TEST(Passes, CseMergesIdenticalCallsButNotRandomOnes) {
+  auto x = Symbol::var("x", Shape{4});
+  auto y = Symbol::op("exp", {x}) + Symbol::op("exp", {x});
+  Graph g = y.graph().clone();
+  ASSERT_EQ(op_count(g), 3u);
+  EXPECT_EQ(eliminate_common_subexpressions(g).changed, 1);
+  EXPECT_EQ(op_count(g), 2u);
+  const NodePtr& add = g.outputs[0].node;
+  EXPECT_EQ(add->inputs[0].node, add->inputs[1].node);
+
+  auto d = Symbol::op("dropout", {x}, {{"p", 0.5}})[0] + Symbol::op("dropout", {x}, {{"p", 0.5}})[0];
+  Graph gd = d.graph().clone();
+  EXPECT_EQ(eliminate_common_subexpressions(gd).changed, 0);
+  // Different attributes are different calls.
+  auto s = Symbol::op("sum", {x}, {{"keepdims", true}}) + Symbol::op("sum", {x});
+  Graph gs = s.graph().clone();
+  EXPECT_EQ(eliminate_common_subexpressions(gs).changed, 0);
+}
+
+TEST(Passes, ConstantFoldingComputesConstantsOnce) {
+  Tracer tracer;
+  NDArray x = tracer.input("x", {{3}, DType::kFloat32, cpu()});
+  const NDArray c = from_vector<float>({1, 2, 3}, {3});
+  NDArray y;
+  {
+    TraceScope scope(tracer);
+    y = add(x, exp(mul(c, 2.0)));  // exp(c * 2) depends only on a constant
+  }
+  Graph g = tracer.finish({&y, 1}).graph().clone();
+  infer_specs(g);
+  ASSERT_EQ(op_count(g), 3u);
+  EXPECT_EQ(fold_constants(g).changed, 2);
+  EXPECT_EQ(op_count(g), 1u);
+  const NDArray xv = from_vector<float>({1, 1, 1}, {3});
+  auto out = Symbol(g.outputs).eval({{"x", xv}});
+  expect_equal(out[0], add(xv, exp(mul(c, 2.0))));
+}
+
+TEST(Passes, DumpIrPrintsTheGraphAfterAPass) {
+  setenv("JANUS_DUMP_IR", "cse", 1);
+  testing::internal::CaptureStderr();
+  auto x = Symbol::var("x");
+  (Symbol::op("exp", {x}) + Symbol::op("exp", {x})).eval({{"x", zeros({2})}});
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("JANUS_DUMP_IR");
+  EXPECT_THAT(err, HasSubstr("JANUS_DUMP_IR after cse (1 changed)"));
+  EXPECT_THAT(err, HasSubstr("Graph: 3 nodes (2 operators)"));
+}
+
+TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
+  // A chain of 6 unary calls: each intermediate dies at its single reader, so the chain needs
+  // at most 2 buffers, and in-place unary operators need only one.
+  auto x = Symbol::var("x");
+  Symbol y = x;
+  const char* chain[] = {"exp", "tanh", "negative", "sigmoid", "square", "relu"};
+  for (const char* op : chain) y = Symbol::op(op, {y});
+  CachedOp op(y, {{{256}, DType::kFloat32, cpu()}});
+  const MemoryPlan& plan = op.memory_plan();
+  EXPECT_EQ(plan.entries, 5);  // the last value is the output, not planned
+  EXPECT_EQ(plan.buffers, 1);
+  EXPECT_EQ(plan.inplace, 4);
+  EXPECT_EQ(plan.unplanned_bytes, 5 * 1024);
+  EXPECT_EQ(plan.planned_bytes, 1024);
+  const NDArray a = randn({256}, 4);
+  NDArray ref = a;
+  for (const char* name : chain) ref = ops::invoke(ops::get_op(name), {ref})[0];
+  expect_equal(op({&a, 1})[0], ref);
+}
+
+TEST(CachedOp, ChecksArgumentsAgainstTheCompiledSpecs) {
+  auto y = Symbol::op("relu", {Symbol::var("x")});
+  CachedOp op(y, {{{2, 3}, DType::kFloat32, cpu()}});
+  const NDArray wrong = zeros({3, 2});
+  EXPECT_THAT(error_of<ShapeError>([&] { op({&wrong, 1}); }),
+              HasSubstr("argument 'x' has shape [3, 2], the graph was compiled for [2, 3]"));
+  const NDArray wrong_type = zeros({2, 3}, DType::kFloat64);
+  EXPECT_THAT(error_of<TypeError>([&] { op({&wrong_type, 1}); }),
+              HasSubstr("argument 'x' has dtype float64"));
+}
+
+TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
+  auto x = Symbol::var("x");
+  auto y = Symbol::op("tanh", {x * x});
+  CachedOp op(y, {{{64}, DType::kFloat32, cpu()}}, {.static_alloc = true});
+  for (int i = 0; i < 5; ++i) {
+    const NDArray a = randn({64}, 10 + static_cast<uint64_t>(i));
+    expect_equal(op({&a, 1})[0], tanh(mul(a, a)));
+  }
+}
+
+TEST(CachedOp, KernelErrorsReachTheBlockerNamingTheNode) {
+  // take with an index out of range fails inside the kernel, not in shape inference.
+  auto y = Symbol::op("take", {Symbol::var("a"), Symbol::var("i")}, {}, "gather");
+  const NDArray a = zeros({3});
+  const NDArray i = from_vector<int64_t>({0, 7}, {2});
+  auto out = y.eval({{"a", a}, {"i", i}});
+  const std::string msg = error_of<Error>([&] { wait_to_read(out[0]); });
+  EXPECT_THAT(msg, HasSubstr("graph node 'gather' (take)"));
+}
+
+TEST(Trace, RecordsCallsOnPlaceholdersWithoutRunningThem) {
+  const NDArray w = randn({3, 4}, 5);
+  Tracer tracer([&](const NDArray& a) -> std::optional<std::string> {
+    if (a.storage() == w.storage()) return "w";
+    return std::nullopt;
+  });
+  NDArray x = tracer.input("x", {{2, 3}, DType::kFloat32, cpu()});
+  NDArray y;
+  {
+    TraceScope scope(tracer);
+    EXPECT_TRUE(is_tracing());
+    y = relu(dot(x, w));
+    EXPECT_TRUE(y.is_placeholder());
+    EXPECT_EQ(y.shape(), Shape({2, 4}));
+  }
+  EXPECT_FALSE(is_tracing());
+  EXPECT_EQ(tracer.recorded(), 2u);
+  Symbol s = tracer.finish({&y, 1});
+  EXPECT_THAT(s.list_arguments(), ElementsAre("x", "w"));
+  const NDArray xv = randn({2, 3}, 6);
+  expect_equal(s.eval({{"x", xv}, {"w", w}})[0], relu(dot(xv, w)));
+}
+
+TEST(Trace, ReadingAValueIsATraceErrorNamingTheCall) {
+  Tracer tracer;
+  NDArray x = tracer.input("x", {{2}, DType::kFloat32, cpu()});
+  TraceScope scope(tracer);
+  NDArray y = exp(x);
+  EXPECT_THAT(error_of<TraceError>([&] { to_vector<float>(y); }),
+              HasSubstr("to_vector: reads the value of a symbolic array (shape [2], float32) while "
+                        "a hybridized block is traced"));
+  EXPECT_THAT(error_of<TraceError>([&] { item<float>(sum(y)); }), HasSubstr("item: reads"));
+  EXPECT_THAT(error_of<TraceError>([&] { wait_to_read(y); }), HasSubstr("wait_to_read: reads"));
+  std::ostringstream os;
+  EXPECT_THAT(error_of<TraceError>([&] { os << y; }), HasSubstr("printing an array"));
+}
+
+TEST(Trace, PlaceholdersCannotEscapeTheTrace) {
+  Tracer tracer;
+  NDArray x = tracer.input("x", {{2}, DType::kFloat32, cpu()});
+  EXPECT_THAT(error_of<TraceError>([&] { exp(x); }),
+              HasSubstr("exp: input 'x' is a symbolic placeholder of a traced graph"));
+}
+
+TEST(Trace, CoreViewsBecomeReshapeNodes) {
+  Tracer tracer;
+  NDArray x = tracer.input("x", {{2, 3}, DType::kFloat32, cpu()});
+  NDArray y;
+  {
+    TraceScope scope(tracer);
+    y = exp(x.reshape({6}));
+  }
+  Symbol s = tracer.finish({&y, 1});
+  const NDArray xv = randn({2, 3}, 8);
+  expect_equal(s.eval({{"x", xv}})[0], exp(xv.reshape({6})));
+}
+
+TEST(Trace, CapturedArraysBecomeConstants) {
+  const NDArray c = from_vector<float>({1, 2}, {2});
+  Tracer tracer;
+  NDArray x = tracer.input("x", {{2}, DType::kFloat32, cpu()});
+  NDArray y;
+  {
+    TraceScope scope(tracer);
+    y = add(x, c);
+  }
+  Symbol s = tracer.finish({&y, 1});
+  EXPECT_THAT(s.list_arguments(), ElementsAre("x"));
+  expect_equal(s.eval({{"x", ones({2})}})[0], from_vector<float>({2, 3}, {2}));
+}
+
+// Random graphs of elementwise, reduction and matrix operators: the compiled graph (one engine
+// operation, planned buffers) gives bitwise the imperative results.
+TEST(CachedOp, RandomGraphsMatchImperativeExecution) {
+  std::mt19937 rng(42);
+  const char* unary[] = {"exp", "tanh", "negative", "sigmoid", "relu", "square", "abs"};
+  const char* binary[] = {"add", "subtract", "mul", "maximum"};
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Symbol> pool = {Symbol::var("a"), Symbol::var("b")};
+    const int n = std::uniform_int_distribution<int>(1, 12)(rng);
+    for (int k = 0; k < n; ++k) {
+      const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+      auto pick = [&] { return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)]; };
+      if (kind < 5) {
+        pool.push_back(Symbol::op(unary[std::uniform_int_distribution<int>(0, 6)(rng)], {pick()}));
+      } else if (kind < 9) {
+        pool.push_back(Symbol::op(binary[std::uniform_int_distribution<int>(0, 3)(rng)], {pick(), pick()}));
+      } else {
+        pool.push_back(Symbol::op("dot", {pick(), pick()}));
+      }
+    }
+    Symbol out = Symbol::group({pool.back(), pool[pool.size() / 2]});
+    const NDArray a = randn({4, 4}, 100 + static_cast<uint64_t>(trial));
+    const NDArray b = randn({4, 4}, 200 + static_cast<uint64_t>(trial));
+    std::map<std::string, NDArray> args{{"a", a}, {"b", b}};
+    const std::vector<std::string> names = out.list_arguments();
+    std::vector<NDArray> bound;
+    std::vector<ops::TensorSpec> specs;
+    for (const auto& name : names) {
+      bound.push_back(args.at(name));
+      specs.push_back({{4, 4}, DType::kFloat32, cpu()});
+    }
+    CachedOp op(out, specs);
+    const auto compiled = op(bound);
+    const auto imperative = op.run_imperative(bound);
+    ASSERT_EQ(compiled.size(), imperative.size());
+    for (size_t i = 0; i < compiled.size(); ++i) expect_equal(compiled[i], imperative[i]);
+  }
+}
+
+}  // namespace
+}  // namespace janus::graph

@@ -1,0 +1,32 @@
+// The pass pipeline, listed once, and JANUS_DUMP_IR.
+#include <cstdlib>
+#include <iostream>
+
+#include "janus/graph/passes.h"
+
+namespace janus::graph {
+
+const std::vector<PassInfo>& pass_pipeline() {
+  static const std::vector<PassInfo> passes = {
+      {"infer_shape", "shapes and dtypes of every value", infer_specs},
+      {"dead_code", "drop nodes that no output depends on", eliminate_dead_code},
+      {"cse", "merge identical deterministic calls", eliminate_common_subexpressions},
+      {"constant_fold", "compute calls on constants once", fold_constants},
+  };
+  return passes;
+}
+
+void run_passes(Graph& graph) {
+  const char* dump = std::getenv("JANUS_DUMP_IR");
+  const std::string_view want = dump == nullptr ? "" : dump;
+  for (const PassInfo& pass : pass_pipeline()) {
+    const PassStats stats = pass.run(graph);
+    if (want == pass.name || want == "all") {
+      std::cerr << "== JANUS_DUMP_IR after " << pass.name << " (" << stats.changed
+                << " changed)\n"
+                << Symbol(graph.outputs).summary();
+    }
+  }
+}
+
+}  // namespace janus::graph
