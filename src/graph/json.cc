@@ -1,7 +1,9 @@
 // Symbol::tojson / fromjson: the graph file format (docs/graph-format.md).
 #include <fmt/format.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <unordered_map>
 
 #include "janus/base/error.h"
@@ -246,6 +248,23 @@ Symbol Symbol::fromjson(std::string_view text, std::string_view source) {
   }
   if (outputs.empty()) r.fail("the graph has no outputs");
   return Symbol(std::move(outputs));
+}
+
+void Symbol::save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary);
+  JANUS_CHECK(out.good(), IOError, "Symbol::save: cannot open '{}' for writing", path);
+  out << tojson();
+  out.close();
+  JANUS_CHECK(!out.fail(), IOError, "Symbol::save: writing '{}' failed", path);
+}
+
+Symbol Symbol::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  JANUS_CHECK(in.good(), IOError, "cannot open '{}' for reading", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  JANUS_CHECK(!in.bad(), IOError, "Symbol::load: reading '{}' failed", path);
+  return fromjson(text.str(), path);
 }
 
 }  // namespace janus::graph

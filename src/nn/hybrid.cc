@@ -2,8 +2,6 @@
 // run it; export it with the parameters.
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
@@ -126,13 +124,7 @@ void Block::export_model(const std::string& prefix, int epoch) const {
       arrays.emplace_back(n->name, params.at(n->name)->data());
     }
   }
-  const std::string symbol_file = prefix + "-symbol.json";
-  {
-    std::ofstream out(symbol_file);
-    JANUS_CHECK(out.good(), IOError, "{}: export: cannot write '{}'", name_, symbol_file);
-    out << sym.tojson();
-    JANUS_CHECK(out.good(), IOError, "{}: export: writing '{}' failed", name_, symbol_file);
-  }
+  sym.save(prefix + "-symbol.json");
   graph::save_safetensors(fmt::format("{}-{:04d}.safetensors", prefix, epoch), arrays,
                           {{"format", "janus.params"}, {"inputs", "data"}});
 }

@@ -115,6 +115,10 @@ class Symbol {
   /// `source` and the problem for anything malformed.
   std::string tojson() const;
   static Symbol fromjson(std::string_view json, std::string_view source = "<string>");
+  /// tojson into a file / fromjson from one; IOError naming the path when it cannot be
+  /// written or read.
+  void save(const std::string& path) const;
+  static Symbol load(const std::string& path);
 
   /// One line per node: name, operator, inputs, attributes and (when inferred) shapes.
   std::string summary() const;

@@ -1,0 +1,51 @@
+// Predictor: runs an exported model (PREFIX-symbol.json + PREFIX-NNNN.safetensors) without the
+// code that built it. Layer: deploy (uses graph, ops, engine, core only; libjanus_deploy.so
+// holds exactly those layers).
+//
+//   janus::deploy::Predictor p("lenet-symbol.json", "lenet-0010.safetensors");
+//   NDArray y = p.run(x);                     // compiled for x's shape on first use, cached
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+#include "janus/graph/symbol.h"
+
+namespace janus::deploy {
+
+class Predictor {
+ public:
+  /// Loads the graph and its parameters onto `device`. FormatError naming the file for a
+  /// malformed one; ValueError naming the argument when the parameters lack one that the graph
+  /// needs (other than the inputs), or hold one that the graph does not have; ShapeError when a
+  /// parameter's shape differs from the one recorded in the graph.
+  Predictor(const std::string& symbol_file, const std::string& params_file,
+            std::vector<std::string> input_names = {"data"}, Device device = cpu());
+  ~Predictor();
+
+  /// Runs the graph on `inputs` (in input_names order): compiled for their shapes on first use
+  /// (kept per shape), then one engine operation per call. Returns at once.
+  std::vector<NDArray> run(std::span<const NDArray> inputs);
+  NDArray run(const NDArray& input) { return run(std::span<const NDArray>(&input, 1)).at(0); }
+
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  std::vector<std::string> output_names() const { return symbol_.list_outputs(); }
+  const graph::Symbol& symbol() const { return symbol_; }
+  /// Times a graph was compiled (one per new input shape).
+  int compilations() const;
+
+ private:
+  struct Cache;
+  graph::Symbol symbol_;
+  std::vector<std::string> input_names_;
+  std::vector<std::string> arg_names_;
+  std::map<std::string, NDArray> params_;
+  Device device_;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace janus::deploy

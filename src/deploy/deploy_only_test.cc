@@ -1,0 +1,94 @@
+// The Predictor, linked against libjanus_deploy.so alone (no autograd, nn, optim or data).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "janus/base/error.h"
+#include "janus/deploy/predictor.h"
+#include "janus/engine/array.h"
+#include "janus/graph/safetensors.h"
+#include "janus/graph/symbol.h"
+#include "janus/ops/nn.h"
+#include "janus/ops/ops.h"
+#include "janus/ops/unary.h"
+#include "testing/test_util.h"
+
+namespace janus::deploy {
+namespace {
+
+using graph::Symbol;
+using ::testing::HasSubstr;
+
+class PredictorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("janus_deploy_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    auto x = Symbol::var("data");
+    auto fc = Symbol::op("fully_connected", {x, Symbol::var("w", Shape{3, 4}), Symbol::var("b", Shape{3})});
+    net_ = Symbol::op("relu", {fc});
+    write(symbol_file(), net_.tojson());
+    seed(3);
+    w_ = random_normal(0, 1, {3, 4});
+    b_ = random_normal(0, 1, {3});
+    graph::save_safetensors(params_file(), {{"w", w_}, {"b", b_}});
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static void write(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  std::string symbol_file() const { return (dir_ / "m-symbol.json").string(); }
+  std::string params_file() const { return (dir_ / "m-0000.safetensors").string(); }
+
+  std::filesystem::path dir_;
+  Symbol net_;
+  NDArray w_, b_;
+};
+
+TEST_F(PredictorTest, RunsTheExportedGraphBitwiseLikeTheSymbol) {
+  Predictor p(symbol_file(), params_file());
+  seed(4);
+  const NDArray x = random_normal(0, 1, {5, 4});
+  const NDArray y = p.run(x);
+  const NDArray ref = net_.eval({{"data", x}, {"w", w_}, {"b", b_}})[0];
+  EXPECT_EQ(to_vector<float>(y), to_vector<float>(ref));
+  EXPECT_EQ(to_vector<float>(y), to_vector<float>(relu(fully_connected(x, w_, b_))));
+  // A second shape compiles once more; the first stays cached.
+  p.run(zeros({2, 4}));
+  p.run(x);
+  EXPECT_EQ(p.compilations(), 2);
+}
+
+TEST_F(PredictorTest, MismatchedParametersAreNamed) {
+  graph::save_safetensors(params_file(), {{"w", w_}});
+  EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file()); }),
+              HasSubstr("needs 'b', which is neither an input nor in"));
+  graph::save_safetensors(params_file(), {{"w", w_}, {"b", b_}, {"extra", b_}});
+  EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file()); }),
+              HasSubstr("holds 'extra', which the graph"));
+  graph::save_safetensors(params_file(), {{"w", zeros({4, 3})}, {"b", b_}});
+  EXPECT_THAT(error_of<ShapeError>([&] { Predictor(symbol_file(), params_file()); }),
+              HasSubstr("parameter 'w' in '" + params_file() + "' has shape [4, 3]"));
+  EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file(), {"input"}); }),
+              HasSubstr("has no input named 'input'"));
+}
+
+TEST_F(PredictorTest, BadFilesAreFormatOrIOErrorsNamingThem) {
+  write(symbol_file(), "{\"format\": \"janus.graph\", \"version\": 1, \"nodes\": [");
+  EXPECT_THAT(error_of<FormatError>([&] { Predictor(symbol_file(), params_file()); }),
+              HasSubstr("graph file '" + symbol_file() + "': not valid JSON"));
+  EXPECT_THAT(error_of<IOError>([&] { Predictor("/no/such-symbol.json", params_file()); }),
+              HasSubstr("/no/such-symbol.json"));
+  write(symbol_file(), net_.tojson());
+  write(params_file(), "short");
+  EXPECT_THAT(error_of<FormatError>([&] { Predictor(symbol_file(), params_file()); }),
+              HasSubstr(params_file()));
+}
+
+}  // namespace
+}  // namespace janus::deploy
