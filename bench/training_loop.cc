@@ -17,6 +17,7 @@
 #include <dnnl.hpp>
 
 #include "bench_util.h"
+#include "machine.h"
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
 
@@ -34,37 +35,6 @@ double rss_mb() {
   long pages = 0, resident = 0;
   statm >> pages >> resident;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
-}
-
-int janus_kernel_threads() {
-  std::atomic<int> threads{0};
-  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
-                       janus::cpu());
-  janus::wait_all();
-  return threads.load();
-}
-
-// GFLOP/s of a 2048^3 float32 product through oneDNN on `threads` threads (best of 5).
-double sgemm_peak_gflops(int threads) {
-  omp_set_num_threads(threads);
-  constexpr int64_t n = 2048;
-  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
-  dnnl::memory a(md, eng), b(md, eng), c(md, eng);
-  for (auto* m : {&a, &b}) {
-    auto* p = static_cast<float*>(m->get_data_handle());
-    for (int64_t i = 0; i < n * n; ++i) p[i] = 0.001f * static_cast<float>(i % 7);
-  }
-  dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), eng));
-  dnnl::stream s(eng);
-  double best = 0;
-  for (int i = 0; i < 6; ++i) {
-    Timer t;
-    prim.execute(s, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
-    s.wait();
-    if (i > 0) best = std::max(best, 2.0 * n * n * n / t.seconds() / 1e9);
-  }
-  return best;
 }
 
 struct Run {
@@ -104,8 +74,8 @@ Run epoch(nn::Sequential& net, janus::optim::Trainer& trainer, bool barrier) {
 }  // namespace
 
 int main() {
-  const int threads = janus_kernel_threads();
-  const double peak = sgemm_peak_gflops(threads);
+  const int threads = bench::janus_kernel_threads();
+  const double peak = bench::sgemm_peak_gflops(threads);
   std::printf("sgemm peak (oneDNN, 2048^3, %d threads): %.1f GFLOP/s\n", threads, peak);
 
   janus::seed(0);

@@ -27,29 +27,6 @@ dnnl::memory::desc matrix_desc(int64_t rows, int64_t cols, bool transposed) {
   return dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::f32, strides);
 }
 
-// Below this many multiply-adds (about 10-20 us of arithmetic on one core) a product runs on
-// one thread: starting and joining a second OpenMP thread costs several microseconds on an
-// idle machine and far more on a busy one, more than splitting the work saves. 1x512 · 512x256
-// (2^17) is below it; 8x512 · 512x256 is not.
-constexpr int64_t kParallelGemmMacs = int64_t{1} << 18;
-
-// Limits this thread's OpenMP team (and so oneDNN's, which runs on OpenMP) to one thread for
-// its lifetime when `active`, then restores the previous count.
-class OneThreadIf {
- public:
-  explicit OneThreadIf(bool active) : saved_(active ? omp_get_max_threads() : 1) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~OneThreadIf() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  OneThreadIf(const OneThreadIf&) = delete;
-  OneThreadIf& operator=(const OneThreadIf&) = delete;
-
- private:
-  int saved_;
-};
-
 // What one run needs besides the primitive: memory objects for A, B and C (their data handles
 // set per run) in the argument map that execute takes, and a stream.
 struct Bindings {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <dnnl.hpp>
+#include <omp.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -29,5 +31,28 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 /// finishes before any of that state is destroyed. Call it from an operator's `prepare` after
 /// building a new primitive.
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once);
+
+// Below this many multiply-adds (about 10-20 us of arithmetic on one core) a product runs on
+// one thread: starting and joining a second OpenMP thread costs several microseconds on an
+// idle machine and far more on a busy one, more than splitting the work saves. 1x512 · 512x256
+// (2^17) is below it; 8x512 · 512x256 is not. Used by matmul and fully_connected.
+constexpr int64_t kParallelGemmMacs = int64_t{1} << 18;
+
+// Limits this thread's OpenMP team (and so oneDNN's, which runs on OpenMP) to one thread for
+// its lifetime when `active`, then restores the previous count.
+class OneThreadIf {
+ public:
+  explicit OneThreadIf(bool active) : saved_(active ? omp_get_max_threads() : 1) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneThreadIf() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneThreadIf(const OneThreadIf&) = delete;
+  OneThreadIf& operator=(const OneThreadIf&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace janus::ops

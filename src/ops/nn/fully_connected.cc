@@ -42,6 +42,7 @@ void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, 
   dnnl::memory mx(d.src, eng, const_cast<void*>(x)), mw(d.weights, eng, const_cast<void*>(w));
   dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
   dnnl::stream stream(eng);
+  const OneThreadIf one_thread(key.n * key.k * key.m < kParallelGemmMacs);
   fc.prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
                            {DNNL_ARG_DST, my}, {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
   stream.wait();
