@@ -1,0 +1,170 @@
+// fashion_accuracy: the issue "Blocks, training and Fashion-MNIST" and its targets. The two demo
+// models of `janus train` (tools/models.h) are trained on the real Fashion-MNIST files through
+// the same training loop (tools/train.h):
+//   - mlp (784 -> 256 -> 10, ReLU) must reach at least 85% test accuracy after 10 epochs;
+//   - lenet (LeNet-5, ReLU, max pooling) must reach at least 89%.
+// Prints each epoch's loss, accuracies and time, then a summary per model and one JSON line with
+// the final test accuracy, the epoch time (median over the epochs), the hyperparameters and
+// whether each target was met. Exits 1 when a checked target is missed.
+//
+//   fashion_accuracy               both models, 10 epochs each, targets checked
+//   fashion_accuracy --epochs 1    one epoch each (as bench/fashion_epoch_vs_torch.sh runs it)
+//   fashion_accuracy --quick       one epoch on 12000 samples, targets reported only
+//   fashion_accuracy --models lenet --lenet-epochs 12
+// Targets are checked only when a model trains for at least its issue epochs on the full set.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "janus/janus.h"
+#include "models.h"
+#include "train.h"
+
+namespace {
+
+namespace tools = janus::tools;
+
+// The intra-op threads a kernel on cpu(0) gets (what PyTorch's set_num_threads must match).
+int janus_kernel_threads() {
+  std::atomic<int> threads{0};
+  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
+                       janus::cpu());
+  janus::wait_all();
+  return threads.load();
+}
+
+struct ModelRun {
+  std::string name;
+  tools::TrainOptions options;
+  double target = 0;      // test accuracy the issue asks for
+  int target_epochs = 0;  // after this many epochs
+  std::vector<tools::EpochResult> epochs;
+
+  bool checked() const { return options.limit == 0 && options.epochs >= target_epochs; }
+  double final_acc() const { return epochs.empty() ? 0.0 : epochs.back().test_acc; }
+  double best_acc() const {
+    double best = 0;
+    for (const auto& e : epochs) best = std::max(best, e.test_acc);
+    return best;
+  }
+  std::vector<double> seconds() const {
+    std::vector<double> s;
+    for (const auto& e : epochs) s.push_back(e.seconds);
+    return s;
+  }
+  bool met() const { return final_acc() >= target; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Train the demo models on Fashion-MNIST and check the issue's accuracy targets"};
+  ModelRun mlp{.name = "mlp", .target = 0.85, .target_epochs = 10};
+  mlp.options.model = "mlp";
+  mlp.options.epochs = 10;
+  mlp.options.batch_size = 256;
+  mlp.options.lr = 0.1;
+  mlp.options.momentum = 0.9;
+  ModelRun lenet{.name = "lenet", .target = 0.89, .target_epochs = 10};
+  lenet.options.model = "lenet";
+  lenet.options.epochs = 10;
+  lenet.options.batch_size = 128;
+  lenet.options.lr = 0.05;
+  lenet.options.momentum = 0.9;
+
+  std::vector<std::string> models = {"mlp", "lenet"};
+  int epochs = 0;
+  bool quick = false;
+  uint64_t seed = 0;
+  int64_t limit = 0;
+  app.add_option("--models", models, "models to train, in order")
+      ->check(CLI::IsMember(tools::model_names()))
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--epochs", epochs, "epochs for every model (0: each model's own setting)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--quick", quick, "one epoch on the first 12000 samples; targets not checked");
+  app.add_option("--seed", seed, "random seed")->capture_default_str();
+  app.add_option("--limit", limit, "train on the first N samples only (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  for (ModelRun* m : {&mlp, &lenet}) {
+    auto& o = m->options;
+    const std::string p = "--" + m->name + "-";
+    app.add_option(p + "epochs", o.epochs, m->name + " epochs")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option(p + "batch-size", o.batch_size, m->name + " batch size")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option(p + "lr", o.lr, m->name + " learning rate")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option(p + "momentum", o.momentum, m->name + " SGD momentum")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+  }
+  CLI11_PARSE(app, argc, argv);
+
+  if (quick) {
+    epochs = 1;
+    if (limit == 0) limit = 12000;
+  }
+  const int threads = janus_kernel_threads();
+  std::printf("Fashion-MNIST accuracy: %d kernel threads on cpu(0), %d cores\n", threads,
+              janus::hardware_cores());
+
+  std::vector<ModelRun*> runs;
+  for (const auto& name : models) runs.push_back(name == "mlp" ? &mlp : &lenet);
+  for (ModelRun* m : runs) {
+    auto& o = m->options;
+    if (epochs > 0) o.epochs = epochs;
+    o.seed = seed;
+    o.limit = limit;
+    o.progress = false;
+    std::printf("\n== %s: SGD lr %g momentum %g, batch %lld, %d epochs\n", m->name.c_str(), o.lr,
+                o.momentum, static_cast<long long>(o.batch_size), o.epochs);
+    std::fflush(stdout);
+    m->epochs = tools::train(o, std::cout);
+    std::cout << std::flush;
+  }
+
+  std::printf("\n");
+  bool ok = true;
+  for (ModelRun* m : runs) {
+    const auto s = m->seconds();
+    std::printf(
+        "%-5s test accuracy %.4f after %d epochs (best %.4f); epoch %.2f s median, "
+        "%.2f s first; target %.0f%% after %d epochs: %s\n",
+        m->name.c_str(), m->final_acc(), m->options.epochs, m->best_acc(), bench::median(s),
+        s.empty() ? 0.0 : s.front(), 100 * m->target, m->target_epochs,
+        !m->checked() ? "not checked (fewer epochs or samples)"
+        : m->met()    ? "met"
+                      : "MISSED");
+    if (m->checked() && !m->met()) ok = false;
+  }
+
+  // The JSON line: fields only for the models that ran.
+  std::printf("{\"bench\": \"fashion_accuracy\", \"threads\": %d, \"quick\": %d, \"limit\": %lld",
+              threads, quick ? 1 : 0, static_cast<long long>(limit));
+  for (ModelRun* m : runs) {
+    const auto& o = m->options;
+    const auto s = m->seconds();
+    const char* n = m->name.c_str();
+    std::printf(
+        ", \"%s_epochs\": %d, \"%s_test_acc\": %.4f, \"%s_epoch_s\": %.3f, "
+        "\"%s_last_epoch_s\": %.3f, \"%s_samples_per_s\": %.1f, \"%s_batch_size\": %lld, "
+        "\"%s_lr\": %g, \"%s_momentum\": %g, \"%s_target\": %g, \"%s_target_met\": %d, "
+        "\"%s_target_checked\": %d",
+        n, o.epochs, n, m->final_acc(), n, bench::median(s), n, s.empty() ? 0.0 : s.back(), n,
+        m->epochs.empty() ? 0.0 : m->epochs.back().samples_per_s, n,
+        static_cast<long long>(o.batch_size), n, o.lr, n, o.momentum, n, m->target, n,
+        m->met() ? 1 : 0, n, m->checked() ? 1 : 0);
+  }
+  std::printf("}\n");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
