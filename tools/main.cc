@@ -1,4 +1,4 @@
-// The janus command-line program: `janus ops [NAME]`, `janus info`.
+// The janus command-line program: `janus ops [NAME]`, `janus info`, `janus train`, `janus run`.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -7,6 +7,7 @@
 
 #include "janus/janus.h"
 #include "models.h"
+#include "run_model.h"
 #include "train.h"
 
 namespace {
@@ -101,6 +102,17 @@ int main(int argc, char** argv) {
   train->add_option("--save", topt.save, "save the trained parameters (safetensors) to this file");
   topt.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
   train->add_flag("!--no-progress", topt.progress, "no progress bar");
+  train->add_flag("--hybridize", topt.hybridize, "train and evaluate the compiled graph");
+  train->add_option("--export", topt.export_prefix,
+                    "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
+  janus::tools::RunOptions ropt;
+  auto* run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
+  run->add_option("prefix", ropt.prefix, "the model's files without -symbol.json")->required();
+  run->add_option("--epoch", ropt.epoch, "which PREFIX-NNNN.safetensors (default: the latest)");
+  run->add_option("--input", ropt.input, "input array, a .npy file")->check(CLI::ExistingFile);
+  run->add_flag("--random", ropt.random, "random normal input of --shape");
+  run->add_option("--shape", ropt.shape, "input shape for --random, e.g. --shape 1 1 28 28");
+  run->add_option("--repeat", ropt.repeat, "timed calls after the first")->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -108,13 +120,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line naming the problem, then the usage of the command that was being parsed.
     std::cerr << "janus: " << e.what() << "\n\n";
-    CLI::App* sub = *train ? train : *ops ? ops : *info ? info : &app;
+    CLI::App* sub = *train ? train : *run ? run : *ops ? ops : *info ? info : &app;
     std::cerr << sub->help();
     return 2;
   }
   try {
     if (*ops) return run_ops(op_name);
     if (*info) return run_info();
+    if (*run) {
+      janus::tools::run_model(ropt, std::cout);
+      return 0;
+    }
     if (*train) {
       try {
         topt.device = janus::parse_device(device_text);

@@ -30,6 +30,9 @@ void check_options(const TrainOptions& o) {
   JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
   JANUS_CHECK(o.limit >= 0, ValueError, "--limit is {}, expected >= 0 (0: every sample)", o.limit);
   JANUS_CHECK(o.num_workers >= 0, ValueError, "--num-workers is {}, expected >= 0", o.num_workers);
+  JANUS_CHECK(o.export_prefix.empty() || o.hybridize, ValueError,
+              "--export {} needs --hybridize (the exported graph is the hybridized one)",
+              o.export_prefix);
   JANUS_CHECK(o.device.is_cpu(), DeviceError, "--device {} is not available, expected cpu:N",
               o.device);
 }
@@ -104,6 +107,7 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
     autograd::PauseScope no_record;
     (*net)(to_device(train_set->get_batch(std::vector<int64_t>{0})[0], o.device));
   }
+  if (o.hybridize) net->hybridize();
   optim::Trainer trainer(net->collect_params(),
                          optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd}));
   const nn::SoftmaxCrossEntropyLoss loss_fn;
@@ -155,6 +159,11 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
                        r.samples_per_s)
         << std::flush;
     if (!o.log_json.empty()) write_log(o.log_json, o, results);
+  }
+  if (!o.export_prefix.empty()) {
+    net->export_model(o.export_prefix, o.epochs);
+    out << fmt::format("exported the model to {}-symbol.json and {}-{:04d}.safetensors\n",
+                       o.export_prefix, o.export_prefix, o.epochs);
   }
   if (!o.save.empty()) {
     nn::save_parameters(*net, o.save);
