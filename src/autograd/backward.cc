@@ -41,7 +41,7 @@ void check_not_released(const Node* node) {
   JANUS_CHECK(!node->released, ValueError,
               "backward: the graph through operator '{}' was freed by an earlier backward; pass "
               "retain_graph=true to the first backward to run backward twice",
-              node->op->name);
+              node->name());
 }
 
 NDArray accumulate(const NDArray& acc, const NDArray& g) { return acc.defined() ? add(acc, g) : g; }
@@ -115,10 +115,10 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
   const std::vector<Node*> order = reverse_topological(roots);
   for (Node* node : order) {
     check_not_released(node);
-    JANUS_CHECK(!node->op->not_differentiable && node->op->grad, NotImplementedError,
+    JANUS_CHECK(node->differentiable(), NotImplementedError,
                 "backward: operator '{}' is not differentiable, but a head depends on its output "
                 "through an input that needs a gradient",
-                node->op->name);
+                node->name());
     auto& grads = out_grads[node];
     grads.resize(node->outputs.size());
     for (size_t i = 0; i < grads.size(); ++i) {
@@ -127,10 +127,10 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
         grads[i] = zeros(y.shape(), y.dtype(), y.device());
       }
     }
-    std::vector<NDArray> in_grads = node->op->grad(
+    std::vector<NDArray> in_grads = node->grad()(
         ops::GradArgs{node->inputs, node->outputs, grads, node->attrs});
     JANUS_ASSERT(in_grads.size() == node->inputs.size(),
-                 "gradient of '{}' returned {} arrays for {} inputs", node->op->name,
+                 "gradient of '{}' returned {} arrays for {} inputs", node->name(),
                  in_grads.size(), node->inputs.size());
     for (size_t i = 0; i < in_grads.size(); ++i) {
       const auto& meta = node->input_meta[i];
@@ -159,6 +159,7 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
       node->released = true;
       node->inputs.clear();
       node->outputs.clear();
+      node->function_grad = nullptr;  // what it captured (saved values) goes now
     }
   }
 }

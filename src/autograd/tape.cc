@@ -75,6 +75,29 @@ PauseScope::~PauseScope() {
   tls_training = prev_training_;
 }
 
+void record_function(std::string name, std::span<const NDArray> inputs,
+                     std::span<const NDArray> outputs, ops::GradFn grad) {
+  if (!tls_recording) return;
+  bool any = false;
+  for (const NDArray& x : inputs) any = any || needs_grad(x.autograd_meta());
+  if (!any) return;
+  JANUS_CHECK(grad != nullptr, ValueError, "record_function '{}': no gradient rule given", name);
+  auto node = std::make_shared<Node>();
+  node->function_name = std::move(name);
+  node->function_grad = std::move(grad);
+  for (const NDArray& x : inputs) {
+    node->inputs.push_back(x.detach());
+    node->input_meta.push_back(needs_grad(x.autograd_meta()) ? x.autograd_meta() : nullptr);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->outputs.push_back(outputs[i].detach());
+    auto meta = std::make_shared<AutogradMeta>();
+    meta->node = node;
+    meta->output_index = static_cast<int>(i);
+    outputs[i].set_autograd_meta(std::move(meta));
+  }
+}
+
 bool is_recording() { return tls_recording; }
 bool is_training() { return tls_training; }
 

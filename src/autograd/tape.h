@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "janus/autograd/autograd.h"
@@ -29,7 +31,11 @@ struct AutogradMeta {
 namespace autograd {
 
 struct Node {
+  /// The recorded operator, or nullptr for a function recorded by record_function.
   const ops::OpDef* op = nullptr;
+  /// record_function's name and gradient rule (empty for operator calls).
+  std::string function_name;
+  ops::GradFn function_grad;
   ops::Attrs attrs;
   // Data of the call's inputs and outputs (detached: no autograd history, so no cycles).
   std::vector<NDArray> inputs;
@@ -38,6 +44,10 @@ struct Node {
   std::vector<std::shared_ptr<AutogradMeta>> input_meta;
   // Set by a backward without retain_graph: the saved arrays are gone.
   bool released = false;
+
+  std::string_view name() const { return op != nullptr ? op->name : function_name; }
+  const ops::GradFn& grad() const { return op != nullptr ? op->grad : function_grad; }
+  bool differentiable() const { return op != nullptr ? !op->not_differentiable && op->grad : bool(function_grad); }
 };
 
 /// True when `meta` leads to an array that needs a gradient.

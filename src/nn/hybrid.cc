@@ -7,6 +7,7 @@
 #include "janus/base/logging.h"
 #include "janus/engine/array.h"
 #include "janus/graph/cached_op.h"
+#include "janus/graph/gradient.h"
 #include "janus/graph/safetensors.h"
 #include "janus/graph/trace.h"
 #include "janus/nn/block.h"
@@ -41,6 +42,57 @@ graph::Symbol Block::symbol() const {
               "{}: no graph yet: call hybridize() and then the block once", name_);
   return hybrid_->last->symbol;
 }
+
+namespace {
+
+// The training graphs of a signature: differentiated with respect to the parameters that take
+// gradients (and the input when it needs one), each compiled.
+std::shared_ptr<TrainPlan> make_train_plan(const HybridState::Entry& entry, bool data_grad,
+                                           const graph::CachedOpOptions& options) {
+  auto plan = std::make_shared<TrainPlan>();
+  const std::vector<std::string>& names = entry.op->argument_names();
+  std::vector<ops::TensorSpec> specs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const ParameterPtr& p = entry.params[i];
+    const bool wanted = p ? p->grad_req() != autograd::GradReq::kNull : data_grad;
+    if (wanted) {
+      plan->wrt.push_back(names[i]);
+      plan->wrt_index.push_back(i);
+    }
+  }
+  // The entry's compiled op checked these specs; rebuild them from its graph's arguments.
+  for (const graph::NodePtr& n : entry.symbol.graph().arguments()) specs.push_back(n->specs.at(0));
+  const graph::GradientGraphs gg = graph::make_gradient_graphs(entry.symbol, specs, plan->wrt);
+  auto position = [&](const std::string& name) -> int64_t {
+    auto it = std::find(names.begin(), names.end(), name);
+    JANUS_ASSERT(it != names.end(), "gradient graph argument '{}' is not an argument", name);
+    return it - names.begin();
+  };
+  std::vector<ops::TensorSpec> fspecs;
+  for (const std::string& name : gg.forward.list_arguments()) {
+    plan->forward_args.push_back(position(name));
+    fspecs.push_back(specs[static_cast<size_t>(plan->forward_args.back())]);
+  }
+  plan->forward = std::make_shared<graph::CachedOp>(gg.forward, std::move(fspecs), options);
+  std::vector<ops::TensorSpec> bspecs;
+  for (const std::string& name : gg.backward.list_arguments()) {
+    if (name.starts_with("_head_grad")) {
+      plan->backward_args.push_back(TrainPlan::kHeadGrad);
+      bspecs.push_back(plan->forward->output_specs()[0]);
+    } else if (name.starts_with("_saved")) {
+      const int64_t k = std::stoll(name.substr(6));
+      plan->backward_args.push_back(-1 - k);
+      bspecs.push_back(plan->forward->output_specs()[gg.num_outputs + static_cast<size_t>(k)]);
+    } else {
+      plan->backward_args.push_back(position(name));
+      bspecs.push_back(specs[static_cast<size_t>(plan->backward_args.back())]);
+    }
+  }
+  plan->backward = std::make_shared<graph::CachedOp>(gg.backward, std::move(bspecs), options);
+  return plan;
+}
+
+}  // namespace
 
 NDArray Block::operator()(const NDArray& x) {
   // Imperative, or inside the trace of an enclosing hybridized block (which records this
@@ -102,12 +154,40 @@ NDArray Block::operator()(const NDArray& x) {
   h.last = hit;
   std::vector<NDArray> args;
   args.reserve(hit->params.size());
-  for (const ParameterPtr& p : hit->params) args.push_back(p ? p->data() : x);
-  // Recording: run node by node so that autograd records each call (the gradients flow to the
-  // parameters as in imperative mode). Otherwise: one engine operation for the whole graph.
-  std::vector<NDArray> out = autograd::is_recording() ? hit->op->run_imperative(args)
-                                                      : (*hit->op)(args);
-  return out.at(0);
+  bool any_grad = false;
+  for (const ParameterPtr& p : hit->params) {
+    args.push_back(p ? p->data() : x);
+    any_grad = any_grad || autograd::requires_grad(args.back());
+  }
+  if (!autograd::is_recording() || !any_grad) return (*hit->op)(args).at(0);
+  // Recording: the forward graph also returns what backward needs, and backward is one
+  // compiled graph too, recorded as one autograd node.
+  const bool data_grad = autograd::requires_grad(x);
+  auto& plan = hit->train[data_grad ? 1 : 0];
+  if (!plan) {
+    plan = make_train_plan(*hit, data_grad,
+                           {h.options.static_alloc, h.options.static_shape});
+  }
+  std::vector<NDArray> fargs;
+  for (int64_t a : plan->forward_args) fargs.push_back(args[static_cast<size_t>(a)]);
+  std::vector<NDArray> outs = (*plan->forward)(fargs);
+  const NDArray y = outs[0];
+  std::vector<NDArray> saved(outs.begin() + 1, outs.end());
+  autograd::record_function(
+      fmt::format("hybridized {}", name_), args, {&y, 1},
+      [plan, saved = std::move(saved), args](const ops::GradArgs& ga) {
+        std::vector<NDArray> bargs;
+        for (int64_t a : plan->backward_args) {
+          bargs.push_back(a == TrainPlan::kHeadGrad ? ga.dy(0)
+                          : a >= 0                 ? args[static_cast<size_t>(a)]
+                                                   : saved[static_cast<size_t>(-1 - a)]);
+        }
+        std::vector<NDArray> grads = (*plan->backward)(bargs);
+        std::vector<NDArray> out(args.size());
+        for (size_t j = 0; j < plan->wrt_index.size(); ++j) out[plan->wrt_index[j]] = grads[j];
+        return out;
+      });
+  return y;
 }
 
 void Block::export_model(const std::string& prefix, int epoch) const {

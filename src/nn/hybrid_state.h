@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,18 @@ struct Signature {
   }
 };
 
+/// A signature's graphs for training: forward (outputs, then the values backward needs) and
+/// backward (the gradients of `wrt`), both compiled.
+struct TrainPlan {
+  std::vector<std::string> wrt;
+  std::vector<size_t> wrt_index;  // position of each wrt name among the entry's arguments
+  std::shared_ptr<graph::CachedOp> forward, backward;
+  /// Where each argument of forward / backward comes from: >= 0 an argument of the entry;
+  /// -1 - k the saved value k; kHeadGrad the output's gradient.
+  std::vector<int64_t> forward_args, backward_args;
+  static constexpr int64_t kHeadGrad = INT64_MIN;
+};
+
 struct HybridState {
   struct Entry {
     Signature sig;
@@ -34,6 +47,8 @@ struct HybridState {
     std::shared_ptr<graph::CachedOp> op;
     /// Per argument of op: its parameter (null for the input "data").
     std::vector<ParameterPtr> params;
+    /// Built at the first recorded call: [0] when the input needs no gradient, [1] when it does.
+    std::shared_ptr<TrainPlan> train[2];
     uint64_t last_used = 0;
   };
   bool active = false;

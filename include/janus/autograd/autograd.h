@@ -15,9 +15,11 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "janus/core/ndarray.h"
+#include "janus/ops/registry.h"
 
 namespace janus::autograd {
 
@@ -62,6 +64,13 @@ void attach_grad(const NDArray& x, GradReq req = GradReq::kWrite);
 
 /// The gradient buffer of `x`; throws ValueError when attach_grad was not called on it.
 NDArray grad(const NDArray& x);
+
+/// Records, while recording, a computation made outside the operator registry (a hybridized
+/// block's compiled graph) as one node: backward reaches `inputs` from `outputs` through
+/// `grad`, which gets the inputs, outputs and output gradients and returns one gradient per
+/// input (undefined for an input without one). Does nothing when no input needs a gradient.
+void record_function(std::string name, std::span<const NDArray> inputs,
+                     std::span<const NDArray> outputs, ops::GradFn grad);
 
 /// True when `x` was given a gradient buffer or comes from a recorded operation on one.
 bool requires_grad(const NDArray& x);
