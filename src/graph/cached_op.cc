@@ -42,7 +42,8 @@ struct CachedOp::Impl {
     int last_use = -1;
   };
 
-  Graph graph;
+  Graph source;  // the graph as given: what run_imperative runs (no fused nodes)
+  Graph graph;   // after the passes
   CachedOpOptions options;
   std::vector<std::string> arg_names;
   std::vector<ops::TensorSpec> arg_specs;
@@ -63,7 +64,8 @@ struct CachedOp::Impl {
 };
 
 void CachedOp::Impl::compile(const Symbol& symbol) {
-  graph = symbol.graph().clone();
+  source = symbol.graph();
+  graph = source.clone();
   const std::vector<NodePtr> args = graph.arguments();
   JANUS_CHECK(args.size() == arg_specs.size(), ValueError,
               "CachedOp: the graph has {} arguments, got specs for {}", args.size(),
@@ -351,20 +353,21 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
 std::vector<NDArray> CachedOp::run_imperative(std::span<const NDArray> args) const {
   const Impl& im = *impl_;
   check_args(im.arg_names, im.arg_specs, args);
-  std::vector<NDArray> values(im.slots.size());
-  for (size_t i = 0; i < im.slots.size(); ++i) {
-    const Impl::Slot& s = im.slots[i];
-    if (s.kind == Impl::SlotKind::kArgument) values[i] = args[static_cast<size_t>(s.index)];
-    if (s.kind == Impl::SlotKind::kConstant) values[i] = im.constants[static_cast<size_t>(s.index)];
-  }
-  for (const Impl::Step& step : im.steps) {
+  // The source graph, node by node through invoke: autograd records each call (fused nodes
+  // have no gradient, so the passes' output is not what runs here).
+  std::unordered_map<const Node*, std::vector<NDArray>> values;
+  size_t next_arg = 0;
+  for (const NodePtr& n : im.source.nodes) {
+    if (n->is_variable()) {
+      values[n.get()] = {n->constant.defined() ? n->constant : args[next_arg++]};
+      continue;
+    }
     std::vector<NDArray> ins;
-    for (int s : step.in) ins.push_back(values[static_cast<size_t>(s)]);
-    std::vector<NDArray> outs = ops::invoke(*step.op, ins, step.attrs);
-    for (size_t k = 0; k < outs.size(); ++k) values[static_cast<size_t>(step.out[k])] = outs[k];
+    for (const NodeEntry& e : n->inputs) ins.push_back(values.at(e.node.get()).at(e.index));
+    values[n.get()] = ops::invoke(*n->op, ins, n->attrs);
   }
   std::vector<NDArray> outputs;
-  for (int s : im.output_slots) outputs.push_back(values[static_cast<size_t>(s)]);
+  for (const NodeEntry& e : im.source.outputs) outputs.push_back(values.at(e.node.get()).at(e.index));
   return outputs;
 }
 

@@ -207,27 +207,63 @@ TEST(Passes, DumpIrPrintsTheGraphAfterAPass) {
   const std::string err = testing::internal::GetCapturedStderr();
   unsetenv("JANUS_DUMP_IR");
   EXPECT_THAT(err, HasSubstr("JANUS_DUMP_IR after cse (1 changed)"));
-  EXPECT_THAT(err, HasSubstr("Graph: 3 nodes (2 operators)"));
+  EXPECT_THAT(err, HasSubstr("Graph: 3 nodes (2 operators)"));  // exp, add: one exp merged
 }
 
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
-  // A chain of 6 unary calls: each intermediate dies at its single reader, so the chain needs
-  // at most 2 buffers, and in-place unary operators need only one.
+  // softmax, reshape, softmax, reshape, softmax, reshape: each value dies at its single reader,
+  // so two buffers serve the five intermediate values, and each reshape writes over its input.
   auto x = Symbol::var("x");
   Symbol y = x;
-  const char* chain[] = {"exp", "tanh", "negative", "sigmoid", "square", "relu"};
-  for (const char* op : chain) y = Symbol::op(op, {y});
+  for (int k = 0; k < 3; ++k) {
+    y = Symbol::op("softmax", {y});
+    y = Symbol::op("reshape", {y}, {{"shape", Shape(k % 2 == 0 ? Shape{16, 16} : Shape{256})}});
+  }
   CachedOp op(y, {{{256}, DType::kFloat32, cpu()}});
   const MemoryPlan& plan = op.memory_plan();
   EXPECT_EQ(plan.entries, 5);  // the last value is the output, not planned
-  EXPECT_EQ(plan.buffers, 1);
-  EXPECT_EQ(plan.inplace, 4);
+  EXPECT_EQ(plan.buffers, 2);
+  EXPECT_EQ(plan.inplace, 2);
   EXPECT_EQ(plan.unplanned_bytes, 5 * 1024);
-  EXPECT_EQ(plan.planned_bytes, 1024);
+  EXPECT_EQ(plan.planned_bytes, 2 * 1024);
   const NDArray a = randn({256}, 4);
   NDArray ref = a;
-  for (const char* name : chain) ref = ops::invoke(ops::get_op(name), {ref})[0];
+  for (int k = 0; k < 3; ++k) {
+    ref = reshape(ops::invoke(ops::get_op("softmax"), {ref})[0], k % 2 == 0 ? Shape{16, 16} : Shape{256});
+  }
   expect_equal(op({&a, 1})[0], ref);
+}
+
+TEST(Passes, ElementwiseTreesFuseIntoOneNode) {
+  auto a = Symbol::var("a"), b = Symbol::var("b");
+  // tanh(a) * b + exp(a): a tree of four elementwise calls; its inputs a and b are read once.
+  auto y = Symbol::op("tanh", {a}) * b + Symbol::op("exp", {a});
+  Graph g = y.graph().clone();
+  for (const NodePtr& n : g.arguments()) n->specs = {ops::TensorSpec{{5000}, DType::kFloat32, cpu()}};
+  infer_specs(g);
+  EXPECT_EQ(fuse_elementwise(g).changed, 4);
+  ASSERT_EQ(op_count(g), 1u);
+  EXPECT_EQ(g.outputs[0].node->op->name, "fused_elementwise");
+  EXPECT_EQ(g.outputs[0].node->inputs.size(), 2u);
+  const NDArray av = randn({5000}, 1), bv = randn({5000}, 2);
+  expect_equal(y.eval({{"a", av}, {"b", bv}})[0], add(mul(tanh(av), bv), exp(av)));
+}
+
+TEST(Passes, FusionStopsAtSharedValuesAndShapeChanges) {
+  auto a = Symbol::var("a");
+  auto t = Symbol::op("tanh", {a});         // read by two nodes: computed once, not fused
+  auto y = Symbol::group({Symbol::op("exp", {t}), Symbol::op("negative", {t})});
+  Graph g = y.graph().clone();
+  g.arguments()[0]->specs = {ops::TensorSpec{{8}, DType::kFloat32, cpu()}};
+  infer_specs(g);
+  EXPECT_EQ(fuse_elementwise(g).changed, 0);
+  // A broadcasting add does not fuse with its inputs of another shape.
+  auto z = Symbol::op("exp", {Symbol::var("p")}) + Symbol::op("exp", {Symbol::var("q")});
+  Graph gz = z.graph().clone();
+  gz.arguments()[0]->specs = {ops::TensorSpec{{4, 3}, DType::kFloat32, cpu()}};
+  gz.arguments()[1]->specs = {ops::TensorSpec{{3}, DType::kFloat32, cpu()}};
+  infer_specs(gz);
+  EXPECT_EQ(fuse_elementwise(gz).changed, 0);
 }
 
 TEST(CachedOp, ChecksArgumentsAgainstTheCompiledSpecs) {

@@ -233,7 +233,7 @@ Symbol Symbol::fromjson(std::string_view text, std::string_view source) {
     if (!jn.contains("inputs") || !jn["inputs"].is_array()) {
       r.fail("node '{}' has no list 'inputs'", n->name);
     }
-    if (jn["inputs"].size() != n->op->inputs.size()) {
+    if (!n->op->accepts_inputs(jn["inputs"].size())) {
       r.fail("node '{}' ({}) has {} inputs, the operator takes {}", n->name, op_name,
              jn["inputs"].size(), n->op->inputs.size());
     }

@@ -111,7 +111,7 @@ Symbol Symbol::var(std::string name, std::optional<Shape> shape, DType dtype) {
 Symbol Symbol::op(std::string_view op_name, const std::vector<Symbol>& inputs,
                   const NamedAttrs& attrs, std::string name) {
   const ops::OpDef& def = ops::get_op(op_name);
-  JANUS_CHECK(inputs.size() == def.inputs.size(), ValueError,
+  JANUS_CHECK(def.accepts_inputs(inputs.size()), ValueError,
               "Symbol::op: operator '{}' takes {} inputs ({}), got {}", def.name,
               def.inputs.size(), fmt::join(def.inputs, ", "), inputs.size());
   auto node = std::make_shared<Node>();
@@ -121,7 +121,7 @@ Symbol Symbol::op(std::string_view op_name, const std::vector<Symbol>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     JANUS_CHECK(inputs[i].num_outputs() == 1, ValueError,
                 "Symbol::op: input '{}' of '{}' has {} outputs, expected one (pick one with [i])",
-                def.inputs[i], node->name, inputs[i].num_outputs());
+                def.input_name(i), node->name, inputs[i].num_outputs());
     node->inputs.push_back(inputs[i].outputs_[0]);
   }
   std::vector<NodeEntry> outs;

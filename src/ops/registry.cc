@@ -179,23 +179,24 @@ RngKey next_rng_key() {
 }
 
 std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
-  JANUS_CHECK(inputs.size() == op.inputs.size(), ValueError, "{}: got {} inputs, expected {} ({})",
-              op.name, inputs.size(), op.inputs.size(), fmt::join(op.inputs, ", "));
+  JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
+              op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
+              fmt::join(op.inputs, ", "));
   std::vector<TensorSpec> in_specs;
   in_specs.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     JANUS_CHECK(inputs[i].defined(), ValueError, "{}: input '{}' is an undefined array", op.name,
-                op.inputs[i]);
+                op.input_name(i));
     if (!op.multi_device && i > 0) {
       JANUS_CHECK(inputs[i].device() == inputs[0].device(), DeviceError,
                   "{}: input '{}' is on {} but input '{}' is on {}, expected all inputs on one "
                   "device (copy with copyto first)",
-                  op.name, op.inputs[i], inputs[i].device(), op.inputs[0], inputs[0].device());
+                  op.name, op.input_name(i), inputs[i].device(), op.input_name(0), inputs[0].device());
     }
     JANUS_CHECK(tls_trace_hook != nullptr || !inputs[i].is_placeholder(), TraceError,
                 "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
                 "outside the trace that made it; placeholders hold no data",
-                op.name, op.inputs[i], inputs[i].shape());
+                op.name, op.input_name(i), inputs[i].shape());
     in_specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
   }
   complete_attrs(op, attrs);

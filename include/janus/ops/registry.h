@@ -130,6 +130,8 @@ struct OpDef {
   std::vector<std::string_view> inputs;
   std::vector<std::string_view> outputs;
   std::vector<AttrDef> attrs;
+  /// The last input repeats: a call may give any number of inputs >= inputs.size().
+  bool variadic = false;
   InferFn infer;
   std::vector<DeviceKernel> kernels;
   PrepareFn prepare = nullptr;
@@ -151,6 +153,12 @@ struct OpDef {
   std::vector<int> mutable_inputs = {};
 
   KernelFn kernel_for(DeviceType device) const;
+  /// Whether a call may give `count` inputs.
+  bool accepts_inputs(size_t count) const {
+    return variadic ? count >= inputs.size() : count == inputs.size();
+  }
+  /// The name of input `i` (the repeated last name for a variadic operator's extra inputs).
+  std::string_view input_name(size_t i) const { return inputs[std::min(i, inputs.size() - 1)]; }
   int attr_index(std::string_view attr_name) const;  // -1 when absent
 };
 
