@@ -249,6 +249,27 @@ TEST(Passes, ElementwiseTreesFuseIntoOneNode) {
   expect_equal(y.eval({{"a", av}, {"b", bv}})[0], add(mul(tanh(av), bv), exp(av)));
 }
 
+TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  auto y = Symbol::op("relu", {Symbol::op("fully_connected", {x, w, b})});
+  Graph g = y.graph().clone();
+  const Shape shapes[] = {{4, 8}, {5, 8}, {5}};
+  for (size_t i = 0; i < 3; ++i) g.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+  infer_specs(g);
+  EXPECT_EQ(fuse_bias_activation(g).changed, 1);
+  ASSERT_EQ(op_count(g), 1u);
+  EXPECT_EQ(g.outputs[0].node->op->name, "fully_connected");
+  EXPECT_EQ(g.outputs[0].node->attrs.get<std::string>(0), "relu");
+  const NDArray xv = randn({4, 8}, 1), wv = randn({5, 8}, 2), bv = randn({5}, 3);
+  expect_equal(y.eval({{"x", xv}, {"w", wv}, {"b", bv}})[0], relu(fully_connected(xv, wv, bv)));
+  // The product read elsewhere too: no fusion.
+  auto fc = Symbol::op("fully_connected", {x, w, b});
+  Graph g2 = Symbol::group({Symbol::op("relu", {fc}), fc}).graph().clone();
+  for (size_t i = 0; i < 3; ++i) g2.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+  infer_specs(g2);
+  EXPECT_EQ(fuse_bias_activation(g2).changed, 0);
+}
+
 TEST(Passes, FusionStopsAtSharedValuesAndShapeChanges) {
   auto a = Symbol::var("a");
   auto t = Symbol::op("tanh", {a});         // read by two nodes: computed once, not fused

@@ -93,14 +93,15 @@ JANUS_OP_SPEC({.op = "one_hot",
                  for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
                }});
 
-std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in, const ops::Attrs&) {
+std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
   const int64_t n = in[0].shape[0], k = in[0].shape[1], m = in[1].shape[0];
+  const bool relu = attrs.get<std::string>(0) == "relu";
   RefTensor y = ref_zeros(Shape{n, m});
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
       double acc = in[2][j];
       for (int64_t p = 0; p < k; ++p) acc += in[0][i * k + p] * in[1][j * k + p];
-      y[i * m + j] = acc;
+      y[i * m + j] = relu && acc < 0 ? 0.0 : acc;
     }
   }
   return {y};
@@ -109,6 +110,7 @@ std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in, con
 JANUS_OP_SPEC({.op = "fully_connected",
                .reference = ref_fully_connected,
                .samples = {{{{3, 4}, {5, 4}, {5}}},
+                           {{{3, 4}, {5, 4}, {5}}, {std::string("relu")}},
                            {{{1, 7}, {2, 7}, {2}}},
                            {{{2, 0}, {3, 0}, {3}}},
                            {{{0, 3}, {2, 3}, {2}}}},

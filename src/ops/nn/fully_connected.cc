@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../linalg/onednn.h"
+#include "janus/ops/elementwise.h"
 #include "../op_utils.h"
 #include "janus/ops/ops.h"
 
@@ -13,6 +14,7 @@ namespace {
 // x: [n, k], weight: [m, k], bias: [m] -> y: [n, m].
 struct FcKey {
   int64_t n, k, m;
+  bool relu = false;  // oneDNN post-op: y = max(x · Wᵀ + b, 0)
   auto operator<=>(const FcKey&) const = default;
 };
 
@@ -61,10 +63,16 @@ const CachedFc& cached_fc(const FcKey& key) {
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const FcDescs d = fc_descs(key);
+  dnnl::primitive_attr attr = onednn_attr();
+  if (key.relu) {
+    dnnl::post_ops post;
+    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(post);
+  }
   const auto pd = dnnl::inner_product_forward::primitive_desc(
       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
                                         d.bias, d.dst),
-      onednn_attr(), onednn_engine());
+      attr, onednn_engine());
   const CachedFc& prim =
       cache.emplace(key, CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc()}).first->second;
   settle_onednn_state(pd.impl_info_str(), [&] {
@@ -75,7 +83,11 @@ const CachedFc& cached_fc(const FcKey& key) {
   return prim;
 }
 
-FcKey fc_key(const Shape& x, const Shape& w) { return FcKey{x[0], x[1], w[0]}; }
+bool relu_of(const Attrs& attrs) { return attrs.get<std::string>(0) == "relu"; }
+
+FcKey fc_key(const Shape& x, const Shape& w, const Attrs& attrs) {
+  return FcKey{x[0], x[1], w[0], relu_of(attrs)};
+}
 
 bool uses_onednn(const FcKey& key, DType dtype) {
   return dtype == DType::kFloat32 && key.n > 0 && key.k > 0 && key.m > 0;
@@ -87,18 +99,18 @@ void fc_reference(const T* x, const T* w, const T* b, T* y, const FcKey& s) {
     for (int64_t j = 0; j < s.m; ++j) {
       T acc = b[j];
       for (int64_t p = 0; p < s.k; ++p) acc += x[i * s.k + p] * w[j * s.k + p];
-      y[i * s.m + j] = acc;
+      y[i * s.m + j] = s.relu && acc < T(0) ? T(0) : acc;
     }
   }
 }
 
 void prepare_fc(const InferArgs& args, std::span<const TensorSpec>) {
-  const FcKey key = fc_key(args.inputs[0].shape, args.inputs[1].shape);
+  const FcKey key = fc_key(args.inputs[0].shape, args.inputs[1].shape, args.attrs);
   if (uses_onednn(key, args.inputs[0].dtype)) cached_fc(key);
 }
 
 void fully_connected_cpu(const KernelArgs& args) {
-  const FcKey key = fc_key(args.in(0).shape(), args.in(1).shape());
+  const FcKey key = fc_key(args.in(0).shape(), args.in(1).shape(), args.attrs);
   const NDArray& y = args.out(0);
   if (y.dtype() == DType::kFloat64) {
     fc_reference(args.in(0).data<double>(), args.in(1).data<double>(), args.in(2).data<double>(),
@@ -137,6 +149,10 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
               x.dtype, w.dtype, b.dtype);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "fully_connected: dtype {} is not supported, expected float32 or float64", x.dtype);
+  const std::string& activation = args.attrs.get<std::string>(0);
+  JANUS_CHECK(activation.empty() || activation == "relu", ValueError,
+              "fully_connected: activation '{}' is not supported, expected '' or 'relu'",
+              activation);
   return {TensorSpec{Shape{x.shape[0], w.shape[0]}, x.dtype, x.device}};
 }
 
@@ -145,16 +161,24 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
 JANUS_DEFINE_OP({
     .name = "fully_connected",
     .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
-           "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused.",
+           "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
+           "activation \"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the "
+           "graph's fuse_bias_activation pass sets it).",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
+    .attrs = {{"activation", AttrType::kString, std::string(), "'' or 'relu', applied to the result"}},
     .infer = infer_fully_connected,
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
+    // With relu, dy first passes where y > 0 (y > 0 exactly where the product was).
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      return {dot(g.dy(0), g.x(1)), dot(g.dy(0), g.x(0), /*transpose_a=*/true, false),
-              sum(g.dy(0), {0})};
+      NDArray dy = g.dy(0);
+      if (relu_of(g.attrs)) {
+        const NDArray zero = zeros({}, dy.dtype(), dy.device());
+        dy = where(greater(g.y(0), zero), dy, zero);
+      }
+      return {dot(dy, g.x(1)), dot(dy, g.x(0), /*transpose_a=*/true, false), sum(dy, {0})};
     },
 });
 
