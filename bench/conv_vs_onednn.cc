@@ -18,6 +18,7 @@
 #include <dnnl.hpp>
 
 #include "bench_util.h"
+#include "machine.h"
 #include "janus/janus.h"
 
 namespace {
@@ -32,14 +33,6 @@ struct Case {
   const char* name;
   int64_t n, c, h, w, o, k, pad;
 };
-
-int janus_kernel_threads() {
-  std::atomic<int> threads{0};
-  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
-                       janus::cpu());
-  janus::wait_all();
-  return threads.load();
-}
 
 class OneDnnConv {
  public:
@@ -119,7 +112,7 @@ Result run_case(const Case& c, dnnl::engine& eng) {
 }  // namespace
 
 int main() {
-  const int threads = janus_kernel_threads();
+  const int threads = bench::janus_kernel_threads();
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   std::printf("conv2d forward, batch 256, float32; %d threads; median of %d samples of %d calls\n",

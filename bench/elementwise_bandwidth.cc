@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "machine.h"
 #include "janus/janus.h"
 
 namespace {
@@ -35,14 +36,6 @@ constexpr int64_t kN = int64_t{16} << 20;  // elements
 constexpr double kArrayBytes = static_cast<double>(kN) * sizeof(float);
 constexpr int kWarmup = 3;
 constexpr int kReps = 15;
-
-int janus_kernel_threads() {
-  std::atomic<int> threads{0};
-  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
-                       janus::cpu());
-  janus::wait_all();
-  return threads.load();
-}
 
 struct Stat {
   double best_gbs = 0, median_gbs = 0;
@@ -98,7 +91,7 @@ void parallel_copy(float* dst, const float* src, int64_t n, int threads, Copy co
 
 int main() {
   try {
-    const int threads = janus_kernel_threads();
+    const int threads = bench::janus_kernel_threads();
     std::printf(
         "elementwise_bandwidth: %lld float32 elements (%.0f MiB per array), %d thread(s), "
         "best of %d runs after %d warm-up runs\n",

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "machine.h"
 #include "janus/janus.h"
 #include "models.h"
 #include "train.h"
@@ -27,15 +28,6 @@
 namespace {
 
 namespace tools = janus::tools;
-
-// The intra-op threads a kernel on cpu(0) gets (what PyTorch's set_num_threads must match).
-int janus_kernel_threads() {
-  std::atomic<int> threads{0};
-  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
-                       janus::cpu());
-  janus::wait_all();
-  return threads.load();
-}
 
 struct ModelRun {
   std::string name;
@@ -113,7 +105,7 @@ int main(int argc, char** argv) {
     epochs = 1;
     if (limit == 0) limit = 12000;
   }
-  const int threads = janus_kernel_threads();
+  const int threads = bench::janus_kernel_threads();
   std::printf("Fashion-MNIST accuracy: %d kernel threads on cpu(0), %d cores\n", threads,
               janus::hardware_cores());
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "machine.h"
 #include "janus/janus.h"
 
 namespace {
@@ -40,15 +41,6 @@ constexpr double kSampleSeconds = 0.005;
 struct Case {
   int64_t m, k, n;
 };
-
-// Threads a Janus kernel on cpu(0) may use.
-int janus_kernel_threads() {
-  std::atomic<int> threads{0};
-  janus::engine().push([&](const janus::RunContext& ctx) { threads = ctx.num_threads; }, {}, {},
-                       janus::cpu());
-  janus::wait_all();
-  return threads.load();
-}
 
 // Calls per sample so that a sample lasts about kSampleSeconds (one call timed after warm-up).
 int calls_per_sample(const std::function<void()>& call) {
@@ -182,7 +174,7 @@ bool check_dot(const Case& c) {
 
 int main() {
   try {
-    const int threads = janus_kernel_threads();
+    const int threads = bench::janus_kernel_threads();
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     const std::vector<Case> cases = {{1024, 512, 2048}, {1, 512, 256}, {1000, 1000, 1000}};
     std::printf(

@@ -11,28 +11,37 @@ namespace {
 thread_local bool tls_recording = false;
 thread_local bool tls_training = false;
 
+// While recording, a node for a call that has an input needing a gradient (null otherwise);
+// the outputs get their history. The caller fills in what the call was.
+std::shared_ptr<Node> record_node(std::span<const NDArray> inputs,
+                                  std::span<const NDArray> outputs) {
+  if (!tls_recording) return nullptr;
+  bool any = false;
+  for (const NDArray& x : inputs) any = any || needs_grad(x.autograd_meta());
+  if (!any) return nullptr;
+  auto node = std::make_shared<Node>();
+  for (const NDArray& x : inputs) {
+    node->inputs.push_back(x.detach());
+    node->input_meta.push_back(needs_grad(x.autograd_meta()) ? x.autograd_meta() : nullptr);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->outputs.push_back(outputs[i].detach());
+    auto meta = std::make_shared<AutogradMeta>();
+    meta->node = node;
+    meta->output_index = static_cast<int>(i);
+    outputs[i].set_autograd_meta(std::move(meta));
+  }
+  return node;
+}
+
 // Appends a node for every call that has an input needing a gradient.
 class Recorder final : public ops::InvokeObserver {
  public:
   void on_invoke(const ops::OpDef& op, std::span<const NDArray> inputs, const ops::Attrs& attrs,
                  std::span<const NDArray> outputs) override {
-    if (!tls_recording) return;
-    bool any = false;
-    for (const NDArray& x : inputs) any = any || needs_grad(x.autograd_meta());
-    if (!any) return;
-    auto node = std::make_shared<Node>();
-    node->op = &op;
-    node->attrs = attrs;
-    for (const NDArray& x : inputs) {
-      node->inputs.push_back(x.detach());
-      node->input_meta.push_back(needs_grad(x.autograd_meta()) ? x.autograd_meta() : nullptr);
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      node->outputs.push_back(outputs[i].detach());
-      auto meta = std::make_shared<AutogradMeta>();
-      meta->node = node;
-      meta->output_index = static_cast<int>(i);
-      outputs[i].set_autograd_meta(std::move(meta));
+    if (auto node = record_node(inputs, outputs)) {
+      node->op = &op;
+      node->attrs = attrs;
     }
   }
 };
@@ -77,24 +86,10 @@ PauseScope::~PauseScope() {
 
 void record_function(std::string name, std::span<const NDArray> inputs,
                      std::span<const NDArray> outputs, ops::GradFn grad) {
-  if (!tls_recording) return;
-  bool any = false;
-  for (const NDArray& x : inputs) any = any || needs_grad(x.autograd_meta());
-  if (!any) return;
   JANUS_CHECK(grad != nullptr, ValueError, "record_function '{}': no gradient rule given", name);
-  auto node = std::make_shared<Node>();
-  node->function_name = std::move(name);
-  node->function_grad = std::move(grad);
-  for (const NDArray& x : inputs) {
-    node->inputs.push_back(x.detach());
-    node->input_meta.push_back(needs_grad(x.autograd_meta()) ? x.autograd_meta() : nullptr);
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    node->outputs.push_back(outputs[i].detach());
-    auto meta = std::make_shared<AutogradMeta>();
-    meta->node = node;
-    meta->output_index = static_cast<int>(i);
-    outputs[i].set_autograd_meta(std::move(meta));
+  if (auto node = record_node(inputs, outputs)) {
+    node->function_name = std::move(name);
+    node->function_grad = std::move(grad);
   }
 }
 

@@ -134,6 +134,16 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
                                      all.outputs.begin() + static_cast<std::ptrdiff_t>(g.outputs.size()));
   // Forward values that backward reads become its variables "_saved<k>".
   std::unordered_map<NodeEntry, NodePtr, EntryHash> saved;
+  auto saved_variable = [&](const NodeEntry& e) {
+    auto [it, inserted] = saved.try_emplace(e, nullptr);
+    if (inserted) {
+      it->second = std::make_shared<Node>();
+      it->second->name = fmt::format("{}{}", kSaved, fwd_outputs.size() - g.outputs.size());
+      it->second->specs = {e.node->specs.at(e.index)};
+      fwd_outputs.push_back(e);
+    }
+    return NodeEntry{it->second, 0};
+  };
   std::unordered_map<const Node*, NodePtr> copies;
   for (const NodePtr& n : all.nodes) {
     if (!in_backward.contains(n.get())) continue;
@@ -144,14 +154,7 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
         continue;
       }
       if (e.node->is_variable()) continue;  // arguments and constants are shared
-      auto [it, inserted] = saved.try_emplace(e, nullptr);
-      if (inserted) {
-        it->second = std::make_shared<Node>();
-        it->second->name = fmt::format("{}{}", kSaved, fwd_outputs.size() - g.outputs.size());
-        it->second->specs = {e.node->specs.at(e.index)};
-        fwd_outputs.push_back(e);
-      }
-      e = NodeEntry{it->second, 0};
+      e = saved_variable(e);
     }
     copies[n.get()] = c;
   }
@@ -165,14 +168,7 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
     } else {
       // A gradient that does not depend on the head gradients (a constant): computed in
       // forward and passed through as a saved value.
-      auto [it, inserted] = saved.try_emplace(e, nullptr);
-      if (inserted) {
-        it->second = std::make_shared<Node>();
-        it->second->name = fmt::format("{}{}", kSaved, fwd_outputs.size() - g.outputs.size());
-        it->second->specs = {e.node->specs.at(e.index)};
-        fwd_outputs.push_back(e);
-      }
-      bwd_outputs.push_back({it->second, 0});
+      bwd_outputs.push_back(saved_variable(e));
     }
   }
   out.forward = Symbol(std::move(fwd_outputs));
