@@ -1,7 +1,8 @@
 // hybridize_lenet_train: one training step of LeNet on Fashion-MNIST batches (batch 256, SGD),
 // imperative versus hybridized (forward and backward each one compiled graph), side by side in
-// one run: time per step and the peak of Janus' allocator from before the first step. The parameters
-// of both runs start equal and must end equal (the same arithmetic). Ends with one JSON line.
+// one run: time per step and the peak of Janus' allocator from before the first step. The
+// parameters of both runs start equal and must end equal (the same arithmetic). Ends with one JSON
+// line.
 #include <cstdio>
 
 #include "bench_util.h"
@@ -89,29 +90,28 @@ int main() {
   for (int h = 1; h < 3; ++h) {
     const auto pb = nets[h]->collect_params();
     for (const auto& [name, p] : pa) {
-      equal = equal && janus::to_vector<float>(p->data()) == janus::to_vector<float>(pb.at(name)->data());
+      equal = equal &&
+              janus::to_vector<float>(p->data()) == janus::to_vector<float>(pb.at(name)->data());
     }
   }
   std::printf("LeNet training step, batch %lld, SGD momentum (median of %d steps):\n",
               static_cast<long long>(kBatch), kSteps);
-  std::printf("  imperative: %8.2f ms   peak memory %7.1f MB\n", r[0].step_ms,
-              r[0].peak_mb);
-  std::printf("  hybridized: %8.2f ms   peak memory %7.1f MB\n", r[1].step_ms,
-              r[1].peak_mb);
+  std::printf("  imperative: %8.2f ms   peak memory %7.1f MB\n", r[0].step_ms, r[0].peak_mb);
+  std::printf("  hybridized: %8.2f ms   peak memory %7.1f MB\n", r[1].step_ms, r[1].peak_mb);
   std::printf("  static_alloc: %6.2f ms   peak memory %7.1f MB\n", r[2].step_ms, r[2].peak_mb);
-  std::printf("  hybridized / imperative: time %.3f, peak memory %.3f (static_alloc: %.3f, %.3f; "
-              "target <= 0.7); parameters after training %s\n",
-              r[1].step_ms / r[0].step_ms, r[1].peak_mb / r[0].peak_mb, r[2].step_ms / r[0].step_ms,
-              r[2].peak_mb / r[0].peak_mb, equal ? "bitwise equal" : "DIFFER");
-  bench::print_json_line("hybridize_lenet_train",
-                         {{"imperative_ms", r[0].step_ms},
-                          {"hybridized_ms", r[1].step_ms},
-                          {"time_ratio", r[1].step_ms / r[0].step_ms},
-                          {"imperative_peak_mb", r[0].peak_mb},
-                          {"hybridized_peak_mb", r[1].peak_mb},
-                          {"memory_ratio", r[1].peak_mb / r[0].peak_mb},
-                          {"static_alloc_ms", r[2].step_ms},
-                          {"static_alloc_peak_mb", r[2].peak_mb},
-                          {"params_equal", equal ? 1.0 : 0.0}});
+  std::printf(
+      "  hybridized / imperative: time %.3f, peak memory %.3f (static_alloc: %.3f, %.3f; "
+      "target <= 0.7); parameters after training %s\n",
+      r[1].step_ms / r[0].step_ms, r[1].peak_mb / r[0].peak_mb, r[2].step_ms / r[0].step_ms,
+      r[2].peak_mb / r[0].peak_mb, equal ? "bitwise equal" : "DIFFER");
+  bench::print_json_line("hybridize_lenet_train", {{"imperative_ms", r[0].step_ms},
+                                                   {"hybridized_ms", r[1].step_ms},
+                                                   {"time_ratio", r[1].step_ms / r[0].step_ms},
+                                                   {"imperative_peak_mb", r[0].peak_mb},
+                                                   {"hybridized_peak_mb", r[1].peak_mb},
+                                                   {"memory_ratio", r[1].peak_mb / r[0].peak_mb},
+                                                   {"static_alloc_ms", r[2].step_ms},
+                                                   {"static_alloc_peak_mb", r[2].peak_mb},
+                                                   {"params_equal", equal ? 1.0 : 0.0}});
   return equal ? 0 : 1;
 }

@@ -65,19 +65,21 @@ int main() {
   const double bandwidth_gbs = bench::copy_bandwidth_gbs(threads);
   const double macs = 512.0 * 256 + 256.0 * 128 + 128.0 * 2;
   const double weight_bytes = 4.0 * (macs + 256 + 128 + 2);
-  const double floor_us = std::max(2 * macs / (peak_gflops * 1e3), weight_bytes / (bandwidth_gbs * 1e3));
+  const double floor_us =
+      std::max(2 * macs / (peak_gflops * 1e3), weight_bytes / (bandwidth_gbs * 1e3));
   const double imp_us = imp_s / kCalls * 1e6, hyb_us = std::min(hyb_s, static_s) / kCalls * 1e6;
   std::printf(
-      "\nper call: imperative %.1f us, hybridized %.1f us -> speedup %.2fx (target >= 3, the seed's "
+      "\nper call: imperative %.1f us, hybridized %.1f us -> speedup %.2fx (target >= 3, the "
+      "seed's "
       "MXNet got 2.7x)\nfloor: %.1f us (%.0f FLOPs at %.1f GFLOP/s sgemm peak, %.0f weight bytes "
       "at %.1f GB/s copy bandwidth, %d threads) -> hybridized is %.2fx the floor (target <= 2)\n",
-      imp_us, hyb_us, imp_us / hyb_us, floor_us, 2 * macs, peak_gflops, weight_bytes,
-      bandwidth_gbs, threads, hyb_us / floor_us);
+      imp_us, hyb_us, imp_us / hyb_us, floor_us, 2 * macs, peak_gflops, weight_bytes, bandwidth_gbs,
+      threads, hyb_us / floor_us);
   bench::print_json_line("hybridize_mlp", {{"imperative_us", imp_us},
-                                      {"hybridized_us", hyb_us},
-                                      {"hybridized_default_us", hyb_s / kCalls * 1e6},
-                                      {"speedup", imp_us / hyb_us},
-                                      {"floor_us", floor_us},
-                                      {"floor_ratio", hyb_us / floor_us}});
+                                           {"hybridized_us", hyb_us},
+                                           {"hybridized_default_us", hyb_s / kCalls * 1e6},
+                                           {"speedup", imp_us / hyb_us},
+                                           {"floor_us", floor_us},
+                                           {"floor_ratio", hyb_us / floor_us}});
   return 0;
 }

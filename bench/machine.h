@@ -8,9 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <vector>
-
 #include <dnnl.hpp>
+#include <vector>
 
 #include "bench_util.h"
 #include "janus/engine/engine.h"
@@ -62,7 +61,8 @@ inline double copy_bandwidth_gbs(int threads) {
       const size_t hi = n * static_cast<size_t>(k + 1) / static_cast<size_t>(threads);
       std::memcpy(dst.data() + lo, src.data() + lo, (hi - lo) * sizeof(float));
     }
-    if (i > 0) best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / t.seconds() / 1e9);
+    if (i > 0)
+      best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / t.seconds() / 1e9);
   }
   return best;
 }

@@ -4,10 +4,10 @@
 // report fails the test. JANUS_FUZZ_MUTATIONS sets the mutations per file (default 300).
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,13 +43,22 @@ int main(int argc, char** argv) {
       std::string x = bytes;
       const int edits = std::uniform_int_distribution<int>(1, 4)(rng);
       for (int e = 0; e < edits; ++e) {
-        const size_t at = x.empty() ? 0 : std::uniform_int_distribution<size_t>(0, x.size() - 1)(rng);
+        const size_t at =
+            x.empty() ? 0 : std::uniform_int_distribution<size_t>(0, x.size() - 1)(rng);
         const char byte = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
         switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
-          case 0: if (!x.empty()) x[at] = byte; break;
-          case 1: x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), byte); break;
-          case 2: if (!x.empty()) x.erase(at, 1); break;
-          default: x.resize(at); break;
+          case 0:
+            if (!x.empty()) x[at] = byte;
+            break;
+          case 1:
+            x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), byte);
+            break;
+          case 2:
+            if (!x.empty()) x.erase(at, 1);
+            break;
+          default:
+            x.resize(at);
+            break;
         }
       }
       run(x);

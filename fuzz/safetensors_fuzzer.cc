@@ -12,8 +12,9 @@
 #include "janus/graph/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path =
-      (std::filesystem::temp_directory_path() / ("janus_fuzz_" + std::to_string(::getpid()) + ".safetensors")).string();
+  static const std::string path = (std::filesystem::temp_directory_path() /
+                                   ("janus_fuzz_" + std::to_string(::getpid()) + ".safetensors"))
+                                      .string();
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -20,15 +20,18 @@ NDArray load_npy(const std::string& path) {
   auto fail = [&](const std::string& what) {
     throw FormatError(fmt::format("npy file '{}': {}", path, what));
   };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) fail("no .npy magic at the start");
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    fail("no .npy magic at the start");
   const int major = static_cast<unsigned char>(bytes[6]);
   size_t header_len = 0, offset = 0;
   if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8;
+    header_len = static_cast<unsigned char>(bytes[8]) |
+                 static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8;
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) fail("truncated header");
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     offset = 12;
   } else {
     fail(fmt::format("format version {} is not supported, expected 1, 2 or 3", major));
@@ -42,13 +45,20 @@ NDArray load_npy(const std::string& path) {
   const std::string kind = m[2].str() + m[3].str();
   if (m[1] == ">") fail("big-endian data is not supported");
   DType dtype;
-  if (kind == "f4") dtype = DType::kFloat32;
-  else if (kind == "f8") dtype = DType::kFloat64;
-  else if (kind == "i4") dtype = DType::kInt32;
-  else if (kind == "i8") dtype = DType::kInt64;
-  else if (kind == "u1") dtype = DType::kUInt8;
-  else if (kind == "b1") dtype = DType::kBool;
-  else fail(fmt::format("dtype '{}' is not supported, expected f4, f8, i4, i8, u1 or b1", kind));
+  if (kind == "f4")
+    dtype = DType::kFloat32;
+  else if (kind == "f8")
+    dtype = DType::kFloat64;
+  else if (kind == "i4")
+    dtype = DType::kInt32;
+  else if (kind == "i8")
+    dtype = DType::kInt64;
+  else if (kind == "u1")
+    dtype = DType::kUInt8;
+  else if (kind == "b1")
+    dtype = DType::kBool;
+  else
+    fail(fmt::format("dtype '{}' is not supported, expected f4, f8, i4, i8, u1 or b1", kind));
   if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) {
     fail("Fortran-order arrays are not supported, save with C order");
   }
@@ -58,8 +68,8 @@ NDArray load_npy(const std::string& path) {
   std::vector<int64_t> dims;
   const std::string shape_text = m[1].str();
   const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), number), end;
-       it != end; ++it) {
+  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), number), end; it != end;
+       ++it) {
     dims.push_back(std::stoll(it->str()));
   }
   const Shape shape(dims);

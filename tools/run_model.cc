@@ -22,8 +22,9 @@ namespace {
 int latest_epoch(const std::string& prefix) {
   const std::filesystem::path p(prefix);
   const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  const std::regex pattern(std::regex_replace(p.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                           R"(-(\d{4})\.safetensors)");
+  const std::regex pattern(
+      std::regex_replace(p.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+      R"(-(\d{4})\.safetensors)");
   int best = -1;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -63,13 +64,16 @@ void run_model(const RunOptions& o, std::ostream& out) {
   for (int i = 0; i < o.repeat; ++i) y = predictor.run(x);
   wait_to_read(y);
   const double each_ms =
-      o.repeat > 0 ? std::chrono::duration<double, std::milli>(Clock::now() - start).count() / o.repeat : 0;
+      o.repeat > 0
+          ? std::chrono::duration<double, std::milli>(Clock::now() - start).count() / o.repeat
+          : 0;
   out << fmt::format("model: {} + {}\ninput: {} {}\n", symbol_file, params_file, x.shape(),
                      dtype_name(x.dtype()));
   out << fmt::format("output {} ({}):\n", predictor.output_names().at(0), y.shape()) << y << "\n";
-  out << fmt::format("time: first call {:.3f} ms (compiles the graph), then {:.3f} ms per call "
-                     "({} calls)\n",
-                     first_ms, each_ms, o.repeat);
+  out << fmt::format(
+      "time: first call {:.3f} ms (compiles the graph), then {:.3f} ms per call "
+      "({} calls)\n",
+      first_ms, each_ms, o.repeat);
 }
 
 }  // namespace janus::tools

@@ -11,11 +11,11 @@ namespace janus::tools {
 
 struct RunOptions {
   std::string prefix;
-  int epoch = -1;             // -1: the highest-numbered PREFIX-NNNN.safetensors
-  std::string input;          // .npy file
-  std::vector<int64_t> shape; // with random input
+  int epoch = -1;              // -1: the highest-numbered PREFIX-NNNN.safetensors
+  std::string input;           // .npy file
+  std::vector<int64_t> shape;  // with random input
   bool random = false;
-  int repeat = 10;            // timed calls after the first
+  int repeat = 10;  // timed calls after the first
 };
 
 /// Checks the options (ValueError naming the option) and runs; errors of the files are the

@@ -1,4 +1,6 @@
 // `janus train --hybridize --export` then `janus run`, and the .npy reader's errors.
+#include "run_model.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,11 +9,10 @@
 #include <sstream>
 
 #include "janus/base/error.h"
+#include "janus/engine/array.h"
 #include "npy.h"
-#include "run_model.h"
 #include "testing/test_util.h"
 #include "train.h"
-#include "janus/engine/array.h"
 
 namespace janus::tools {
 namespace {
@@ -48,13 +49,16 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
   const NDArray a = load_npy((dir / "ok.npy").string());
   EXPECT_EQ(a.shape(), Shape({2, 3}));
   EXPECT_EQ(to_vector<float>(a), std::vector<float>(values, values + 6));
-  write(dir / "short.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", "abc"));
+  write(dir / "short.npy",
+        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", "abc"));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "short.npy").string()); }),
               HasSubstr("shape [2, 3] of float32 needs 24 data bytes, the file holds 3"));
-  write(dir / "c16.npy", npy("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", std::string(16, '\0')));
+  write(dir / "c16.npy",
+        npy("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", std::string(16, '\0')));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "c16.npy").string()); }),
               HasSubstr("dtype 'c16' is not supported"));
-  write(dir / "f.npy", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0')));
+  write(dir / "f.npy",
+        npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0')));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "f.npy").string()); }),
               HasSubstr("Fortran-order arrays are not supported"));
   write(dir / "junk.npy", "hello world");

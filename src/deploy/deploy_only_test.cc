@@ -29,7 +29,8 @@ class PredictorTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     auto x = Symbol::var("data");
-    auto fc = Symbol::op("fully_connected", {x, Symbol::var("w", Shape{3, 4}), Symbol::var("b", Shape{3})});
+    auto fc = Symbol::op("fully_connected",
+                         {x, Symbol::var("w", Shape{3, 4}), Symbol::var("b", Shape{3})});
     net_ = Symbol::op("relu", {fc});
     write(symbol_file(), net_.tojson());
     seed(3);

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-
 #include "janus/base/error.h"
 #include "janus/graph/cached_op.h"
 #include "janus/graph/safetensors.h"
@@ -34,13 +33,13 @@ Predictor::Predictor(const std::string& symbol_file, const std::string& params_f
   }
   for (const auto& [name, value] : arrays) {
     JANUS_CHECK(std::find(args.begin(), args.end(), name) != args.end(), ValueError,
-                "Predictor: '{}' holds '{}', which the graph '{}' does not use", params_file,
-                name, symbol_file);
+                "Predictor: '{}' holds '{}', which the graph '{}' does not use", params_file, name,
+                symbol_file);
     auto it = declared.find(name);
     if (it != declared.end()) {
       JANUS_CHECK(it->second.shape == value.shape(), ShapeError,
-                  "Predictor: parameter '{}' in '{}' has shape {}, the graph '{}' expects {}",
-                  name, params_file, value.shape(), symbol_file, it->second.shape);
+                  "Predictor: parameter '{}' in '{}' has shape {}, the graph '{}' expects {}", name,
+                  params_file, value.shape(), symbol_file, it->second.shape);
     }
     params_[name] = value;
   }

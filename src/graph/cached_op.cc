@@ -37,7 +37,7 @@ struct CachedOp::Impl {
   struct Slot {
     SlotKind kind = SlotKind::kIntermediate;
     ops::TensorSpec spec;
-    int index = -1;   // argument position, constant position or output position
+    int index = -1;  // argument position, constant position or output position
     int buffer = kNoBuffer;
     int last_use = -1;
   };
@@ -195,7 +195,8 @@ void CachedOp::Impl::plan_memory() {
       auto best = free_list.end();
       for (auto it = free_list.begin(); it != free_list.end(); ++it) {
         const size_t have = buffer_bytes[static_cast<size_t>(*it)];
-        if (have >= bytes && (best == free_list.end() || have < buffer_bytes[static_cast<size_t>(*best)])) {
+        if (have >= bytes &&
+            (best == free_list.end() || have < buffer_bytes[static_cast<size_t>(*best)])) {
           best = it;
         }
       }
@@ -310,7 +311,8 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
         break;
     }
   }
-  const std::vector<NDArray>& buffer_owners = im.options.static_alloc ? std::vector<NDArray>{} : buffers;
+  const std::vector<NDArray>& buffer_owners =
+      im.options.static_alloc ? std::vector<NDArray>{} : buffers;
   for (const NDArray& b : buffer_owners) writes.push_back(b.var());
   if (im.options.static_alloc) {
     for (size_t i = 0; i < im.slots.size(); ++i) {
@@ -367,7 +369,8 @@ std::vector<NDArray> CachedOp::run_imperative(std::span<const NDArray> args) con
     values[n.get()] = ops::invoke(*n->op, ins, n->attrs);
   }
   std::vector<NDArray> outputs;
-  for (const NodeEntry& e : im.source.outputs) outputs.push_back(values.at(e.node.get()).at(e.index));
+  for (const NodeEntry& e : im.source.outputs)
+    outputs.push_back(values.at(e.node.get()).at(e.index));
   return outputs;
 }
 

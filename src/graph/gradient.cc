@@ -41,8 +41,7 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
   std::vector<NDArray> arg_values;
   for (size_t i = 0; i < args.size(); ++i) {
     value[args[i].get()] = {tracer.input(args[i]->name, arg_specs[i])};
-    needs[args[i].get()] =
-        std::find(wrt.begin(), wrt.end(), args[i]->name) != wrt.end();
+    needs[args[i].get()] = std::find(wrt.begin(), wrt.end(), args[i]->name) != wrt.end();
     arg_values.push_back(value[args[i].get()][0]);
   }
   std::vector<NDArray> outputs;
@@ -71,8 +70,8 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
       const NodeEntry& e = g.outputs[i];
       const NDArray y = value.at(e.node.get()).at(e.index);
       outputs.push_back(y);
-      const NDArray hg = tracer.input(fmt::format("{}{}", kHeadGrad, i),
-                                      {y.shape(), y.dtype(), y.device()});
+      const NDArray hg =
+          tracer.input(fmt::format("{}{}", kHeadGrad, i), {y.shape(), y.dtype(), y.device()});
       head_grads.push_back(hg);
       auto& slot = grads[y.storage().get()];
       slot = slot.defined() ? add(slot, hg) : hg;
@@ -109,7 +108,8 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
       }
     }
     for (const std::string& name : wrt) {
-      auto a = std::find_if(args.begin(), args.end(), [&](const NodePtr& n) { return n->name == name; });
+      auto a =
+          std::find_if(args.begin(), args.end(), [&](const NodePtr& n) { return n->name == name; });
       JANUS_CHECK(a != args.end(), ValueError, "gradient: '{}' is not an argument of the graph",
                   name);
       const NDArray& x = value.at(a->get())[0];
@@ -130,8 +130,8 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
   GradientGraphs out;
   out.wrt = wrt;
   out.num_outputs = g.outputs.size();
-  std::vector<NodeEntry> fwd_outputs(all.outputs.begin(),
-                                     all.outputs.begin() + static_cast<std::ptrdiff_t>(g.outputs.size()));
+  std::vector<NodeEntry> fwd_outputs(
+      all.outputs.begin(), all.outputs.begin() + static_cast<std::ptrdiff_t>(g.outputs.size()));
   // Forward values that backward reads become its variables "_saved<k>".
   std::unordered_map<NodeEntry, NodePtr, EntryHash> saved;
   auto saved_variable = [&](const NodeEntry& e) {

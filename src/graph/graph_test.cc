@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <random>
 
+#include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
-#include "janus/autograd/autograd.h"
 #include "janus/graph/cached_op.h"
 #include "janus/graph/gradient.h"
 #include "janus/graph/passes.h"
@@ -56,18 +56,23 @@ TEST(Symbol, ArgumentsOutputsAndShapes) {
 
 TEST(Symbol, InferNamesTheMissingVariableAndTheFailingNode) {
   auto y = Symbol::var("x") + Symbol::var("z");
-  EXPECT_THAT(error_of<ShapeError>([&] { y.infer_shape({{"x", Shape{2}}}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                y.infer_shape({{"x", Shape{2}}});
+              }),
               HasSubstr("the shape of variable 'z' is unknown"));
-  EXPECT_THAT(error_of<ShapeError>([&] { y.infer_shape({{"x", Shape{2}}, {"z", Shape{3}}}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                y.infer_shape({{"x", Shape{2}}, {"z", Shape{3}}});
+              }),
               HasSubstr("infer_shape: node 'add"));
 }
 
 TEST(Symbol, OpChecksInputsAndAttributes) {
   EXPECT_THAT(error_of<ValueError>([] { Symbol::op("relu", {}); }),
               HasSubstr("operator 'relu' takes 1 inputs (x), got 0"));
-  EXPECT_THAT(
-      error_of<ValueError>([] { Symbol::op("sum", {Symbol::var("x")}, {{"axis", int64_t{1}}}); }),
-      HasSubstr("sum: no attribute named 'axis', expected one of [axes, keepdims]"));
+  EXPECT_THAT(error_of<ValueError>([] {
+                Symbol::op("sum", {Symbol::var("x")}, {{"axis", int64_t{1}}});
+              }),
+              HasSubstr("sum: no attribute named 'axis', expected one of [axes, keepdims]"));
   EXPECT_THAT(error_of<ValueError>([] { Symbol::op("no_such_op", {}); }),
               HasSubstr("no operator named 'no_such_op'"));
 }
@@ -78,15 +83,20 @@ TEST(Symbol, EvalMatchesImperative) {
   auto out = y.eval({{"a", a}, {"b", b}});
   ASSERT_EQ(out.size(), 1u);
   expect_equal(out[0], subtract(tanh(mul(a, b)), a));
-  EXPECT_THAT(error_of<ValueError>([&] { y.eval({{"a", a}}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                y.eval({{"a", a}});
+              }),
               HasSubstr("argument 'b' was not given"));
-  EXPECT_THAT(error_of<ValueError>([&] { y.eval({{"a", a}, {"b", b}, {"c", a}}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                y.eval({{"a", a}, {"b", b}, {"c", a}});
+              }),
               HasSubstr("'c' is not an argument of the symbol"));
 }
 
 TEST(Symbol, JsonRoundTripKeepsTheGraph) {
   auto x = Symbol::var("x", Shape{2, 3});
-  auto y = Symbol::op("sum", {Symbol::op("exp", {x})}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", true}});
+  auto y = Symbol::op("sum", {Symbol::op("exp", {x})},
+                      {{"axes", std::vector<int64_t>{1}}, {"keepdims", true}});
   const std::string text = y.tojson();
   EXPECT_THAT(text, HasSubstr("\"format\": \"janus.graph\""));
   Symbol z = Symbol::fromjson(text);
@@ -105,7 +115,8 @@ TEST(Symbol, MalformedJsonIsAFormatErrorNamingTheProblem) {
   EXPECT_THAT(bad("[]"), HasSubstr("expected a JSON object"));
   EXPECT_THAT(bad(R"({"format":"janus.graph","version":7,"nodes":[],"outputs":[]})"),
               HasSubstr("format version 7 is not supported, expected 1"));
-  const std::string head = R"({"format":"janus.graph","version":1,"nodes":[{"name":"x","op":null},)";
+  const std::string head =
+      R"({"format":"janus.graph","version":1,"nodes":[{"name":"x","op":null},)";
   EXPECT_THAT(bad(head + R"({"name":"y","op":"nope","inputs":[[0,0]]}],"outputs":[[1,0]]})"),
               HasSubstr("node 'y' calls operator 'nope'"));
   EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[[5,0]]}],"outputs":[[1,0]]})"),
@@ -113,10 +124,12 @@ TEST(Symbol, MalformedJsonIsAFormatErrorNamingTheProblem) {
   EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[]}],"outputs":[[1,0]]})"),
               HasSubstr("node 'y' (relu) has 0 inputs, the operator takes 1"));
   EXPECT_THAT(
-      bad(head + R"({"name":"y","op":"sum","attrs":{"axes":"no"},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
+      bad(head +
+          R"({"name":"y","op":"sum","attrs":{"axes":"no"},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
       HasSubstr("attribute 'axes' of node 'y' must be a list of integers"));
   EXPECT_THAT(
-      bad(head + R"({"name":"y","op":"sum","attrs":{"bogus":1},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
+      bad(head +
+          R"({"name":"y","op":"sum","attrs":{"bogus":1},"inputs":[[0,0]]}],"outputs":[[1,0]]})"),
       HasSubstr("node 'y' (sum) has an unknown attribute 'bogus'"));
   EXPECT_THAT(bad(head + R"({"name":"y","op":"relu","inputs":[[0,3]]}],"outputs":[[1,0]]})"),
               HasSubstr("refers to output 3 of node 'x', which has 1"));
@@ -171,7 +184,8 @@ TEST(Passes, CseMergesIdenticalCallsButNotRandomOnes) {
   const NodePtr& add = g.outputs[0].node;
   EXPECT_EQ(add->inputs[0].node, add->inputs[1].node);
 
-  auto d = Symbol::op("dropout", {x}, {{"p", 0.5}})[0] + Symbol::op("dropout", {x}, {{"p", 0.5}})[0];
+  auto d =
+      Symbol::op("dropout", {x}, {{"p", 0.5}})[0] + Symbol::op("dropout", {x}, {{"p", 0.5}})[0];
   Graph gd = d.graph().clone();
   EXPECT_EQ(eliminate_common_subexpressions(gd).changed, 0);
   // Different attributes are different calls.
@@ -229,7 +243,8 @@ TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   const NDArray a = randn({256}, 4);
   NDArray ref = a;
   for (int k = 0; k < 3; ++k) {
-    ref = reshape(ops::invoke(ops::get_op("softmax"), {ref})[0], k % 2 == 0 ? Shape{16, 16} : Shape{256});
+    ref = reshape(ops::invoke(ops::get_op("softmax"), {ref})[0],
+                  k % 2 == 0 ? Shape{16, 16} : Shape{256});
   }
   expect_equal(op({&a, 1})[0], ref);
 }
@@ -239,7 +254,8 @@ TEST(Passes, ElementwiseTreesFuseIntoOneNode) {
   // tanh(a) * b + exp(a): a tree of four elementwise calls; its inputs a and b are read once.
   auto y = Symbol::op("tanh", {a}) * b + Symbol::op("exp", {a});
   Graph g = y.graph().clone();
-  for (const NodePtr& n : g.arguments()) n->specs = {ops::TensorSpec{{5000}, DType::kFloat32, cpu()}};
+  for (const NodePtr& n : g.arguments())
+    n->specs = {ops::TensorSpec{{5000}, DType::kFloat32, cpu()}};
   infer_specs(g);
   EXPECT_EQ(fuse_elementwise(g).changed, 4);
   ASSERT_EQ(op_count(g), 1u);
@@ -254,7 +270,8 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
   auto y = Symbol::op("relu", {Symbol::op("fully_connected", {x, w, b})});
   Graph g = y.graph().clone();
   const Shape shapes[] = {{4, 8}, {5, 8}, {5}};
-  for (size_t i = 0; i < 3; ++i) g.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+  for (size_t i = 0; i < 3; ++i)
+    g.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
   infer_specs(g);
   EXPECT_EQ(fuse_bias_activation(g).changed, 1);
   ASSERT_EQ(op_count(g), 1u);
@@ -265,14 +282,15 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
   // The product read elsewhere too: no fusion.
   auto fc = Symbol::op("fully_connected", {x, w, b});
   Graph g2 = Symbol::group({Symbol::op("relu", {fc}), fc}).graph().clone();
-  for (size_t i = 0; i < 3; ++i) g2.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+  for (size_t i = 0; i < 3; ++i)
+    g2.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
   infer_specs(g2);
   EXPECT_EQ(fuse_bias_activation(g2).changed, 0);
 }
 
 TEST(Passes, FusionStopsAtSharedValuesAndShapeChanges) {
   auto a = Symbol::var("a");
-  auto t = Symbol::op("tanh", {a});         // read by two nodes: computed once, not fused
+  auto t = Symbol::op("tanh", {a});  // read by two nodes: computed once, not fused
   auto y = Symbol::group({Symbol::op("exp", {t}), Symbol::op("negative", {t})});
   Graph g = y.graph().clone();
   g.arguments()[0]->specs = {ops::TensorSpec{{8}, DType::kFloat32, cpu()}};
@@ -291,10 +309,14 @@ TEST(CachedOp, ChecksArgumentsAgainstTheCompiledSpecs) {
   auto y = Symbol::op("relu", {Symbol::var("x")});
   CachedOp op(y, {{{2, 3}, DType::kFloat32, cpu()}});
   const NDArray wrong = zeros({3, 2});
-  EXPECT_THAT(error_of<ShapeError>([&] { op({&wrong, 1}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                op({&wrong, 1});
+              }),
               HasSubstr("argument 'x' has shape [3, 2], the graph was compiled for [2, 3]"));
   const NDArray wrong_type = zeros({2, 3}, DType::kFloat64);
-  EXPECT_THAT(error_of<TypeError>([&] { op({&wrong_type, 1}); }),
+  EXPECT_THAT(error_of<TypeError>([&] {
+                op({&wrong_type, 1});
+              }),
               HasSubstr("argument 'x' has dtype float64"));
 }
 
@@ -400,11 +422,14 @@ TEST(CachedOp, RandomGraphsMatchImperativeExecution) {
     const int n = std::uniform_int_distribution<int>(1, 12)(rng);
     for (int k = 0; k < n; ++k) {
       const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
-      auto pick = [&] { return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)]; };
+      auto pick = [&] {
+        return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+      };
       if (kind < 5) {
         pool.push_back(Symbol::op(unary[std::uniform_int_distribution<int>(0, 6)(rng)], {pick()}));
       } else if (kind < 9) {
-        pool.push_back(Symbol::op(binary[std::uniform_int_distribution<int>(0, 3)(rng)], {pick(), pick()}));
+        pool.push_back(
+            Symbol::op(binary[std::uniform_int_distribution<int>(0, 3)(rng)], {pick(), pick()}));
       } else {
         pool.push_back(Symbol::op("dot", {pick(), pick()}));
       }
@@ -437,19 +462,23 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
   for (int trial = 0; trial < 15; ++trial) {
     std::vector<Symbol> pool = {Symbol::var("a"), Symbol::var("b")};
     const int n = std::uniform_int_distribution<int>(1, 8)(rng);
-    auto pick = [&] { return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)]; };
+    auto pick = [&] {
+      return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+    };
     for (int k = 0; k < n; ++k) {
       if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
         pool.push_back(Symbol::op(unary[std::uniform_int_distribution<int>(0, 5)(rng)], {pick()}));
       } else {
-        pool.push_back(Symbol::op(binary[std::uniform_int_distribution<int>(0, 3)(rng)], {pick(), pick()}));
+        pool.push_back(
+            Symbol::op(binary[std::uniform_int_distribution<int>(0, 3)(rng)], {pick(), pick()}));
       }
     }
     const Symbol y = Symbol::op("sum", {pool.back()});
     const std::vector<std::string> names = y.list_arguments();
     std::map<std::string, NDArray> values{{"a", randn({3, 3}, 300 + static_cast<uint64_t>(trial))},
                                           {"b", randn({3, 3}, 400 + static_cast<uint64_t>(trial))}};
-    std::vector<ops::TensorSpec> specs(names.size(), ops::TensorSpec{{3, 3}, DType::kFloat32, cpu()});
+    std::vector<ops::TensorSpec> specs(names.size(),
+                                       ops::TensorSpec{{3, 3}, DType::kFloat32, cpu()});
     const GradientGraphs gg = make_gradient_graphs(y, specs, names);
     EXPECT_EQ(gg.num_outputs, 1u);
     // Reference: the same graph run imperatively under autograd.
@@ -468,7 +497,8 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
     // The split graphs.
     std::vector<NDArray> fargs;
     for (const auto& name : gg.forward.list_arguments()) fargs.push_back(values.at(name));
-    std::vector<ops::TensorSpec> fspecs(fargs.size(), ops::TensorSpec{{3, 3}, DType::kFloat32, cpu()});
+    std::vector<ops::TensorSpec> fspecs(fargs.size(),
+                                        ops::TensorSpec{{3, 3}, DType::kFloat32, cpu()});
     CachedOp forward(gg.forward, fspecs);
     const std::vector<NDArray> fo = forward(fargs);
     expect_equal(fo[0], ref);

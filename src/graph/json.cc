@@ -40,15 +40,16 @@ struct Reader {
 
   template <typename... Args>
   [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) const {
-    throw FormatError(fmt::format("graph file '{}': {}", source,
-                                  fmt::format(f, std::forward<Args>(args)...)));
+    throw FormatError(
+        fmt::format("graph file '{}': {}", source, fmt::format(f, std::forward<Args>(args)...)));
   }
 
   std::vector<int64_t> ints(const json& j, std::string_view what) const {
     if (!j.is_array()) fail("{} must be a list of integers, got {}", what, j.type_name());
     std::vector<int64_t> out;
     for (const json& x : j) {
-      if (!x.is_number_integer()) fail("{} must be a list of integers, got an element {}", what, x.dump());
+      if (!x.is_number_integer())
+        fail("{} must be a list of integers, got an element {}", what, x.dump());
       out.push_back(x.get<int64_t>());
     }
     return out;

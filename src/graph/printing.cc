@@ -23,8 +23,8 @@ std::string specs_text(const Node& n) {
 std::string attrs_text(const Node& n) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < n.op->attrs.size() && i < n.attrs.size(); ++i) {
-    parts.push_back(fmt::format("{}={}", n.op->attrs[i].name,
-                                ops::attr_value_to_string(n.attrs.values()[i])));
+    parts.push_back(
+        fmt::format("{}={}", n.op->attrs[i].name, ops::attr_value_to_string(n.attrs.values()[i])));
   }
   return parts.empty() ? "" : fmt::format(" {{{}}}", fmt::join(parts, ", "));
 }
@@ -37,8 +37,8 @@ std::string Symbol::summary() const {
   int ops = 0;
   for (const NodePtr& n : g.nodes) {
     if (n->is_variable()) {
-      out += fmt::format("  {:<24} {}{}\n", n->name, n->constant.defined() ? "constant" : "variable",
-                         specs_text(*n));
+      out += fmt::format("  {:<24} {}{}\n", n->name,
+                         n->constant.defined() ? "constant" : "variable", specs_text(*n));
       continue;
     }
     ++ops;

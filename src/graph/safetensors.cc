@@ -1,4 +1,5 @@
-// The safetensors reader and writer. Every check of a file happens before its bytes are used, so a malformed file is a FormatError, never a crash.
+// The safetensors reader and writer. Every check of a file happens before its bytes are used, so a
+// malformed file is a FormatError, never a crash.
 #include "janus/graph/safetensors.h"
 
 #include <fmt/format.h>

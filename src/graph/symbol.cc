@@ -63,8 +63,7 @@ Graph Graph::clone() const {
     auto c = std::make_shared<Node>(*n);
     for (NodeEntry& e : c->inputs) {
       auto it = copies.find(e.node.get());
-      JANUS_ASSERT(it != copies.end(), "graph nodes are not in topological order at '{}'",
-                   n->name);
+      JANUS_ASSERT(it != copies.end(), "graph nodes are not in topological order at '{}'", n->name);
       e.node = it->second;
     }
     copies[n.get()] = c;
@@ -112,8 +111,8 @@ Symbol Symbol::op(std::string_view op_name, const std::vector<Symbol>& inputs,
                   const NamedAttrs& attrs, std::string name) {
   const ops::OpDef& def = ops::get_op(op_name);
   JANUS_CHECK(def.accepts_inputs(inputs.size()), ValueError,
-              "Symbol::op: operator '{}' takes {} inputs ({}), got {}", def.name,
-              def.inputs.size(), fmt::join(def.inputs, ", "), inputs.size());
+              "Symbol::op: operator '{}' takes {} inputs ({}), got {}", def.name, def.inputs.size(),
+              fmt::join(def.inputs, ", "), inputs.size());
   auto node = std::make_shared<Node>();
   node->op = &def;
   node->name = name.empty() ? unique_name(def.name) : std::move(name);
@@ -173,7 +172,8 @@ Symbol::Inferred Symbol::infer(const std::map<std::string, ops::TensorSpec>& kno
 std::pair<std::vector<Shape>, std::vector<Shape>> Symbol::infer_shape(
     const std::map<std::string, Shape>& shapes) const {
   std::map<std::string, ops::TensorSpec> known;
-  for (const auto& [name, shape] : shapes) known[name] = ops::TensorSpec{shape, DType::kFloat32, cpu()};
+  for (const auto& [name, shape] : shapes)
+    known[name] = ops::TensorSpec{shape, DType::kFloat32, cpu()};
   Inferred inferred = infer(known);
   std::pair<std::vector<Shape>, std::vector<Shape>> out;
   for (const auto& s : inferred.arguments) out.first.push_back(s.shape);

@@ -2,6 +2,7 @@
 // run it; export it with the parameters.
 #include <fmt/format.h>
 
+#include "hybrid_state.h"
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
@@ -11,7 +12,6 @@
 #include "janus/graph/safetensors.h"
 #include "janus/graph/trace.h"
 #include "janus/nn/block.h"
-#include "hybrid_state.h"
 #include "janus/ops/shape.h"
 
 namespace janus::nn {
@@ -110,10 +110,9 @@ NDArray Block::operator()(const NDArray& x) {
                   "{}: hybridized with static_shape for input shape {}, got {}", name_,
                   h.cache.front().sig.shape, sig.shape);
     }
-    h.reason = h.cache.empty()
-                   ? fmt::format("first call ({})", sig.to_string())
-                   : fmt::format("new input signature {} (cached: {})", sig.to_string(),
-                                 h.last != nullptr ? h.last->sig.to_string() : "none");
+    h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
+                               : fmt::format("new input signature {} (cached: {})", sig.to_string(),
+                                             h.last != nullptr ? h.last->sig.to_string() : "none");
     const ParameterDict params = collect_params();
     graph::Tracer tracer([&params](const NDArray& a) -> std::optional<std::string> {
       for (const auto& [name, p] : params) {
@@ -142,9 +141,8 @@ NDArray Block::operator()(const NDArray& x) {
     JANUS_LOG(kInfo, "hybridize: {} traced (trace {}): {}; {} operators", name_, h.traces, h.reason,
               tracer.recorded());
     if (h.cache.size() >= h.options.cache_size) {
-      auto oldest = std::min_element(h.cache.begin(), h.cache.end(), [](auto& a, auto& b) {
-        return a.last_used < b.last_used;
-      });
+      auto oldest = std::min_element(h.cache.begin(), h.cache.end(),
+                                     [](auto& a, auto& b) { return a.last_used < b.last_used; });
       h.cache.erase(oldest);
     }
     h.cache.push_back({sig, std::move(sym), std::move(op), std::move(arg_params), 0});
@@ -165,35 +163,34 @@ NDArray Block::operator()(const NDArray& x) {
   const bool data_grad = autograd::requires_grad(x);
   auto& plan = hit->train[data_grad ? 1 : 0];
   if (!plan) {
-    plan = make_train_plan(*hit, data_grad,
-                           {h.options.static_alloc, h.options.static_shape});
+    plan = make_train_plan(*hit, data_grad, {h.options.static_alloc, h.options.static_shape});
   }
   std::vector<NDArray> fargs;
   for (int64_t a : plan->forward_args) fargs.push_back(args[static_cast<size_t>(a)]);
   std::vector<NDArray> outs = (*plan->forward)(fargs);
   const NDArray y = outs[0];
   std::vector<NDArray> saved(outs.begin() + 1, outs.end());
-  autograd::record_function(
-      fmt::format("hybridized {}", name_), args, {&y, 1},
-      [plan, saved = std::move(saved), args](const ops::GradArgs& ga) {
-        std::vector<NDArray> bargs;
-        for (int64_t a : plan->backward_args) {
-          bargs.push_back(a == TrainPlan::kHeadGrad ? ga.dy(0)
-                          : a >= 0                 ? args[static_cast<size_t>(a)]
-                                                   : saved[static_cast<size_t>(-1 - a)]);
-        }
-        std::vector<NDArray> grads = (*plan->backward)(bargs);
-        std::vector<NDArray> out(args.size());
-        for (size_t j = 0; j < plan->wrt_index.size(); ++j) out[plan->wrt_index[j]] = grads[j];
-        return out;
-      });
+  autograd::record_function(fmt::format("hybridized {}", name_), args, {&y, 1},
+                            [plan, saved = std::move(saved), args](const ops::GradArgs& ga) {
+                              std::vector<NDArray> bargs;
+                              for (int64_t a : plan->backward_args) {
+                                bargs.push_back(a == TrainPlan::kHeadGrad ? ga.dy(0)
+                                                : a >= 0 ? args[static_cast<size_t>(a)]
+                                                         : saved[static_cast<size_t>(-1 - a)]);
+                              }
+                              std::vector<NDArray> grads = (*plan->backward)(bargs);
+                              std::vector<NDArray> out(args.size());
+                              for (size_t j = 0; j < plan->wrt_index.size(); ++j)
+                                out[plan->wrt_index[j]] = grads[j];
+                              return out;
+                            });
   return y;
 }
 
 void Block::export_model(const std::string& prefix, int epoch) const {
   const graph::Symbol sym = symbol();
-  JANUS_CHECK(epoch >= 0 && epoch <= 9999, ValueError,
-              "{}: export: epoch {} must be in [0, 9999]", name_, epoch);
+  JANUS_CHECK(epoch >= 0 && epoch <= 9999, ValueError, "{}: export: epoch {} must be in [0, 9999]",
+              name_, epoch);
   const ParameterDict params = collect_params();
   graph::NamedArrays arrays;
   for (const graph::NodePtr& n : sym.graph().nodes) {

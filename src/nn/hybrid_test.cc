@@ -9,8 +9,8 @@
 
 #include "janus/autograd/autograd.h"
 #include "janus/deploy/predictor.h"
-#include "janus/graph/safetensors.h"
 #include "janus/engine/array.h"
+#include "janus/graph/safetensors.h"
 #include "janus/nn/block.h"
 #include "janus/nn/layers.h"
 #include "janus/nn/loss.h"
@@ -90,10 +90,17 @@ INSTANTIATE_TEST_SUITE_P(
     Nn, EveryLayer,
     ::testing::Values(
         LayerCase{"Dense", [] { return std::make_shared<Dense>(7, "relu"); }, {4, 5}},
-        LayerCase{"Conv2D", [] { return std::make_shared<Conv2D>(4, std::vector<int64_t>{3}, std::vector<int64_t>{1}, std::vector<int64_t>{1}); }, {2, 3, 6, 6}},
+        LayerCase{"Conv2D",
+                  [] {
+                    return std::make_shared<Conv2D>(4, std::vector<int64_t>{3},
+                                                    std::vector<int64_t>{1},
+                                                    std::vector<int64_t>{1});
+                  },
+                  {2, 3, 6, 6}},
         LayerCase{"MaxPool2D", [] { return std::make_shared<MaxPool2D>(); }, {2, 3, 6, 6}},
         LayerCase{"AvgPool2D", [] { return std::make_shared<AvgPool2D>(); }, {2, 3, 6, 6}},
-        LayerCase{"GlobalAvgPool2D", [] { return std::make_shared<GlobalAvgPool2D>(); }, {2, 3, 6, 6}},
+        LayerCase{
+            "GlobalAvgPool2D", [] { return std::make_shared<GlobalAvgPool2D>(); }, {2, 3, 6, 6}},
         LayerCase{"BatchNorm", [] { return std::make_shared<BatchNorm>(); }, {4, 3, 2, 2}},
         LayerCase{"Dropout", [] { return std::make_shared<Dropout>(0.5); }, {8, 8}},
         LayerCase{"Flatten", [] { return std::make_shared<Flatten>(); }, {2, 3, 4}},
@@ -102,7 +109,9 @@ INSTANTIATE_TEST_SUITE_P(
         LayerCase{"Sequential",
                   [] {
                     auto s = std::make_shared<Sequential>();
-                    s->add(std::make_shared<Conv2D>(6, std::vector<int64_t>{5}, std::vector<int64_t>{1}, std::vector<int64_t>{2}, std::vector<int64_t>{1}, 1, "relu"),
+                    s->add(std::make_shared<Conv2D>(
+                               6, std::vector<int64_t>{5}, std::vector<int64_t>{1},
+                               std::vector<int64_t>{2}, std::vector<int64_t>{1}, 1, "relu"),
                            std::make_shared<MaxPool2D>(), std::make_shared<Dense>(10));
                     return s;
                   },
@@ -146,7 +155,8 @@ TEST(Hybridize, ForwardRunsOnlyWhileTracingOncePerSignature) {
   for (int i = 0; i < 3; ++i) wait_to_read((*net)(ones({2, 4})));
   EXPECT_EQ(net->calls, 1);
   EXPECT_EQ(net->trace_count(), 1);
-  EXPECT_THAT(net->last_trace_reason(), HasSubstr("first call ([2, 4] float32 on cpu(0), inference)"));
+  EXPECT_THAT(net->last_trace_reason(),
+              HasSubstr("first call ([2, 4] float32 on cpu(0), inference)"));
   (*net)(ones({5, 4}));
   EXPECT_EQ(net->trace_count(), 2);
   EXPECT_THAT(net->last_trace_reason(), HasSubstr("new input signature [5, 4]"));
@@ -176,7 +186,9 @@ TEST(Hybridize, StaticShapeRefusesAnotherShape) {
   net->initialize();
   net->hybridize(true, {.static_alloc = true, .static_shape = true});
   (*net)(ones({2, 4}));
-  EXPECT_THAT(error_of<ShapeError>([&] { (*net)(ones({3, 4})); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                (*net)(ones({3, 4}));
+              }),
               HasSubstr("hybridized with static_shape for input shape [2, 4], got [3, 4]"));
 }
 
@@ -202,7 +214,8 @@ std::shared_ptr<Sequential> lenet() {
   auto net = std::make_shared<Sequential>();
   using V = std::vector<int64_t>;
   net->add(std::make_shared<Conv2D>(6, V{5}, V{1}, V{2}, V{1}, 1, "relu"),
-           std::make_shared<MaxPool2D>(), std::make_shared<Conv2D>(16, V{5}, V{1}, V{0}, V{1}, 1, "relu"),
+           std::make_shared<MaxPool2D>(),
+           std::make_shared<Conv2D>(16, V{5}, V{1}, V{0}, V{1}, 1, "relu"),
            std::make_shared<MaxPool2D>(), std::make_shared<Dense>(120, "relu"),
            std::make_shared<Dense>(84, "relu"), std::make_shared<Dense>(10));
   return net;
@@ -261,8 +274,9 @@ class ExportTest : public ::testing::Test {
 };
 
 TEST_F(ExportTest, BothDemoModelsRunBitwiseFromTheirFiles) {
-  for (auto& [net, shape] : {std::pair{std::static_pointer_cast<Block>(mlp()), Shape{4, 1, 28, 28}},
-                             std::pair{std::static_pointer_cast<Block>(lenet()), Shape{4, 1, 28, 28}}}) {
+  for (auto& [net, shape] :
+       {std::pair{std::static_pointer_cast<Block>(mlp()), Shape{4, 1, 28, 28}},
+        std::pair{std::static_pointer_cast<Block>(lenet()), Shape{4, 1, 28, 28}}}) {
     net->initialize(Xavier());
     EXPECT_THAT(error_of<ValueError>([&] { net->export_model(prefix()); }),
                 HasSubstr("no graph yet: call hybridize() and then the block once"));
@@ -273,8 +287,8 @@ TEST_F(ExportTest, BothDemoModelsRunBitwiseFromTheirFiles) {
     ASSERT_TRUE(std::filesystem::exists(prefix() + "-symbol.json"));
     ASSERT_TRUE(std::filesystem::exists(prefix() + "-0003.safetensors"));
 
-    auto imported = SymbolBlock::imports(prefix() + "-symbol.json", {"data"},
-                                         prefix() + "-0003.safetensors");
+    auto imported =
+        SymbolBlock::imports(prefix() + "-symbol.json", {"data"}, prefix() + "-0003.safetensors");
     expect_bitwise((*imported)(x), y);
     deploy::Predictor predictor(prefix() + "-symbol.json", prefix() + "-0003.safetensors");
     expect_bitwise(predictor.run(x), y);
@@ -288,10 +302,11 @@ TEST_F(ExportTest, ImportsNamesMissingAndUnknownParameters) {
   (*net)(ones({1, 784}));
   net->export_model(prefix());
   graph::save_safetensors(prefix() + "-0000.safetensors", {{"1.weight", ones({256, 784})}});
-  EXPECT_THAT(error_of<ValueError>([&] {
-                SymbolBlock::imports(prefix() + "-symbol.json", {"data"}, prefix() + "-0000.safetensors");
-              }),
-              HasSubstr("needs parameter '1.bias', which '" + prefix() + "-0000.safetensors' lacks"));
+  EXPECT_THAT(
+      error_of<ValueError>([&] {
+        SymbolBlock::imports(prefix() + "-symbol.json", {"data"}, prefix() + "-0000.safetensors");
+      }),
+      HasSubstr("needs parameter '1.bias', which '" + prefix() + "-0000.safetensors' lacks"));
   EXPECT_THAT(error_of<ValueError>([&] { SymbolBlock::imports(prefix() + "-symbol.json", {"x"}); }),
               HasSubstr("the graph has no argument named 'x'"));
 }

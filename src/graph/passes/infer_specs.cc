@@ -9,7 +9,8 @@ PassStats infer_specs(Graph& graph) {
   for (const NodePtr& n : graph.nodes) {
     if (n->is_variable()) {
       if (n->constant.defined()) {
-        n->specs = {ops::TensorSpec{n->constant.shape(), n->constant.dtype(), n->constant.device()}};
+        n->specs = {
+            ops::TensorSpec{n->constant.shape(), n->constant.dtype(), n->constant.device()}};
       }
       JANUS_CHECK(!n->specs.empty(), ShapeError,
                   "infer_shape: the shape of variable '{}' is unknown; give it when declaring the "

@@ -24,8 +24,7 @@ void run_passes(Graph& graph) {
   for (const PassInfo& pass : pass_pipeline()) {
     const PassStats stats = pass.run(graph);
     if (want == pass.name || want == "all") {
-      std::cerr << "== JANUS_DUMP_IR after " << pass.name << " (" << stats.changed
-                << " changed)\n"
+      std::cerr << "== JANUS_DUMP_IR after " << pass.name << " (" << stats.changed << " changed)\n"
                 << Symbol(graph.outputs).summary();
     }
   }

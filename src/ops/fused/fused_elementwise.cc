@@ -33,7 +33,8 @@ std::string encode_fused_program(const std::vector<FusedStep>& steps) {
   for (const FusedStep& s : steps) {
     std::vector<std::string> attrs, ins;
     for (const AttrValue& v : s.attrs.values()) attrs.push_back(attr_value_to_string(v));
-    for (int i : s.inputs) ins.push_back(i >= 0 ? fmt::format("i{}", i) : fmt::format("t{}", -1 - i));
+    for (int i : s.inputs)
+      ins.push_back(i >= 0 ? fmt::format("i{}", i) : fmt::format("t{}", -1 - i));
     out += fmt::format("{}{}({})[{}]", out.empty() ? "" : ";", s.op->name, fmt::join(attrs, ","),
                        fmt::join(ins, ","));
   }
@@ -58,29 +59,39 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::vector<FusedStep> decode_fused_program(const std::string& program) {
   std::vector<FusedStep> steps;
   for (const std::string& text : split(program, ';')) {
-    const size_t open = text.find('('), close = text.find(')'), lb = text.find('['), rb = text.find(']');
-    JANUS_CHECK(open != std::string::npos && close > open && lb == close + 1 && rb == text.size() - 1,
-                ValueError, "fused_elementwise: step '{}' is not name(attrs)[inputs]", text);
+    const size_t open = text.find('('), close = text.find(')'), lb = text.find('['),
+                 rb = text.find(']');
+    JANUS_CHECK(
+        open != std::string::npos && close > open && lb == close + 1 && rb == text.size() - 1,
+        ValueError, "fused_elementwise: step '{}' is not name(attrs)[inputs]", text);
     FusedStep step;
     const OpDef* op = find_op(text.substr(0, open));
     JANUS_CHECK(op != nullptr && fusable(*op), ValueError,
                 "fused_elementwise: step '{}' names no fusable operator", text);
     step.op = op;
     const std::string attr_text = text.substr(open + 1, close - open - 1);
-    const std::vector<std::string> attrs = attr_text.empty() ? std::vector<std::string>{} : split(attr_text, ',');
+    const std::vector<std::string> attrs =
+        attr_text.empty() ? std::vector<std::string>{} : split(attr_text, ',');
     JANUS_CHECK(attrs.size() == op->attrs.size(), ValueError,
                 "fused_elementwise: step '{}' has {} attributes, '{}' takes {}", text, attrs.size(),
                 op->name, op->attrs.size());
     try {
       for (size_t i = 0; i < attrs.size(); ++i) {
         switch (op->attrs[i].type) {
-          case AttrType::kInt: step.attrs.values().push_back(int64_t{std::stoll(attrs[i])}); break;
-          case AttrType::kFloat: step.attrs.values().push_back(std::stod(attrs[i])); break;
-          default: step.attrs.values().push_back(attrs[i] == "true"); break;
+          case AttrType::kInt:
+            step.attrs.values().push_back(int64_t{std::stoll(attrs[i])});
+            break;
+          case AttrType::kFloat:
+            step.attrs.values().push_back(std::stod(attrs[i]));
+            break;
+          default:
+            step.attrs.values().push_back(attrs[i] == "true");
+            break;
         }
       }
     } catch (const std::logic_error&) {
-      JANUS_CHECK(false, ValueError, "fused_elementwise: step '{}' has a malformed attribute", text);
+      JANUS_CHECK(false, ValueError, "fused_elementwise: step '{}' has a malformed attribute",
+                  text);
     }
     for (const std::string& in : split(text.substr(lb + 1, rb - lb - 1), ',')) {
       JANUS_CHECK(in.size() >= 2 && (in[0] == 'i' || in[0] == 't'), ValueError,
@@ -153,10 +164,11 @@ void fused_cpu(const KernelArgs& args) {
     // This thread's scratch: one tile per step (the last step writes the output directly).
     const size_t scratch_bytes = static_cast<size_t>(kTile) * esize * steps.size();
     auto scratch = std::make_shared<Storage>(
-        Storage{Block{::operator new(scratch_bytes, std::align_val_t{64}), scratch_bytes}, out.device(), nullptr});
+        Storage{Block{::operator new (scratch_bytes, std::align_val_t{64}), scratch_bytes},
+                out.device(), nullptr});
     struct Free {
       Storage* s;
-      ~Free() { ::operator delete(s->block.ptr, std::align_val_t{64}); }
+      ~Free() { ::operator delete (s->block.ptr, std::align_val_t{64}); }
     } free_scratch{scratch.get()};
     const int64_t t0 = (lo + kTile - 1) / kTile, t1 = (hi + kTile - 1) / kTile;
     std::vector<NDArray> temps(steps.size());
@@ -164,9 +176,9 @@ void fused_cpu(const KernelArgs& args) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t begin = t * kTile, count = std::min(kTile, n - begin);
       for (size_t s = 0; s < steps.size(); ++s) {
-        temps[s] = s + 1 == steps.size()
-                       ? view(out, begin, count)
-                       : NDArray(scratch, Shape{count}, dtype, s * static_cast<size_t>(kTile) * esize);
+        temps[s] = s + 1 == steps.size() ? view(out, begin, count)
+                                         : NDArray(scratch, Shape{count}, dtype,
+                                                   s * static_cast<size_t>(kTile) * esize);
       }
       for (size_t s = 0; s < steps.size(); ++s) {
         const FusedStep& step = steps[s];
