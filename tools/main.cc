@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   topt.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
   train->add_flag("!--no-progress", topt.progress, "no progress bar");
   train->add_flag("--hybridize", topt.hybridize, "train and evaluate the compiled graph");
+  train->add_option("--profile", topt.profile, "write a Chrome trace of the run to this file");
   train->add_option("--export", topt.export_prefix,
                     "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
   janus::tools::RunOptions ropt;

@@ -11,6 +11,7 @@
 #include "janus/base/error.h"
 #include "janus/data/data_loader.h"
 #include "janus/data/fashion_mnist.h"
+#include "janus/profile/profiler.h"
 #include "janus/engine/array.h"
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
@@ -117,6 +118,7 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
                      o.model, train_set->size(), test_set->size(), o.batch_size, o.optimizer, o.lr,
                      o.epochs, o.seed);
   std::vector<EpochResult> results;
+  if (!o.profile.empty()) profiler::start();
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     nn::MeanLoss mean_loss;
     nn::Accuracy train_acc;
@@ -159,6 +161,11 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
                        r.samples_per_s)
         << std::flush;
     if (!o.log_json.empty()) write_log(o.log_json, o, results);
+  }
+  if (!o.profile.empty()) {
+    profiler::stop();
+    profiler::dump(o.profile);
+    out << profiler::dumps() << fmt::format("wrote the profile (Chrome trace) to {}\n", o.profile);
   }
   if (!o.export_prefix.empty()) {
     net->export_model(o.export_prefix, o.epochs);

@@ -28,6 +28,7 @@ struct TrainOptions {
   std::string data_root;  // empty: the Debian package's directory
   std::string log_json;   // per-epoch figures, rewritten after each epoch
   std::string save;       // parameters, safetensors, after training
+  std::string profile;        // Chrome trace of the whole run (and a table on `out`)
   bool hybridize = false;     // train and evaluate the compiled graph of the model
   std::string export_prefix;  // with hybridize: PREFIX-symbol.json + PREFIX-NNNN.safetensors
   bool progress = true;   // a progress bar on `out`

@@ -1,6 +1,9 @@
 // What the naive and threaded engines share: dependency lists, running a kernel, the error log.
 #include "opr_block.h"
 
+#include <atomic>
+#include <chrono>
+
 #include "janus/base/error.h"
 
 namespace janus {
@@ -61,13 +64,47 @@ std::exception_ptr capture_kernel_error(const std::string& name) {
   }
 }
 
+std::atomic<OpListener*> g_op_listener{nullptr};
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void set_op_listener(OpListener* listener) {
+  g_op_listener.store(listener, std::memory_order_release);
+}
+
+namespace {
+
+// Runs the kernel and, when a listener is installed, tells it what ran and when.
+void run_timed(OprBlock* op, const RunContext& ctx) {
+  OpListener* listener = g_op_listener.load(std::memory_order_acquire);
+  if (listener == nullptr) {
+    op->fn(ctx);
+    return;
+  }
+  const int64_t start = now_ns();
+  struct Report {
+    OpListener* listener;
+    OprBlock* op;
+    const RunContext& ctx;
+    int64_t start;
+    ~Report() { listener->on_operation(op->name, ctx.device, ctx.lane, start, now_ns()); }
+  } report{listener, op, ctx, start};
+  op->fn(ctx);
+}
+
 }  // namespace
 
 void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log) {
   op->error = inherited_error(op);
   if (op->error) return;
   try {
-    op->fn(ctx);
+    run_timed(op, ctx);
   } catch (...) {
     op->error = std::make_shared<ErrorRecord>();
     op->error->error = capture_kernel_error(op->name);

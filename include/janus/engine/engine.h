@@ -62,6 +62,19 @@ struct EngineStats {
   int64_t max_in_flight = 0;
 };
 
+/// Sees every operation that runs, on the thread that ran it, right after it ran (the
+/// profiler's hook). Must be thread-safe and cheap. Times are steady_clock nanoseconds.
+class OpListener {
+ public:
+  virtual ~OpListener() = default;
+  virtual void on_operation(std::string_view name, Device device, Lane lane, int64_t start_ns,
+                            int64_t end_ns) = 0;
+};
+
+/// Installs `listener` for every engine (nullptr: none). With none, running an operation costs
+/// one atomic load more.
+void set_op_listener(OpListener* listener);
+
 enum class EngineKind { kNaive, kThreaded };
 
 struct EngineOptions {

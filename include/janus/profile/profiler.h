@@ -1,0 +1,65 @@
+// The profiler: records every engine operation (name, device, lane, worker thread, start and
+// duration) and each device's memory in use, and writes them as a Chrome trace (open it in
+// Perfetto or chrome://tracing) or prints a table per operator. Layer: profile.
+//
+//   profiler::start();
+//   train_one_epoch();
+//   profiler::stop();
+//   profiler::dump("trace.json");      // one process row per device, one thread row per worker
+//   std::cout << profiler::dumps();    // count, total, mean, min, max per operator
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "janus/core/device.h"
+#include "janus/engine/engine.h"
+
+namespace janus::profiler {
+
+/// One operation that ran.
+struct Event {
+  std::string name;
+  Device device;
+  Lane lane;
+  int thread = 0;  // a small number per worker thread, in order of first appearance
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t memory_bytes = 0;  // the device's bytes in use when it finished
+};
+
+/// Starts recording (clears what an earlier run recorded). Costs nothing measurable when off.
+void start();
+/// Stops recording; what was recorded stays until the next start().
+void stop();
+bool is_running();
+/// The events recorded so far, by start time.
+std::vector<Event> events();
+/// Writes the Chrome trace JSON to `path`; IOError naming the path when it cannot.
+void dump(const std::string& path);
+/// The Chrome trace JSON as a string.
+std::string trace_json();
+/// A table per operator name: count, total, mean, min and max milliseconds, by total.
+std::string dumps();
+
+}  // namespace janus::profiler
+
+namespace janus {
+
+/// A scope timer that waits for the engine before reading the clock, at both ends, as the seed
+/// documents' Benchmark does: `{ Benchmark b("matmul"); ... }` prints "matmul: 0.1234 sec".
+class Benchmark {
+ public:
+  explicit Benchmark(std::string description = "Done");
+  ~Benchmark();
+  /// Seconds so far (waits for the engine first).
+  double seconds() const;
+  Benchmark(const Benchmark&) = delete;
+  Benchmark& operator=(const Benchmark&) = delete;
+
+ private:
+  std::string description_;
+  int64_t start_ns_;
+};
+
+}  // namespace janus

@@ -1,0 +1,103 @@
+// The profiler's trace is valid Chrome-trace JSON with one process per device and one thread
+// row per worker; its table adds up to its events; profiling changes no result.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+#include "janus/profile/profiler.h"
+#include "testing/test_util.h"
+
+namespace janus {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<float> work() {
+  seed(5);
+  const NDArray a = random_normal(0, 1, {64, 64});
+  NDArray y = a;
+  for (int i = 0; i < 5; ++i) y = add(dot(y, a), 1.0);
+  return to_vector<float>(y);
+}
+
+TEST(Profiler, TraceHasDeviceProcessesWorkerThreadsAndOperators) {
+  const std::vector<float> plain = work();
+  profiler::start();
+  EXPECT_TRUE(profiler::is_running());
+  const std::vector<float> profiled = work();
+  profiler::stop();
+  EXPECT_EQ(plain, profiled);  // profiling changes no result
+
+  const std::vector<profiler::Event> events = profiler::events();
+  std::map<std::string, int> count;
+  for (const auto& e : events) {
+    ++count[e.name];
+    EXPECT_LE(e.start_ns, e.end_ns);
+  }
+  EXPECT_EQ(count["dot"], 5);
+  EXPECT_EQ(count["add_scalar"], 5);
+
+  const auto trace = nlohmann::json::parse(profiler::trace_json());
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  bool cpu_process = false, worker_row = false;
+  int ops = 0, counters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") cpu_process |= e["args"]["name"] == "cpu(0)";
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      worker_row |= e["args"]["name"].get<std::string>().find("compute lane") != std::string::npos;
+    }
+    if (e["ph"] == "X") {
+      ++ops;
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+    if (e["ph"] == "C") ++counters;
+  }
+  EXPECT_TRUE(cpu_process);
+  EXPECT_TRUE(worker_row);
+  EXPECT_EQ(ops, static_cast<int>(events.size()));
+  EXPECT_EQ(counters, static_cast<int>(events.size()));  // memory in use after each operation
+}
+
+TEST(Profiler, TableTotalsAddUpToTheEvents) {
+  profiler::start();
+  work();
+  profiler::stop();
+  double dot_ms = 0;
+  int dots = 0;
+  for (const auto& e : profiler::events()) {
+    if (e.name != "dot") continue;
+    dot_ms += static_cast<double>(e.end_ns - e.start_ns) / 1e6;
+    ++dots;
+  }
+  const std::string table = profiler::dumps();
+  EXPECT_THAT(table, HasSubstr("operator"));
+  EXPECT_THAT(table, HasSubstr(fmt::format("{:<28} {:>8} {:>12.3f}", "dot", dots, dot_ms)));
+  // Nothing is recorded once stopped.
+  const size_t n = profiler::events().size();
+  work();
+  EXPECT_EQ(profiler::events().size(), n);
+}
+
+TEST(Profiler, DumpNamesAPathItCannotWrite) {
+  EXPECT_THAT(error_of<IOError>([] { profiler::dump("/no/such/dir/trace.json"); }),
+              HasSubstr("/no/such/dir/trace.json"));
+}
+
+TEST(Benchmark, WaitsForTheEngineAndPrints) {
+  testing::internal::CaptureStdout();
+  double s = 0;
+  {
+    Benchmark b("matmuls");
+    work();
+    s = b.seconds();
+  }
+  EXPECT_GT(s, 0.0);
+  EXPECT_THAT(testing::internal::GetCapturedStdout(), HasSubstr("matmuls: "));
+}
+
+}  // namespace
+}  // namespace janus
