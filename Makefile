@@ -30,15 +30,16 @@ test-release: build
 test-asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test graph_test nn_test optim_test data_test conformance_test deploy_only_test \
-	  graph_json_fuzzer safetensors_fuzzer
+	  profile_test graph_json_fuzzer safetensors_fuzzer
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan $(CTEST_FLAGS)
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
-	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test graph_test data_test
+	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test graph_test data_test \
+	  profile_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1 \
-	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data)$$'
+	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data|profile)$$'
 
 # Every benchmark program in build/bench (executables only: not CMakeFiles/ and the like),
 # except the long training runs, which are `make bench-train`.
