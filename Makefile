@@ -13,12 +13,14 @@ build: deps
 	cmake --preset release >/dev/null
 	cmake --build build -j $(JOBS)
 
-# The main job: build, show asynchronous execution, then train LeNet on Fashion-MNIST (about
-# three minutes on 2 cores) and print what it reached.
+# The main job: build, show asynchronous execution, then train LeNet on Fashion-MNIST hybridized
+# (about three minutes on 2 cores), print what it reached, export the trained graph and run it
+# through the deploy runtime.
 demo: build
 	./build/bench/async_demo
 	./build/janus train --model lenet --epochs 5 --batch-size 128 --lr 0.05 --momentum 0.9 \
-	  --log-json build/demo-train.json
+	  --hybridize --export build/lenet --log-json build/demo-train.json
+	./build/janus run build/lenet --random --shape 1 1 28 28
 
 # Every test: the release suite, then the engine and core suites under AddressSanitizer+UBSan
 # and ThreadSanitizer.
