@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "janus/janus.h"
+#include "janus/profile/hardware.h"
 #include "models.h"
 #include "run_model.h"
 #include "train.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   auto* ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
   ops->add_option("name", op_name, "operator to show");
   auto* info = app.add_subcommand("info", "Show devices, cores and engine settings");
+  auto* hw = app.add_subcommand("hw", "Measure this machine: sgemm peak, memory bandwidth, caches");
   janus::tools::TrainOptions topt;
   std::string device_text = "cpu:0";
   auto* train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
@@ -121,13 +123,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line naming the problem, then the usage of the command that was being parsed.
     std::cerr << "janus: " << e.what() << "\n\n";
-    CLI::App* sub = *train ? train : *run ? run : *ops ? ops : *info ? info : &app;
+    CLI::App* sub = *train ? train : *run ? run : *ops ? ops : *info ? info : *hw ? hw : &app;
     std::cerr << sub->help();
     return 2;
   }
   try {
     if (*ops) return run_ops(op_name);
     if (*info) return run_info();
+    if (*hw) {
+      std::cout << janus::profile::to_string(janus::profile::measure_hardware());
+      return 0;
+    }
     if (*run) {
       janus::tools::run_model(ropt, std::cout);
       return 0;

@@ -8,6 +8,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "janus/profile/hardware.h"
 #include "janus/profile/profiler.h"
 #include "testing/test_util.h"
 
@@ -97,6 +98,18 @@ TEST(Benchmark, WaitsForTheEngineAndPrints) {
   }
   EXPECT_GT(s, 0.0);
   EXPECT_THAT(testing::internal::GetCapturedStdout(), HasSubstr("matmuls: "));
+}
+
+TEST(Hardware, MeasuresAndReportsTheMachine) {
+  const profile::HardwareReport r = profile::measure_hardware(1);
+  EXPECT_GE(r.cores, 1);
+  EXPECT_EQ(r.threads, 1);
+  EXPECT_GT(r.sgemm_gflops, 0.0);
+  EXPECT_GT(r.copy_gbs, 0.0);
+  const std::string text = profile::to_string(r);
+  EXPECT_THAT(text, HasSubstr("sgemm peak: "));
+  EXPECT_THAT(text, HasSubstr("memory bandwidth: "));
+  EXPECT_GE(profile::kernel_threads(), 1);
 }
 
 }  // namespace
