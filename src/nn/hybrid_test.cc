@@ -169,6 +169,7 @@ TEST(Hybridize, ForwardRunsOnlyWhileTracingOncePerSignature) {
   (*net)(ones({2, 4}));
   (*net)(ones({2, 4}));
   EXPECT_EQ(net->calls, 5);
+  wait_all();
 }
 
 TEST(Hybridize, TheCacheIsBounded) {
@@ -179,6 +180,9 @@ TEST(Hybridize, TheCacheIsBounded) {
   EXPECT_EQ(net->trace_count(), 4);  // batch 1 was evicted by batch 3
   (*net)(ones({1, 4}));
   EXPECT_EQ(net->trace_count(), 4);
+  // Known issue (see the session note): a oneDNN kernel still running when the process exits
+  // can crash inside oneDNN; tests end with the engine idle.
+  wait_all();
 }
 
 TEST(Hybridize, StaticShapeRefusesAnotherShape) {
@@ -190,6 +194,7 @@ TEST(Hybridize, StaticShapeRefusesAnotherShape) {
                 (*net)(ones({3, 4}));
               }),
               HasSubstr("hybridized with static_shape for input shape [2, 4], got [3, 4]"));
+  wait_all();
 }
 
 class Peeking : public Block {
