@@ -311,9 +311,7 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
         break;
     }
   }
-  const std::vector<NDArray>& buffer_owners =
-      im.options.static_alloc ? std::vector<NDArray>{} : buffers;
-  for (const NDArray& b : buffer_owners) writes.push_back(b.var());
+  for (const NDArray& b : buffers) writes.push_back(b.var());  // empty with static_alloc
   if (im.options.static_alloc) {
     for (size_t i = 0; i < im.slots.size(); ++i) {
       if (im.slots[i].kind == Impl::SlotKind::kIntermediate) writes.push_back(values[i].var());

@@ -171,15 +171,16 @@ NDArray Block::operator()(const NDArray& x) {
   const NDArray y = outs[0];
   std::vector<NDArray> saved(outs.begin() + 1, outs.end());
   autograd::record_function(fmt::format("hybridized {}", name_), args, {&y, 1},
-                            [plan, saved = std::move(saved), args](const ops::GradArgs& ga) {
+                            // The tape hands back the arguments (detached) as ga.inputs.
+                            [plan, saved = std::move(saved)](const ops::GradArgs& ga) {
                               std::vector<NDArray> bargs;
                               for (int64_t a : plan->backward_args) {
                                 bargs.push_back(a == TrainPlan::kHeadGrad ? ga.dy(0)
-                                                : a >= 0 ? args[static_cast<size_t>(a)]
+                                                : a >= 0 ? ga.x(static_cast<size_t>(a))
                                                          : saved[static_cast<size_t>(-1 - a)]);
                               }
                               std::vector<NDArray> grads = (*plan->backward)(bargs);
-                              std::vector<NDArray> out(args.size());
+                              std::vector<NDArray> out(ga.inputs.size());
                               for (size_t j = 0; j < plan->wrt_index.size(); ++j)
                                 out[plan->wrt_index[j]] = grads[j];
                               return out;
