@@ -22,13 +22,15 @@ class NaiveEngine final : public Engine {
   Var* new_var() override { return new Var(); }
 
   void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
-            Device device, Lane lane, int priority, std::string_view name) override {
+            Device device, Lane lane, int priority, std::string_view name,
+            OpDetail detail) override {
     check_device(device, "engine: push");
     // Recursive: a kernel may push further operations; they run at once, nested.
     std::lock_guard lock(mu_);
     OprBlock op;
     op.fn = std::move(kernel);
     op.name = name;
+    op.detail = std::move(detail);
     op.device = device;
     op.lane = lane;
     set_dependencies(&op, reads, writes);

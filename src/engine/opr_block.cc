@@ -78,6 +78,18 @@ void set_op_listener(OpListener* listener) {
   g_op_listener.store(listener, std::memory_order_release);
 }
 
+bool op_listener_installed() {
+  return g_op_listener.load(std::memory_order_relaxed) != nullptr;
+}
+
+void report_operation(std::string_view name, const OpDetail& detail, Device device, Lane lane,
+                      int64_t start_ns, int64_t end_ns) {
+  OpListener* listener = g_op_listener.load(std::memory_order_acquire);
+  if (listener != nullptr) listener->on_operation(name, detail, device, lane, start_ns, end_ns);
+}
+
+int64_t op_clock_ns() { return now_ns(); }
+
 namespace {
 
 // Runs the kernel and, when a listener is installed, tells it what ran and when.
@@ -93,7 +105,9 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
     OprBlock* op;
     const RunContext& ctx;
     int64_t start;
-    ~Report() { listener->on_operation(op->name, ctx.device, ctx.lane, start, now_ns()); }
+    ~Report() {
+      listener->on_operation(op->name, op->detail, ctx.device, ctx.lane, start, now_ns());
+    }
   } report{listener, op, ctx, start};
   op->fn(ctx);
 }

@@ -61,6 +61,7 @@ struct OprBlock {
   int priority = 0;
   uint64_t seq = 0;  // push order, breaks priority ties first-in first-out
   std::string name;
+  OpDetail detail;  // for the profiler; empty unless a listener was installed at push time
   std::shared_ptr<ErrorRecord> error;
 };
 

@@ -152,11 +152,13 @@ class ThreadedEngine final : public Engine {
   Var* new_var() override { return new Var(); }
 
   void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
-            Device device, Lane lane, int priority, std::string_view name) override {
+            Device device, Lane lane, int priority, std::string_view name,
+            OpDetail detail) override {
     check_device(device, "engine: push");
     auto* op = new OprBlock();
     op->fn = std::move(kernel);
     op->name = name;
+    op->detail = std::move(detail);
     op->device = device;
     op->lane = lane;
     op->priority = priority;

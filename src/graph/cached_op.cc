@@ -328,6 +328,8 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   }
   std::vector<NDArray> outputs;
   for (int s : im.output_slots) outputs.push_back(values[static_cast<size_t>(s)]);
+  OpDetail detail;
+  if (op_listener_installed()) detail = ops::describe_call(args, outputs);
   engine().push(
       [impl = impl_, flat = std::move(flat), keys = std::move(keys),
        buffers = std::move(buffers)](const RunContext& ctx) {
@@ -337,8 +339,17 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
           const Impl::Step& step = impl->steps[i];
           const size_t n_in = step.in.size(), n_out = step.out.size();
           try {
-            step.kernel(ops::KernelArgs{all.subspan(at, n_in), all.subspan(at + n_in, n_out),
-                                        step.attrs, ctx, keys[i]});
+            const std::span<const NDArray> in = all.subspan(at, n_in);
+            const std::span<const NDArray> out = all.subspan(at + n_in, n_out);
+            if (op_listener_installed()) {
+              // Profiled: each step becomes an event of its own, inside the cached_op event.
+              const int64_t start = op_clock_ns();
+              step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, keys[i]});
+              report_operation(step.op->name, ops::describe_call(in, out), ctx.device, ctx.lane,
+                               start, op_clock_ns());
+            } else {
+              step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, keys[i]});
+            }
           } catch (Error& e) {
             e.add_context(fmt::format("graph node '{}' ({})", step.name, step.op->name));
             throw;
@@ -346,7 +357,7 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
           at += n_in + n_out;
         }
       },
-      reads, writes, im.device, Lane::kCompute, 0, "cached_op");
+      reads, writes, im.device, Lane::kCompute, 0, "cached_op", std::move(detail));
   return outputs;
 }
 

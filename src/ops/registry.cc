@@ -178,6 +178,20 @@ RngKey next_rng_key() {
                 g_rng_counter.fetch_add(1, std::memory_order_relaxed)};
 }
 
+OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray> outputs) {
+  OpDetail detail;
+  for (const NDArray& a : inputs) {
+    detail.shapes += a.shape().to_string() + " ";
+    detail.bytes += static_cast<int64_t>(a.nbytes());
+  }
+  detail.shapes += "->";
+  for (const NDArray& a : outputs) {
+    detail.shapes += " " + a.shape().to_string();
+    detail.bytes += static_cast<int64_t>(a.nbytes());
+  }
+  return detail;
+}
+
 std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
   JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
               op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
@@ -241,13 +255,16 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(n_in), arrays.end());
   // Observers (autograd, tracing) need the attributes after the kernel took them.
   Attrs attrs_copy = tls_observers.empty() ? Attrs() : attrs;
+  OpDetail detail;
+  if (op_listener_installed()) detail = describe_call(inputs, outputs);
   engine().push(
       [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
        rng](const RunContext& ctx) {
         std::span<const NDArray> all(arrays);
         kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
       },
-      read_span, write_span, device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0, op.name);
+      read_span, write_span, device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0, op.name,
+      std::move(detail));
   for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
     (*it)->on_invoke(op, inputs, attrs_copy, outputs);
   }

@@ -26,12 +26,13 @@ struct ThreadLog {
 
 class Recorder final : public OpListener {
  public:
-  void on_operation(std::string_view name, Device device, Lane lane, int64_t start_ns,
-                    int64_t end_ns) override {
+  void on_operation(std::string_view name, const OpDetail& detail, Device device, Lane lane,
+                    int64_t start_ns, int64_t end_ns) override {
     ThreadLog& log = local();
     const int64_t memory = memory_stats(device).bytes_in_use;
     std::lock_guard lock(log.mu);
-    log.events.push_back(Event{std::string(name), device, lane, log.thread, start_ns, end_ns, memory});
+    log.events.push_back(Event{std::string(name), device, lane, log.thread, start_ns, end_ns,
+                               detail.shapes, detail.bytes, memory});
   }
 
   void clear() {
@@ -120,7 +121,8 @@ std::string trace_json() {
                    {"pid", pid},
                    {"tid", e.thread},
                    {"ts", static_cast<double>(e.start_ns - t0) / 1e3},
-                   {"dur", static_cast<double>(e.end_ns - e.start_ns) / 1e3}});
+                   {"dur", static_cast<double>(e.end_ns - e.start_ns) / 1e3},
+                   {"args", {{"shapes", e.shapes}, {"bytes", e.bytes}}}});
     out.push_back({{"name", "memory in use (MB)"},
                    {"ph", "C"},
                    {"pid", pid},
@@ -152,6 +154,7 @@ std::string dumps() {
   struct Row {
     int64_t count = 0;
     double total = 0, min = 1e300, max = 0;
+    double bytes = 0;
   };
   std::map<std::string, Row> rows;
   for (const Event& e : events()) {
@@ -159,17 +162,19 @@ std::string dumps() {
     const double ms = static_cast<double>(e.end_ns - e.start_ns) / 1e6;
     ++r.count;
     r.total += ms;
+    r.bytes += static_cast<double>(e.bytes);
     r.min = std::min(r.min, ms);
     r.max = std::max(r.max, ms);
   }
   std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-  std::string out = fmt::format("{:<28} {:>8} {:>12} {:>10} {:>10} {:>10}\n", "operator", "count",
-                                "total ms", "mean ms", "min ms", "max ms");
+  std::string out = fmt::format("{:<28} {:>8} {:>12} {:>10} {:>10} {:>10} {:>8}\n", "operator",
+                                "count", "total ms", "mean ms", "min ms", "max ms", "GB/s");
   for (const auto& [name, r] : sorted) {
-    out += fmt::format("{:<28} {:>8} {:>12.3f} {:>10.4f} {:>10.4f} {:>10.4f}\n", name, r.count,
-                       r.total, r.total / static_cast<double>(r.count), r.min, r.max);
+    const double gbs = r.total > 0 ? r.bytes / (r.total * 1e6) : 0.0;
+    out += fmt::format("{:<28} {:>8} {:>12.3f} {:>10.4f} {:>10.4f} {:>10.4f} {:>8.2f}\n", name,
+                       r.count, r.total, r.total / static_cast<double>(r.count), r.min, r.max, gbs);
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "janus/engine/array.h"
+#include "janus/graph/cached_op.h"
+#include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
 #include "janus/profile/hardware.h"
 #include "janus/profile/profiler.h"
@@ -41,6 +43,11 @@ TEST(Profiler, TraceHasDeviceProcessesWorkerThreadsAndOperators) {
   }
   EXPECT_EQ(count["dot"], 5);
   EXPECT_EQ(count["add_scalar"], 5);
+  for (const auto& e : events) {
+    if (e.name != "dot") continue;
+    EXPECT_EQ(e.shapes, "[64, 64] [64, 64] -> [64, 64]");
+    EXPECT_EQ(e.bytes, 3 * 64 * 64 * 4);  // two inputs and one output of float32
+  }
 
   const auto trace = nlohmann::json::parse(profiler::trace_json());
   ASSERT_TRUE(trace.contains("traceEvents"));
@@ -54,6 +61,8 @@ TEST(Profiler, TraceHasDeviceProcessesWorkerThreadsAndOperators) {
     if (e["ph"] == "X") {
       ++ops;
       EXPECT_GE(e["dur"].get<double>(), 0.0);
+      EXPECT_TRUE(e["args"].contains("shapes"));
+      EXPECT_GE(e["args"]["bytes"].get<int64_t>(), 4);
     }
     if (e["ph"] == "C") ++counters;
   }
@@ -81,6 +90,30 @@ TEST(Profiler, TableTotalsAddUpToTheEvents) {
   const size_t n = profiler::events().size();
   work();
   EXPECT_EQ(profiler::events().size(), n);
+}
+
+TEST(Profiler, StepsOfACompiledGraphAreEventsInsideTheirCachedOp) {
+  const graph::Symbol x = graph::Symbol::var("x");
+  const graph::Symbol y = graph::Symbol::op("relu", {graph::Symbol::op("dot", {x, x})});
+  graph::CachedOp cached(y, {ops::TensorSpec{{32, 32}, DType::kFloat32, cpu()}});
+  const NDArray a = full({32, 32}, 0.5);
+  profiler::start();
+  const NDArray out = cached({&a, 1})[0];
+  wait_to_read(out);
+  profiler::stop();
+  std::map<std::string, profiler::Event> by_name;
+  for (const auto& e : profiler::events()) by_name[e.name] = e;
+  ASSERT_EQ(by_name.count("cached_op"), 1u);
+  ASSERT_EQ(by_name.count("dot"), 1u);
+  ASSERT_EQ(by_name.count("relu"), 1u);
+  const profiler::Event& whole = by_name["cached_op"];
+  EXPECT_EQ(whole.shapes, "[32, 32] -> [32, 32]");
+  for (const char* step : {"dot", "relu"}) {
+    EXPECT_GE(by_name[step].start_ns, whole.start_ns) << step;
+    EXPECT_LE(by_name[step].end_ns, whole.end_ns) << step;
+    EXPECT_EQ(by_name[step].thread, whole.thread) << step;
+  }
+  EXPECT_EQ(by_name["dot"].shapes, "[32, 32] [32, 32] -> [32, 32]");
 }
 
 TEST(Profiler, DumpNamesAPathItCannotWrite) {

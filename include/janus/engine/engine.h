@@ -62,18 +62,33 @@ struct EngineStats {
   int64_t max_in_flight = 0;
 };
 
+/// What the profiler shows of an operation beyond its name. Pushers fill it only while a
+/// listener is installed (`op_listener_installed()`), so that it costs nothing otherwise.
+struct OpDetail {
+  std::string shapes;  // "[256,784] [256,784] -> [256,256]": inputs, then outputs
+  int64_t bytes = 0;   // the bytes its inputs and outputs hold
+};
+
 /// Sees every operation that runs, on the thread that ran it, right after it ran (the
 /// profiler's hook). Must be thread-safe and cheap. Times are steady_clock nanoseconds.
 class OpListener {
  public:
   virtual ~OpListener() = default;
-  virtual void on_operation(std::string_view name, Device device, Lane lane, int64_t start_ns,
-                            int64_t end_ns) = 0;
+  virtual void on_operation(std::string_view name, const OpDetail& detail, Device device,
+                            Lane lane, int64_t start_ns, int64_t end_ns) = 0;
 };
 
 /// Installs `listener` for every engine (nullptr: none). With none, running an operation costs
 /// one atomic load more.
 void set_op_listener(OpListener* listener);
+/// Whether a listener is installed (one atomic load): pushers build an OpDetail only then.
+bool op_listener_installed();
+/// Tells the listener, if any, about work that ran inside another operation's kernel (the
+/// steps of a compiled graph), so that profiles show them one by one.
+void report_operation(std::string_view name, const OpDetail& detail, Device device, Lane lane,
+                      int64_t start_ns, int64_t end_ns);
+/// The clock listeners are given: steady_clock nanoseconds.
+int64_t op_clock_ns();
 
 enum class EngineKind { kNaive, kThreaded };
 
@@ -101,16 +116,18 @@ class Engine {
   /// grants it; returns at once (the naive engine runs it before returning). A var listed in
   /// both is a write. Larger `priority` runs first among ready operations of a lane. `name`
   /// names the operation in errors and profiles. Blocks while `max_in_flight` operations are
-  /// pending (back-pressure), unless called from a worker thread.
+  /// pending (back-pressure), unless called from a worker thread. `detail` goes to the
+  /// profiler.
   virtual void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
                     Device device, Lane lane = Lane::kCompute, int priority = 0,
-                    std::string_view name = {}) = 0;
+                    std::string_view name = {}, OpDetail detail = {}) = 0;
 
   void push(Kernel kernel, std::initializer_list<Var*> reads, std::initializer_list<Var*> writes,
             Device device, Lane lane = Lane::kCompute, int priority = 0,
-            std::string_view name = {}) {
+            std::string_view name = {}, OpDetail detail = {}) {
     push(std::move(kernel), std::span<Var* const>(reads.begin(), reads.size()),
-         std::span<Var* const>(writes.begin(), writes.size()), device, lane, priority, name);
+         std::span<Var* const>(writes.begin(), writes.size()), device, lane, priority, name,
+         std::move(detail));
   }
 
   /// Releases `var` after every operation pushed on it so far; then runs `on_release` (which

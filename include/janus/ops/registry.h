@@ -178,6 +178,10 @@ inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArra
   return invoke(op, std::span<const NDArray>(inputs.begin(), inputs.size()), std::move(attrs));
 }
 
+/// What the profiler shows of a call: the shapes of its inputs, then of its outputs, and the
+/// bytes they hold. invoke builds it only while the profiler listens (op_listener_installed()).
+OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray> outputs);
+
 /// Fills the defaults of absent trailing attributes and checks each value's type against the
 /// OpDef (widening int to float and ints to shape). What invoke does first; graph loaders use it.
 void complete_attrs(const OpDef& op, Attrs& attrs);

@@ -1,6 +1,8 @@
 // The profiler: records every engine operation (name, device, lane, worker thread, start and
 // duration) and each device's memory in use, and writes them as a Chrome trace (open it in
-// Perfetto or chrome://tracing) or prints a table per operator. Layer: profile.
+// Perfetto or chrome://tracing) or prints a table per operator. Each operation carries its
+// shapes and bytes; the steps of a hybridized block's compiled graph are events of their own,
+// nested in the graph's `cached_op` event. Layer: profile.
 //
 //   profiler::start();
 //   train_one_epoch();
@@ -25,6 +27,8 @@ struct Event {
   Lane lane;
   int thread = 0;  // a small number per worker thread, in order of first appearance
   int64_t start_ns = 0, end_ns = 0;
+  std::string shapes;        // inputs, then outputs: "[256, 784] [256, 784] -> [256, 256]"
+  int64_t bytes = 0;         // the bytes its inputs and outputs hold
   int64_t memory_bytes = 0;  // the device's bytes in use when it finished
 };
 
@@ -39,7 +43,9 @@ std::vector<Event> events();
 void dump(const std::string& path);
 /// The Chrome trace JSON as a string.
 std::string trace_json();
-/// A table per operator name: count, total, mean, min and max milliseconds, by total.
+/// A table per operator name: count, total, mean, min and max milliseconds, by total, and the
+/// bytes its calls touched per second of their time. The steps of a hybridized block's graph
+/// appear both on their own and inside their `cached_op` row.
 std::string dumps();
 
 }  // namespace janus::profiler
