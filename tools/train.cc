@@ -16,6 +16,7 @@
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
 #include "janus/nn/serialization.h"
+#include "plot.h"
 #include "janus/ops/ops.h"
 #include "janus/optim/trainer.h"
 #include "models.h"
@@ -85,6 +86,15 @@ void write_log(const std::string& path, const TrainOptions& o, const std::vector
                      r.samples_per_s);
   }
   f << "\n]}\n";
+}
+
+void write_plot(const std::string& path, const TrainOptions& o,
+                const std::vector<EpochResult>& rs) {
+  std::ofstream f(path);
+  JANUS_CHECK(f.good(), IOError, "--log-json: cannot write the plot '{}'", path);
+  f << training_plot_svg(rs, fmt::format("janus train --model {}: {} epochs, batch {}, {} lr {}",
+                                         o.model, o.epochs, o.batch_size, o.optimizer, o.lr));
+  JANUS_CHECK(f.good(), IOError, "--log-json: writing the plot '{}' failed", path);
 }
 
 }  // namespace
@@ -160,7 +170,10 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
                        epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
                        r.samples_per_s)
         << std::flush;
-    if (!o.log_json.empty()) write_log(o.log_json, o, results);
+    if (!o.log_json.empty()) {
+      write_log(o.log_json, o, results);
+      write_plot(plot_path_for(o.log_json), o, results);
+    }
   }
   if (!o.profile.empty()) {
     profiler::stop();

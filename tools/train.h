@@ -26,7 +26,8 @@ struct TrainOptions {
   int64_t limit = 0;
   int num_workers = 1;  // data loader threads
   std::string data_root;  // empty: the Debian package's directory
-  std::string log_json;   // per-epoch figures, rewritten after each epoch
+  std::string log_json;   // per-epoch figures, rewritten after each epoch, and their chart
+                          // (the same path with .svg, see plot.h)
   std::string save;       // parameters, safetensors, after training
   std::string profile;        // Chrome trace of the whole run (and a table on `out`)
   bool hybridize = false;     // train and evaluate the compiled graph of the model

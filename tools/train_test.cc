@@ -9,6 +9,7 @@
 
 #include "janus/base/error.h"
 #include "models.h"
+#include "plot.h"
 #include "testing/test_util.h"
 #include "train.h"
 
@@ -37,6 +38,13 @@ TEST(Train, MlpLearnsFashionMnistInOneShortEpoch) {
   text << log.rdbuf();
   EXPECT_THAT(text.str(), HasSubstr("\"test_acc\": "));
   std::filesystem::remove(o.log_json);
+  const std::string svg_path = plot_path_for(o.log_json);
+  std::ifstream svg_file(svg_path);
+  std::stringstream svg;
+  svg << svg_file.rdbuf();
+  EXPECT_THAT(svg.str(), HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_THAT(svg.str(), HasSubstr("<polyline class=\"test acc\""));
+  std::filesystem::remove(svg_path);
 }
 
 TEST(Train, LeNetTrainsOnATinySubset) {
@@ -51,6 +59,23 @@ TEST(Train, LeNetTrainsOnATinySubset) {
   std::ostringstream out;
   const std::vector<EpochResult> r = train(o, out);
   EXPECT_GT(r[0].test_acc, 0.3) << out.str();
+}
+
+TEST(Plot, OnePointPerEpochOnEachSeriesScaledToItsAxis) {
+  std::vector<EpochResult> rs;
+  for (int i = 1; i <= 3; ++i) {
+    rs.push_back(EpochResult{.epoch = i, .loss = 1.0 / i, .train_acc = 0.5 + 0.1 * i,
+                             .test_acc = 0.4 + 0.1 * i});
+  }
+  const std::string svg = training_plot_svg(rs, "a <title> & more");
+  EXPECT_THAT(svg, HasSubstr("a &lt;title&gt; &amp; more"));
+  EXPECT_THAT(svg, ::testing::EndsWith("</svg>\n"));
+  // The plot area is x 64..576, y 40..324 (height 284); loss axis 0..1, accuracy 0..1.
+  EXPECT_THAT(svg, HasSubstr("class=\"loss\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\" "
+                             "points=\"64.0,40.0 320.0,182.0 576.0,229.3\""));
+  EXPECT_THAT(svg, HasSubstr("class=\"test acc\" fill=\"none\" stroke=\"#2ca02c\" stroke-width=\"2\" "
+                             "points=\"64.0,182.0 320.0,153.6 576.0,125.2\""));
+  EXPECT_EQ(plot_path_for("out/run.json"), "out/run.svg");
 }
 
 TEST(Train, BadOptionsAndModelsNameTheProblem) {
