@@ -17,7 +17,7 @@ build: deps
 # (about three minutes on 2 cores), print what it reached, export the trained graph and run it
 # through the deploy runtime.
 demo: build
-	./build/bench/async_demo
+	./build/bench/seed_async
 	./build/janus train --model lenet --epochs 5 --batch-size 128 --lr 0.05 --momentum 0.9 \
 	  --hybridize --export build/lenet --log-json build/demo-train.json
 	./build/janus run build/lenet --random --shape 1 1 28 28
@@ -43,14 +43,12 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1 \
 	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data|profile)$$'
 
-# Every benchmark program in build/bench (executables only: not CMakeFiles/ and the like),
-# except the long training runs, which are `make bench-train`.
+# Every benchmark of the suite (janus bench --all --json), then the same workloads in PyTorch
+# eager and TorchScript (bench/peers/peers.py), one table side by side, and everything in
+# bench/results/latest.json (bench/report.py). About 10 minutes on 2 cores.
 bench: build
-	@for b in build/bench/*; do \
-	  [ -f "$$b" ] && [ -x "$$b" ] || continue; \
-	  case "$$b" in */fashion_accuracy) continue ;; esac; \
-	  echo "== $$b"; $$b || exit 1; \
-	done
+	@scripts/install-deps.sh bench
+	/usr/bin/python3 bench/report.py --janus build/janus
 
 # Fashion-MNIST training (about 4 minutes on 2 cores): both demo models for 10 epochs against
 # the issue's accuracy targets (MLP >= 85%, LeNet >= 89%), then one epoch of each beside PyTorch

@@ -56,9 +56,13 @@ struct Field {
   double value;
 };
 
+/// Whether print_json_line prints (`janus bench` without --json turns it off).
+inline bool json_output = true;
+
 /// Prints one line of JSON, `{"bench": "<name>", "<key>": <value>, ...}`, and flushes. Values
 /// are numbers (a non-finite value, which no bench should produce, prints as null).
 inline void print_json_line(std::string_view bench_name, std::initializer_list<Field> fields) {
+  if (!json_output) return;
   std::printf("{\"bench\": \"%.*s\"", static_cast<int>(bench_name.size()), bench_name.data());
   for (const Field& f : fields) {
     std::printf(", \"%.*s\": ", static_cast<int>(f.key.size()), f.key.data());

@@ -18,6 +18,7 @@
 #include <dnnl.hpp>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "machine.h"
 #include "janus/janus.h"
 
@@ -111,7 +112,9 @@ Result run_case(const Case& c, dnnl::engine& eng) {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   const int threads = bench::janus_kernel_threads();
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
@@ -129,3 +132,10 @@ int main() {
                                             {"blocked_conv2_us", b.blocked_us}});
   return 0;
 }
+
+const bench::Registration reg{
+    "conv_vs_onednn",
+    "LeNet convolutions (batch 256): Janus conv2d time over oneDNN called directly",
+    run};
+
+}  // namespace

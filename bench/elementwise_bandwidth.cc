@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "machine.h"
 #include "janus/janus.h"
 
@@ -89,7 +90,9 @@ void parallel_copy(float* dst, const float* src, int64_t n, int threads, Copy co
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   try {
     const int threads = bench::janus_kernel_threads();
     std::printf(
@@ -168,3 +171,10 @@ int main() {
     return 1;
   }
 }
+
+const bench::Registration reg{
+    "elementwise_bandwidth",
+    "add of 16M floats: bandwidth as a fraction of the measured copy bandwidth",
+    run};
+
+}  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "janus/janus.h"
 
 namespace {
@@ -175,7 +176,9 @@ void print_throughput(const char* what, const Throughput& t, const Throughput& n
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   try {
     std::printf("engine_push: %d cores, batches of %d pushes x %d batches, %d ops for "
                 "throughput\n",
@@ -227,3 +230,10 @@ int main() {
     return 1;
   }
 }
+
+const bench::Registration reg{
+    "engine_push",
+    "cost of pushing one tiny operator (push_us) and dependent-chain throughput",
+    run};
+
+}  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
 #include "models.h"
@@ -59,7 +60,9 @@ Result train(nn::Block& net, janus::optim::Trainer& trainer, const std::vector<N
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   auto data = std::make_shared<janus::data::FashionMNIST>();
   std::vector<NDArray> xs, ys;
   for (int64_t b = 0; b < 4; ++b) {
@@ -115,3 +118,9 @@ int main() {
                                                    {"params_equal", equal ? 1.0 : 0.0}});
   return equal ? 0 : 1;
 }
+
+const bench::Registration reg{"hybridize_lenet_train",
+                              "LeNet training step, hybridized vs imperative: time and peak memory",
+                              run};
+
+}  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "janus/janus.h"
 #include "machine.h"
 
@@ -36,7 +37,9 @@ double time_calls(nn::Block& net, const NDArray& x) {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   janus::seed(0);
   const NDArray x = janus::random_normal(0, 1, {1, 512});
   auto net = make_net();
@@ -83,3 +86,10 @@ int main() {
                                            {"floor_ratio", hyb_us / floor_us}});
   return 0;
 }
+
+const bench::Registration reg{
+    "hybridize_mlp",
+    "seed MLP 512-256-128-2, batch 1, 1000 calls: imperative vs hybridized vs floor",
+    run};
+
+}  // namespace

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "machine.h"
 #include "janus/janus.h"
 
@@ -172,7 +173,9 @@ bool check_dot(const Case& c) {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   try {
     const int threads = bench::janus_kernel_threads();
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
@@ -211,6 +214,8 @@ int main() {
     }
     bench::print_json_line("matmul_vs_onednn",
                            {{"ratio", rows[2].dot_ratio()},
+                            {"dot_1000_us", rows[2].dot_us},
+                            {"onednn_1000_us", rows[2].onednn_us},
                             {"ratio_1024x512x2048", rows[0].dot_ratio()},
                             {"ratio_1x512x256", rows[1].dot_ratio()},
                             {"ratio_1x512x256_vs_1thread", rows[1].dot_us / rows[1].onednn1_us},
@@ -224,3 +229,9 @@ int main() {
     return 1;
   }
 }
+
+const bench::Registration reg{"matmul_vs_onednn",
+                              "matmul 1000^3 (and two other shapes): Janus time over oneDNN sgemm",
+                              run};
+
+}  // namespace

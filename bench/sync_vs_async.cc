@@ -5,7 +5,8 @@
 //                              the end (x = ones((1, 2)));
 //   waitall_s / wait_to_read_s b = dot(a, a) for a 1000 x 1000 a, then wait_all / wait_to_read;
 //   issue_s / finish_s         10 x (a = random_normal(0, 1, (1000, 1000)); b = dot(a, a)):
-//                              clock read right after the loop / after wait_all.
+//                              clock read right after the loop / after wait_all (also alone,
+//                              as the benchmark async_matmul).
 //
 // Ends with one JSON line.
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "janus/janus.h"
 
 namespace {
@@ -89,7 +91,9 @@ void row(const char* what, const std::vector<double>& v) {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   try {
     janus::set_engine(janus::EngineKind::kThreaded, janus::engine_options_from_env());
     std::printf("sync_vs_async: threaded engine, %d cores\n", janus::hardware_cores());
@@ -130,3 +134,30 @@ int main() {
     return 1;
   }
 }
+
+// async_matmul alone: the seed's "numpy vs mxnet.np" experiment (issue_s, finish_s).
+int run_async_matmul(const bench::Options& options) {
+  {
+    const NDArray w = janus::random_normal(0, 1, {1000, 1000});
+    janus::wait_to_read(janus::dot(w, w));  // untimed warm-up
+  }
+  Figures f;
+  measure_issue_finish(f);
+  std::printf("%-48s %10s %10s %10s\n", "experiment (seconds)", "median", "min", "mean");
+  row("10 x (random_normal, dot): issue", f.issue);
+  row("10 x (random_normal, dot): finish (wait_all)", f.finish);
+  bench::print_json_line("async_matmul", {{"issue_s", bench::median(f.issue)},
+                                          {"finish_s", bench::median(f.finish)}});
+  return 0;
+}
+
+const bench::Registration async_matmul_reg{
+    "async_matmul", "10 x (random 1000x1000, dot): time to issue vs time to finish",
+    run_async_matmul};
+
+const bench::Registration reg{
+    "sync_vs_async",
+    "1000 x (y = x + 1) with a barrier per call vs one at the end; blockers",
+    run};
+
+}  // namespace

@@ -17,6 +17,7 @@
 #include <dnnl.hpp>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "machine.h"
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
@@ -73,7 +74,9 @@ Run epoch(nn::Sequential& net, janus::optim::Trainer& trainer, bool barrier) {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   const int threads = bench::janus_kernel_threads();
   const double peak = bench::sgemm_peak_gflops(threads);
   std::printf("sgemm peak (oneDNN, 2048^3, %d threads): %.1f GFLOP/s\n", threads, peak);
@@ -111,3 +114,10 @@ int main() {
                                            {"no_barrier_rss_mb", without.rss_mb}});
   return 0;
 }
+
+const bench::Registration reg{
+    "training_loop",
+    "seed training loop (MLP 512-2048-512-1, batch 1024, 150 batches) vs sgemm peak",
+    run};
+
+}  // namespace

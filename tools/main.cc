@@ -1,4 +1,5 @@
-// The janus command-line program: `janus ops [NAME]`, `janus info`, `janus train`, `janus run`.
+// The janus command-line program: `janus ops [NAME]`, `janus info`, `janus hw`, `janus train`,
+// `janus run`, `janus bench`.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -10,6 +11,10 @@
 #include "models.h"
 #include "run_model.h"
 #include "train.h"
+#ifdef JANUS_HAVE_BENCH
+#include "bench_util.h"
+#include "suite.h"
+#endif
 
 namespace {
 
@@ -63,6 +68,54 @@ int run_info() {
   return 0;
 }
 
+struct BenchArgs {
+  std::vector<std::string> names;
+  bool list = false, all = false, json = false, quick = false;
+};
+
+#ifdef JANUS_HAVE_BENCH
+// `janus bench`: lists the suite, or runs the named benchmarks one after another in this process.
+int run_bench(const BenchArgs& args) {
+  const std::vector<bench::Entry> suite = bench::suite();
+  if (args.list) {
+    for (const bench::Entry& e : suite) std::cout << fmt::format("{:<24} {}\n", e.name, e.summary);
+    return 0;
+  }
+  std::vector<const bench::Entry*> chosen;
+  if (args.all) {
+    for (const bench::Entry& e : suite) chosen.push_back(bench::find(e.name));
+  }
+  for (const std::string& name : args.names) {
+    const bench::Entry* e = bench::find(name);
+    if (e == nullptr) {
+      std::vector<std::string_view> known;
+      for (const bench::Entry& k : suite) known.push_back(k.name);
+      std::cerr << fmt::format("janus bench: no benchmark named '{}'; known: {}\n", name,
+                               fmt::join(known, ", "));
+      return 2;
+    }
+    chosen.push_back(e);
+  }
+  if (chosen.empty()) {
+    std::cerr << "janus bench: name the benchmarks to run (janus bench --list names them), or "
+                 "pass --all\n";
+    return 2;
+  }
+  bench::json_output = args.json;
+  int status = 0;
+  for (const bench::Entry* e : chosen) {
+    if (!args.json || chosen.size() > 1) std::cout << "== " << e->name << std::endl;
+    if (bench::run(*e, bench::Options{.quick = args.quick}) != 0) status = 1;
+  }
+  return status;
+}
+#else
+int run_bench(const BenchArgs&) {
+  std::cerr << "janus bench: this janus was built without the benchmarks (JANUS_BUILD_BENCH=OFF)\n";
+  return 2;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,7 +153,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   train->add_option("--data", topt.data_root, "directory of the Fashion-MNIST .gz files");
-  train->add_option("--log-json", topt.log_json, "write the per-epoch figures to this file");
+  train->add_option("--log-json", topt.log_json, "write the per-epoch figures to this file, and a chart of them beside it (.svg)");
   train->add_option("--save", topt.save, "save the trained parameters (safetensors) to this file");
   topt.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
   train->add_flag("!--no-progress", topt.progress, "no progress bar");
@@ -116,6 +169,13 @@ int main(int argc, char** argv) {
   run->add_flag("--random", ropt.random, "random normal input of --shape");
   run->add_option("--shape", ropt.shape, "input shape for --random, e.g. --shape 1 1 28 28");
   run->add_option("--repeat", ropt.repeat, "timed calls after the first")->capture_default_str();
+  BenchArgs bargs;
+  auto* bench = app.add_subcommand("bench", "Run benchmarks by name; --list names them");
+  bench->add_option("names", bargs.names, "benchmarks to run, in order");
+  bench->add_flag("--list", bargs.list, "name every benchmark, with what it measures");
+  bench->add_flag("--all", bargs.all, "run every benchmark");
+  bench->add_flag("--json", bargs.json, "end each benchmark with one JSON line of its figures");
+  bench->add_flag("--quick", bargs.quick, "small workloads (a smoke test; figures not comparable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -123,12 +183,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line naming the problem, then the usage of the command that was being parsed.
     std::cerr << "janus: " << e.what() << "\n\n";
-    CLI::App* sub = *train ? train : *run ? run : *ops ? ops : *info ? info : *hw ? hw : &app;
+    CLI::App* sub = *train ? train
+                    : *run ? run
+                    : *bench ? bench
+                    : *ops   ? ops
+                    : *info  ? info
+                    : *hw    ? hw
+                             : &app;
     std::cerr << sub->help();
     return 2;
   }
   try {
     if (*ops) return run_ops(op_name);
+    if (*bench) return run_bench(bargs);
     if (*info) return run_info();
     if (*hw) {
       std::cout << janus::profile::to_string(janus::profile::measure_hardware());

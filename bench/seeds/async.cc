@@ -1,4 +1,5 @@
-// async_demo: the experiments of d2l's "Asynchronous Computation" chapter, run on Janus.
+// seed_async: the experiments of d2l's "Asynchronous Computation" chapter (12.2.1-12.2.3), run
+// on Janus (the first part of `make demo`).
 //
 // Operator calls return as soon as the operation is queued on the dependency engine; the
 // engine's worker threads compute in the background. Blockers (printing, wait_to_read, item,
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "suite.h"
 #include "janus/janus.h"
 
 namespace {
@@ -182,7 +184,9 @@ void barriers_and_blockers() {
 
 }  // namespace
 
-int main() {
+namespace {
+
+int run(const bench::Options& options) {
   try {
     Timer total;
     std::printf("Janus asynchronous computation demo (engine: %s, %d cores)\n",
@@ -205,9 +209,17 @@ int main() {
                 "%.0fx) -- total run %.2f sec\n",
                 held ? "HELD" : "did NOT hold", r.issue_s, r.finish_s, r.finish_s / r.issue_s,
                 total.seconds());
+    bench::print_json_line("seed_async", {{"issue_s", r.issue_s},
+                                          {"finish_s", r.finish_s},
+                                          {"holds", held ? 1.0 : 0.0}});
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "async_demo: %s\n", e.what());
+    std::fprintf(stderr, "seed_async: %s\n", e.what());
     return 1;
   }
 }
+
+const bench::Registration reg{
+    "seed_async", "seed 12.2: issue vs finish, blockers, synchronous vs asynchronous", run};
+
+}  // namespace

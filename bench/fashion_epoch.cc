@@ -1,0 +1,83 @@
+// fashion_mlp_epoch, fashion_lenet_epoch: one Fashion-MNIST training epoch of each demo model
+// (tools/models.h) through the `janus train` loop (tools/train.h), with the hyperparameters of
+// bench/fashion_accuracy.cc, imperative and then hybridized, and the test accuracy after it.
+// The floor is the epoch's FLOPs at this machine's measured sgemm peak: forward multiply-adds
+// per sample counted from the layer shapes below, times 2 FLOPs, times 3 (forward, and the
+// backward's two products per layer), times the samples. The epoch also assembles batches,
+// runs the elementwise layers and the optimizer, so the floor is not reachable; it says how far.
+// `--quick` trains on 6000 samples. Ends with one JSON line: epoch_s (imperative),
+// hybridized_epoch_s, test_acc, samples_per_s, floor_s.
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "bench_util.h"
+#include "janus/janus.h"
+#include "machine.h"
+#include "suite.h"
+#include "train.h"
+
+namespace {
+
+namespace tools = janus::tools;
+
+constexpr int64_t kTrainSamples = 60000;
+
+// Forward multiply-adds per sample (tools/models.cc).
+constexpr double kMlpMacs = 784.0 * 256 + 256.0 * 10;
+constexpr double kLenetMacs = 6.0 * 28 * 28 * 25         // conv 1->6, 5x5, pad 2: 28x28 out
+                              + 16.0 * 10 * 10 * 6 * 25  // conv 6->16, 5x5: 10x10 out
+                              + 400.0 * 120 + 120.0 * 84 + 84.0 * 10;
+
+tools::TrainOptions options_for(const std::string& model, bool quick) {
+  tools::TrainOptions o;
+  o.model = model;
+  o.epochs = 1;
+  o.batch_size = model == "mlp" ? 256 : 128;
+  o.lr = model == "mlp" ? 0.1 : 0.05;
+  o.momentum = 0.9;
+  o.progress = false;
+  o.limit = quick ? 6000 : 0;
+  return o;
+}
+
+int run_epoch(const std::string& model, double macs, const bench::Options& options) {
+  const std::string name = "fashion_" + model + "_epoch";
+  tools::TrainOptions o = options_for(model, options.quick);
+  std::ostringstream log;
+  std::printf("%s: one epoch, batch %lld, SGD lr %g momentum %g%s\n", name.c_str(),
+              static_cast<long long>(o.batch_size), o.lr, o.momentum,
+              options.quick ? " (quick: 6000 samples)" : "");
+  const tools::EpochResult imperative = tools::train(o, log).back();
+  o.hybridize = true;
+  const tools::EpochResult hybridized = tools::train(o, log).back();
+  std::fputs(log.str().c_str(), stdout);
+
+  const int threads = bench::janus_kernel_threads();
+  const double peak = bench::sgemm_peak_gflops(threads);
+  const double samples = static_cast<double>(o.limit > 0 ? o.limit : kTrainSamples);
+  const double floor_s = 3.0 * 2.0 * macs * samples / (peak * 1e9);
+  std::printf("epoch: imperative %.3f s (test accuracy %.4f), hybridized %.3f s (%.4f); floor "
+              "%.3f s (%.2f GFLOP at %.1f GFLOP/s, %d threads)\n",
+              imperative.seconds, imperative.test_acc, hybridized.seconds, hybridized.test_acc,
+              floor_s, 6.0 * macs * samples / 1e9, peak, threads);
+  bench::print_json_line(name, {{"epoch_s", imperative.seconds},
+                                {"hybridized_epoch_s", hybridized.seconds},
+                                {"test_acc", imperative.test_acc},
+                                {"hybridized_test_acc", hybridized.test_acc},
+                                {"samples_per_s", imperative.samples_per_s},
+                                {"floor_s", floor_s},
+                                {"threads", static_cast<double>(threads)}});
+  return 0;
+}
+
+int run_mlp(const bench::Options& options) { return run_epoch("mlp", kMlpMacs, options); }
+int run_lenet(const bench::Options& options) { return run_epoch("lenet", kLenetMacs, options); }
+
+const bench::Registration mlp_reg{
+    "fashion_mlp_epoch",
+    "one Fashion-MNIST epoch of the MLP 784-256-10, imperative and hybridized", run_mlp};
+const bench::Registration lenet_reg{
+    "fashion_lenet_epoch", "one Fashion-MNIST epoch of LeNet, imperative and hybridized", run_lenet};
+
+}  // namespace
