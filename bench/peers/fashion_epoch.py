@@ -91,6 +91,53 @@ def make_model(name):
     return net
 
 
+def load_splits(root, limit):
+    """x_train, y_train, x_test, y_test; with a limit, the first `limit` training samples and the
+    first limit / 6 test samples (as Janus' --limit)."""
+    x_train, y_train = load(root, True, limit)
+    x_test, y_test = load(root, False, max(limit // 6, 1) if limit else 0)
+    return x_train, y_train, x_test, y_test
+
+
+def make_optimizer(net, lr, momentum):
+    """SGD as Janus' "sgd" optimizer with momentum (see the top of this file), weight decay 0."""
+    return torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum)
+
+
+def train_epoch(net, opt, loss_fn, x_train, y_train, batch_size):
+    """One training epoch; returns (seconds, mean loss, train accuracy). The timed part is the
+    whole loop, batch assembly included, as in Janus. `net` may be a TorchScript module."""
+    n = x_train.shape[0]
+    net.train()
+    loss_sum = torch.zeros(())
+    correct = torch.zeros((), dtype=torch.int64)
+    start = time.perf_counter()
+    perm = torch.randperm(n)
+    for i in range(0, n, batch_size):
+        idx = perm[i:i + batch_size]
+        x, y = x_train[idx], y_train[idx]
+        out = net(x)
+        loss = loss_fn(out, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            loss_sum += loss.detach() * y.shape[0]
+            correct += (out.argmax(1) == y).sum()
+    seconds = time.perf_counter() - start
+    return seconds, float(loss_sum) / n, int(correct) / n
+
+
+def evaluate(net, x_test, y_test):
+    """Test accuracy on batches of 1024, as Janus' evaluation (not timed by the callers)."""
+    net.eval()
+    hits = 0
+    with torch.no_grad():
+        for i in range(0, x_test.shape[0], 1024):
+            hits += int((net(x_test[i:i + 1024]).argmax(1) == y_test[i:i + 1024]).sum())
+    return hits / x_test.shape[0]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", choices=["mlp", "lenet"], default="mlp")
@@ -106,10 +153,9 @@ def main():
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
-    x_train, y_train = load(a.data, True, a.limit)
-    x_test, y_test = load(a.data, False, max(a.limit // 6, 1) if a.limit else 0)
+    x_train, y_train, x_test, y_test = load_splits(a.data, a.limit)
     net = make_model(a.model)
-    opt = torch.optim.SGD(net.parameters(), lr=a.lr, momentum=a.momentum)
+    opt = make_optimizer(net, a.lr, a.momentum)
     loss_fn = nn.CrossEntropyLoss()
     n = x_train.shape[0]
     print(f"BLAS behind torch: {blas_library()}", flush=True)
@@ -119,33 +165,12 @@ def main():
 
     epoch_s, test_acc = [], []
     for epoch in range(1, a.epochs + 1):
-        net.train()
-        loss_sum = torch.zeros(())
-        correct = torch.zeros((), dtype=torch.int64)
-        start = time.perf_counter()
-        perm = torch.randperm(n)
-        for i in range(0, n, a.batch_size):
-            idx = perm[i:i + a.batch_size]
-            x, y = x_train[idx], y_train[idx]
-            out = net(x)
-            loss = loss_fn(out, y)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            with torch.no_grad():
-                loss_sum += loss.detach() * y.shape[0]
-                correct += (out.argmax(1) == y).sum()
-        seconds = time.perf_counter() - start
-        net.eval()
-        hits = 0
-        with torch.no_grad():
-            for i in range(0, x_test.shape[0], 1024):
-                hits += int((net(x_test[i:i + 1024]).argmax(1) == y_test[i:i + 1024]).sum())
-        acc = hits / x_test.shape[0]
+        seconds, loss, train_acc = train_epoch(net, opt, loss_fn, x_train, y_train, a.batch_size)
+        acc = evaluate(net, x_test, y_test)
         epoch_s.append(seconds)
         test_acc.append(acc)
-        print(f"epoch {epoch:>2}/{a.epochs}: loss {float(loss_sum) / n:.4f}, train acc "
-              f"{int(correct) / n:.4f}, test acc {acc:.4f}, {seconds:.1f} s "
+        print(f"epoch {epoch:>2}/{a.epochs}: loss {loss:.4f}, train acc "
+              f"{train_acc:.4f}, test acc {acc:.4f}, {seconds:.1f} s "
               f"({n / seconds:.0f} samples/s)", flush=True)
 
     print(json.dumps({"bench": "fashion_epoch_torch", "model": a.model,
