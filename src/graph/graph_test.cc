@@ -288,6 +288,28 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
   EXPECT_EQ(fuse_bias_activation(g2).changed, 0);
 }
 
+TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  auto y = Symbol::op("relu", {Symbol::op("conv2d", {x, w, b}, {{"padding", std::vector<int64_t>{1}}})});
+  Graph g = y.graph().clone();
+  const Shape shapes[] = {{2, 3, 6, 6}, {4, 3, 3, 3}, {4}};
+  for (size_t i = 0; i < 3; ++i)
+    g.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+  infer_specs(g);
+  EXPECT_EQ(fuse_bias_activation(g).changed, 1);
+  ASSERT_EQ(op_count(g), 1u);
+  EXPECT_EQ(g.outputs[0].node->op->name, "conv2d");
+  EXPECT_EQ(g.outputs[0].node->attrs.get<std::string>(4), "relu");
+  EXPECT_EQ(g.outputs[0].node->attrs.get<std::vector<int64_t>>(1), (std::vector<int64_t>{1}));
+  const NDArray xv = randn({2, 3, 6, 6}, 1), wv = randn({4, 3, 3, 3}, 2), bv = randn({4}, 3);
+  // Compiled (fused) against the two operators one by one.
+  CachedOp fused(y, {ops::TensorSpec{shapes[0], DType::kFloat32, cpu()},
+                     ops::TensorSpec{shapes[1], DType::kFloat32, cpu()},
+                     ops::TensorSpec{shapes[2], DType::kFloat32, cpu()}});
+  const NDArray args[] = {xv, wv, bv};
+  expect_equal(fused(args)[0], relu(conv2d(xv, wv, bv, {1}, {1})));
+}
+
 TEST(Passes, FusionStopsAtSharedValuesAndShapeChanges) {
   auto a = Symbol::var("a");
   auto t = Symbol::op("tanh", {a});  // read by two nodes: computed once, not fused

@@ -62,6 +62,9 @@ std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::A
   for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / plane) % y.shape[1]];
   conv_products(in[0].shape, in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
+  if (a.get<std::string>(4) == "relu") {
+    for (int64_t i = 0; i < y.size(); ++i) y[i] = y[i] < 0 ? 0.0 : y[i];
+  }
   return {y};
 }
 
@@ -96,10 +99,16 @@ ops::Attrs conv_with(ops::Attrs a, Ints extra) {
   a.values().push_back(std::move(extra));
   return a;
 }
+ops::Attrs conv_with_activation(ops::Attrs a, std::string activation) {
+  a.values().push_back(std::move(activation));
+  return a;
+}
 
 JANUS_OP_SPEC({.op = "conv2d",
                .reference = ref_conv2d,
                .samples = {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
+                           {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
+                            conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
                            {{{1, 2, 6, 5}, {2, 2, 3, 2}, {2}}, conv({2, 1}, {1, 0}, {1}, 1)},
                            {{{1, 4, 5, 5}, {6, 2, 2, 2}, {6}}, conv({1}, {1}, {2}, 2)},
                            {{{2, 1, 4, 4}, {2, 1, 5, 5}, {2}}, conv({1}, {2}, {1}, 1)},

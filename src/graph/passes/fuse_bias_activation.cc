@@ -1,12 +1,23 @@
-// Pass fuse_bias_activation: a fully_connected (x · Wᵀ + bias) whose only reader is a relu
-// becomes one fully_connected with activation "relu", which oneDNN applies as a post-op while
-// the product is still in registers. The relu node becomes the fused call in place, so its
-// readers need no rewiring. (Convolutions keep a separate relu for now.)
+// Pass fuse_bias_activation: a fully_connected (x · Wᵀ + bias) or conv2d (conv(x, W) + bias)
+// whose only reader is a relu becomes one call with activation "relu", which oneDNN applies as a
+// post-op while the result is still in registers. The relu node becomes the fused call in place,
+// so its readers need no rewiring. In training graphs the product usually has a second reader
+// (the relu's gradient reads the relu's input), so the pass leaves it alone there.
 #include <unordered_map>
 
 #include "janus/graph/passes.h"
 
 namespace janus::graph {
+namespace {
+
+// The index of the "activation" attribute of an operator that takes the relu post-op, or -1.
+int activation_attr(const ops::OpDef& op) {
+  if (op.name == "fully_connected") return 0;
+  if (op.name == "conv2d") return 4;
+  return -1;
+}
+
+}  // namespace
 
 PassStats fuse_bias_activation(Graph& graph) {
   std::unordered_map<const Node*, int> readers;
@@ -18,15 +29,21 @@ PassStats fuse_bias_activation(Graph& graph) {
   std::unordered_map<const Node*, bool> dropped;
   for (const NodePtr& n : graph.nodes) {
     if (n->is_variable() || n->op->name != "relu") continue;
-    const NodePtr fc = n->inputs[0].node;  // a copy: n->inputs is replaced below
-    if (fc->is_variable() || fc->op->name != "fully_connected" || readers[fc.get()] != 1 ||
-        fc->attrs.get<std::string>(0) != "" || fc->specs.at(0).dtype != DType::kFloat32) {
+    const NodePtr producer = n->inputs[0].node;  // a copy: n->inputs is replaced below
+    if (producer->is_variable()) continue;
+    const int attr = activation_attr(*producer->op);
+    if (attr < 0 || readers[producer.get()] != 1 ||
+        producer->specs.at(0).dtype != DType::kFloat32) {
       continue;
     }
-    n->op = fc->op;
-    n->attrs = ops::Attrs{std::string("relu")};
-    n->inputs = fc->inputs;
-    dropped[fc.get()] = true;
+    ops::Attrs attrs = producer->attrs;
+    ops::complete_attrs(*producer->op, attrs);
+    if (attrs.get<std::string>(static_cast<size_t>(attr)) != "") continue;
+    attrs.values()[static_cast<size_t>(attr)] = std::string("relu");
+    n->op = producer->op;
+    n->attrs = std::move(attrs);
+    n->inputs = producer->inputs;
+    dropped[producer.get()] = true;
     ++stats.changed;
   }
   std::erase_if(graph.nodes, [&](const NodePtr& n) { return dropped.contains(n.get()); });

@@ -55,12 +55,18 @@ dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
   const ConvDescs d = conv_descs(g);
+  dnnl::primitive_attr attr = onednn_attr();
+  if (g.relu) {
+    dnnl::post_ops post;
+    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(post);
+  }
   return dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                       dnnl::algorithm::convolution_direct, any_layout(d.src),
                                       any_layout(d.weights), d.bias, any_layout(d.dst), d.strides,
                                       d.dilates, d.pad_l, d.pad_r),
-      onednn_attr(), onednn_engine());
+      attr, onednn_engine());
 }
 
 // One operand of a primitive: the plain layout of the caller's array and the layout the
@@ -291,6 +297,9 @@ void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
   const int64_t plane = g.oh * g.ow;
   for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
+  if (g.relu) {
+    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = y[i] < T(0) ? T(0) : y[i];
+  }
 }
 
 template <typename T>

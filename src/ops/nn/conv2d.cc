@@ -1,10 +1,18 @@
 // conv2d(x, weight, bias): 2-D convolution with stride, padding, dilation and groups (oneDNN).
 #include "../op_utils.h"
 #include "conv.h"
+#include "janus/ops/elementwise.h"
 #include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
+
+// The geometry of a conv2d call, with its activation (attribute 4: "" or "relu").
+ConvGeom conv2d_geometry(const Shape& x, const Shape& w, const Attrs& attrs) {
+  ConvGeom g = conv_geometry("conv2d", x, w, attrs);
+  g.relu = attrs.get<std::string>(4) == "relu";
+  return g;
+}
 
 std::vector<TensorSpec> infer_conv2d(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
@@ -15,16 +23,19 @@ std::vector<TensorSpec> infer_conv2d(const InferArgs& args) {
               "conv2d: bias has shape {} for weight {}, expected [{}] (one per output channel)",
               b.shape, w.shape, g.o);
   check_conv_dtypes("conv2d", {x.dtype, w.dtype, b.dtype});
+  const std::string& activation = args.attrs.get<std::string>(4);
+  JANUS_CHECK(activation.empty() || activation == "relu", ValueError,
+              "conv2d: activation '{}' is not supported, expected '' or 'relu'", activation);
   return {TensorSpec{Shape{g.n, g.o, g.oh, g.ow}, x.dtype, x.device}};
 }
 
 void prepare_conv2d(const InferArgs& args, std::span<const TensorSpec>) {
   if (args.inputs[0].dtype != DType::kFloat32) return;
-  prepare_conv_forward(conv_geometry("conv2d", args.inputs[0].shape, args.inputs[1].shape, args.attrs));
+  prepare_conv_forward(conv2d_geometry(args.inputs[0].shape, args.inputs[1].shape, args.attrs));
 }
 
 void conv2d_cpu(const KernelArgs& args) {
-  const ConvGeom g = conv_geometry("conv2d", args.in(0).shape(), args.in(1).shape(), args.attrs);
+  const ConvGeom g = conv2d_geometry(args.in(0).shape(), args.in(1).shape(), args.attrs);
   conv_forward(g, args.in(0).dtype(), args.in(0).raw_data(), args.in(1).raw_data(),
                args.in(2).raw_data(), args.out(0).raw_data(), args.ctx);
 }
@@ -36,10 +47,13 @@ JANUS_DEFINE_OP({
     .doc = "2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, "
            "KW], plus bias [O]: y [N, O, OH, OW].\n\n"
            "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. "
-           "float32 runs through oneDNN; without a bias, pass zeros of shape [O].",
+           "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation "
+           "\"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the graph's "
+           "fuse_bias_activation pass sets it).",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
-    .attrs = conv_attrs(),
+    .attrs = conv_attrs({{"activation", AttrType::kString, std::string(),
+                          "'' or 'relu', applied to the result"}}),
     .infer = infer_conv2d,
     .kernels = {{DeviceType::kCPU, conv2d_cpu}},
     .prepare = prepare_conv2d,
@@ -50,9 +64,15 @@ JANUS_DEFINE_OP({
       const int64_t groups = g.attrs.get<int64_t>(3);
       const Shape& xs = g.x(0).shape();
       const Shape& ws = g.x(1).shape();
-      return {conv2d_backward_data(g.dy(0), g.x(1), {xs[2], xs[3]}, stride, padding, dilation, groups),
-              conv2d_backward_weight(g.x(0), g.dy(0), {ws[2], ws[3]}, stride, padding, dilation, groups),
-              sum(g.dy(0), {0, 2, 3})};
+      // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
+      NDArray dy = g.dy(0);
+      if (g.attrs.get<std::string>(4) == "relu") {
+        const NDArray zero = zeros({}, dy.dtype(), dy.device());
+        dy = where(greater(g.y(0), zero), dy, zero);
+      }
+      return {conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding, dilation, groups),
+              conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, stride, padding, dilation, groups),
+              sum(dy, {0, 2, 3})};
     },
 });
 

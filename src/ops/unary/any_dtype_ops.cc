@@ -55,9 +55,11 @@ JANUS_DEFINE_OP({any_unary_op(
 JANUS_DEFINE_OP({any_unary_op(
     "relu", "max(x, 0), elementwise (nan stays nan).",
     [](auto x) { return is_negative(x) ? decltype(x)(0) : x; },
+    // From the output: y > 0 exactly where x > 0, and reading y instead of x lets a compiled
+    // graph drop x after the forward (and fuse the relu into the product that made x).
     [](const GradArgs& g) -> Grads {
       const NDArray zero = zero_like(g.dy(0));
-      return {where(greater(g.x(0), zero_like(g.x(0))), g.dy(0), zero)};
+      return {where(greater(g.y(0), zero_like(g.y(0))), g.dy(0), zero)};
     })});
 
 }  // namespace janus::ops
