@@ -24,6 +24,41 @@ struct EntryHash {
   }
 };
 
+// Moves into backward the cheap forward nodes whose outputs only backward reads and whose
+// inputs backward keeps anyway: an elementwise, non-random node (relu's mask, greater(y, 0))
+// whose every input is a variable, a constant-like source (zeros) or a forward value that
+// another backward node reads too.
+// Saving such a node's output would only add memory; backward recomputes it from what it has.
+void rematerialize_in_backward(const Graph& all, size_t num_forward_outputs,
+                               std::unordered_set<const Node*>& in_backward) {
+  std::unordered_map<const Node*, int> forward_readers, backward_readers;
+  for (const NodePtr& n : all.nodes) {
+    for (const NodeEntry& e : n->inputs) {
+      ++(in_backward.contains(n.get()) ? backward_readers : forward_readers)[e.node.get()];
+    }
+  }
+  for (size_t i = 0; i < num_forward_outputs; ++i) ++forward_readers[all.outputs[i].node.get()];
+  for (const NodePtr& n : all.nodes) {
+    if (n->is_variable() || in_backward.contains(n.get()) || forward_readers[n.get()] > 0 ||
+        backward_readers[n.get()] == 0) {
+      continue;
+    }
+    const ops::OpDef& op = *n->op;
+    const bool elementwise = op.fusion == ops::FusionClass::kElementwise ||
+                             op.fusion == ops::FusionClass::kBroadcast;
+    if (!elementwise || op.random || op.outputs.size() != 1 || !op.mutable_inputs.empty()) continue;
+    bool inputs_kept = true;
+    for (const NodeEntry& e : n->inputs) {
+      const Node& in = *e.node;
+      const bool source = !in.is_variable() && in.inputs.empty() && !in.op->random;  // zeros
+      inputs_kept = inputs_kept && (in.is_variable() || source || backward_readers[&in] > 0);
+    }
+    if (!inputs_kept) continue;
+    in_backward.insert(n.get());
+    for (const NodeEntry& e : n->inputs) ++backward_readers[e.node.get()];
+  }
+}
+
 }  // namespace
 
 GradientGraphs make_gradient_graphs(const Symbol& graph,
@@ -119,7 +154,8 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
   }
   const Symbol traced = tracer.finish(outputs);
 
-  // 2. Split: nodes that depend on a head gradient run in backward, the others in forward.
+  // 2. Split: nodes that depend on a head gradient run in backward, the others in forward,
+  // except the cheap ones that backward can recompute from what it keeps anyway.
   const Graph all = traced.graph();
   std::unordered_set<const Node*> in_backward;
   for (const NodePtr& n : all.nodes) {
@@ -127,6 +163,7 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
     for (const NodeEntry& e : n->inputs) b = b || in_backward.contains(e.node.get());
     if (b) in_backward.insert(n.get());
   }
+  rematerialize_in_backward(all, g.outputs.size(), in_backward);
   GradientGraphs out;
   out.wrt = wrt;
   out.num_outputs = g.outputs.size();

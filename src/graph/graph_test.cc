@@ -224,6 +224,24 @@ TEST(Passes, DumpIrPrintsTheGraphAfterAPass) {
   EXPECT_THAT(err, HasSubstr("Graph: 3 nodes (2 operators)"));  // exp, add: one exp merged
 }
 
+TEST(CachedOp, ReluGradientMasksItsIncomingGradientInPlace) {
+  // where(y > 0, dy, 0), the shape of relu's gradient: where writes over dy when dy dies there.
+  auto y = Symbol::var("y"), g = Symbol::var("g");
+  auto dy = Symbol::op("softmax", {g});
+  auto out = Symbol::op("softmax", {Symbol::op(
+      "where", {Symbol::op("greater", {y, Symbol::op("zeros", {}, {{"shape", Shape{}}})}), dy,
+                Symbol::op("zeros", {}, {{"shape", Shape{}}})})});
+  CachedOp op(out, {{{64}, DType::kFloat32, cpu()}, {{64}, DType::kFloat32, cpu()}});
+  EXPECT_EQ(op.memory_plan().inplace, 1);
+  const NDArray yv = randn({64}, 5), gv = randn({64}, 6);
+  const NDArray zero = zeros({});
+  const NDArray ref = ops::invoke(
+      ops::get_op("softmax"),
+      {where(greater(yv, zero), ops::invoke(ops::get_op("softmax"), {gv})[0], zero)})[0];
+  const NDArray args[] = {yv, gv};
+  expect_equal(op(args)[0], ref);
+}
+
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   // softmax, reshape, softmax, reshape, softmax, reshape: each value dies at its single reader,
   // so two buffers serve the five intermediate values, and each reshape writes over its input.
@@ -543,6 +561,26 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
       expect_equal(grads[i], autograd::grad(leaves[i]));
     }
   }
+}
+
+// relu's gradient masks with greater(y, 0). Backward keeps y anyway (the next product's weight
+// gradient reads it), so the mask is recomputed in backward rather than saved by forward.
+TEST(Gradient, CheapValuesBackwardCanRecomputeAreNotSaved) {
+  auto x = Symbol::var("x"), w = Symbol::var("w");
+  const Symbol y = Symbol::op("sum", {Symbol::op("dot", {Symbol::op("relu", {x}), w})});
+  const ops::TensorSpec s{{4, 4}, DType::kFloat32, cpu()};
+  const GradientGraphs gg = make_gradient_graphs(y, {s, s}, {"x", "w"});
+  std::vector<std::string> saved_ops;
+  for (const NodeEntry& e : gg.forward.graph().outputs) {
+    if (!e.node->is_variable()) saved_ops.push_back(std::string(e.node->op->name));
+  }
+  EXPECT_THAT(saved_ops, ::testing::Not(::testing::Contains("greater")));
+  EXPECT_THAT(saved_ops, ::testing::Contains("relu"));
+  bool backward_has_greater = false;
+  for (const NodePtr& n : gg.backward.graph().nodes) {
+    backward_has_greater |= !n->is_variable() && n->op->name == "greater";
+  }
+  EXPECT_TRUE(backward_has_greater);
 }
 
 TEST(Gradient, NonDifferentiableOperatorsAreNamed) {

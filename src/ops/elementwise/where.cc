@@ -41,6 +41,7 @@ JANUS_DEFINE_OP({
               sum_to(where(g.x(0), zero, g.dy(0)), g.x(2).shape())};
     },
     .fusion = FusionClass::kBroadcast,
+    .inplace_input = 1,  // a: relu's gradient where(y > 0, dy, 0) overwrites dy
 });
 
 }  // namespace janus::ops
