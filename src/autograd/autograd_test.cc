@@ -257,5 +257,40 @@ TEST(Autograd, BackwardIsAsynchronousLikeAnyOperator) {
   EXPECT_EQ(grad(x).shape(), (Shape{256, 256}));
 }
 
+// Counts the products that backward issues.
+class DotCounter : public ops::InvokeObserver {
+ public:
+  void on_invoke(const ops::OpDef& op, std::span<const NDArray>, const ops::Attrs&,
+                 std::span<const NDArray>) override {
+    dots += op.name == "dot" || op.name == "conv2d_backward_data" ? 1 : 0;
+  }
+  int dots = 0;
+};
+
+int products_in_backward(bool x_needs_grad) {
+  NDArray x = random_normal(0, 1, {8, 1, 6, 6}), w = random_normal(0, 1, {3, 1, 3, 3});
+  NDArray v = random_normal(0, 1, {3 * 4 * 4, 5}), b = zeros({3});
+  attach_grad(w);
+  attach_grad(v);
+  if (x_needs_grad) attach_grad(x);
+  NDArray loss;
+  {
+    RecordScope record;
+    loss = sum(dot(reshape(conv2d(x, w, b), Shape{8, 48}), v));
+  }
+  DotCounter counter;
+  ops::ScopedInvokeObserver observe(&counter);
+  backward(loss);
+  return counter.dots;
+}
+
+// The data input of a first layer needs no gradient: backward does not compute one (the
+// gradient rules see GradArgs::needs). Here: dot's gradient for its left operand is still needed
+// (conv2d's output), conv2d's for x only when x asked for it.
+TEST(Autograd, InputsThatNeedNoGradientGetNoGradientWork) {
+  EXPECT_EQ(products_in_backward(false), 2);  // dot: both operands; conv2d: none for x
+  EXPECT_EQ(products_in_backward(true), 3);   // and conv2d_backward_data for x
+}
+
 }  // namespace
 }  // namespace janus::autograd

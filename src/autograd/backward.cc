@@ -127,8 +127,10 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
         grads[i] = zeros(y.shape(), y.dtype(), y.device());
       }
     }
+    std::vector<uint8_t> needed(node->inputs.size());
+    for (size_t i = 0; i < needed.size(); ++i) needed[i] = node->input_meta[i] != nullptr;
     std::vector<NDArray> in_grads = node->grad()(
-        ops::GradArgs{node->inputs, node->outputs, grads, node->attrs});
+        ops::GradArgs{node->inputs, node->outputs, grads, node->attrs, needed});
     JANUS_ASSERT(in_grads.size() == node->inputs.size(),
                  "gradient of '{}' returned {} arrays for {} inputs", node->name(),
                  in_grads.size(), node->inputs.size());

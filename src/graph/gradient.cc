@@ -132,8 +132,13 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
         if (!dys[i].defined()) dys[i] = zeros(ys[i].shape(), ys[i].dtype(), ys[i].device());
       }
       std::vector<NDArray> ins;
-      for (const NodeEntry& e : n->inputs) ins.push_back(value.at(e.node.get()).at(e.index));
-      const std::vector<NDArray> dxs = n->op->grad(ops::GradArgs{ins, ys, dys, n->attrs});
+      std::vector<uint8_t> needed;
+      for (const NodeEntry& e : n->inputs) {
+        ins.push_back(value.at(e.node.get()).at(e.index));
+        needed.push_back(needs.at(e.node.get()) ? 1 : 0);
+      }
+      const std::vector<NDArray> dxs =
+          n->op->grad(ops::GradArgs{ins, ys, dys, n->attrs, needed});
       JANUS_ASSERT(dxs.size() == ins.size(), "gradient of '{}' gave {} arrays for {} inputs",
                    n->op->name, dxs.size(), ins.size());
       for (size_t i = 0; i < dxs.size(); ++i) {

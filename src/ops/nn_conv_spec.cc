@@ -237,6 +237,7 @@ ops::Attrs pool(Ints kernel, Ints stride, Ints padding) {
 
 const std::vector<OpSample> kMaxPoolSamples = {
     {{{2, 3, 4, 4}}, pool({2}, {}, {0})},
+    {{{1, 2, 5, 7}}, pool({2}, {2}, {0})},  // 2x2 stride 2 on odd extents
     {{{1, 2, 5, 7}}, pool({3, 2}, {2, 1}, {1, 0})},
     {{{1, 1, 5, 5}}, pool({3}, {1}, {1})},
     {{{0, 2, 4, 4}}, pool({2}, {}, {0})}};
@@ -249,6 +250,8 @@ JANUS_OP_SPEC({.op = "max_pool2d",
 JANUS_OP_SPEC({.op = "max_pool2d_backward",
                .reference = ref_max_pool2d_backward,
                .samples = {{{{2, 3, 4, 4}, {2, 3, 2, 2}}, pool({2}, {}, {0})},
+                           // odd extents: the last row and column belong to no window
+                           {{{1, 2, 5, 7}, {1, 2, 2, 3}}, pool({2}, {2}, {0})},
                            {{{1, 2, 5, 7}, {1, 2, 3, 6}}, pool({3, 2}, {2, 1}, {1, 0})},
                            {{{1, 1, 5, 5}, {1, 1, 5, 5}}, pool({3}, {1}, {1})}},
                .make_input = distinct});

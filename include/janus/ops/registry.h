@@ -109,10 +109,14 @@ struct GradArgs {
   std::span<const NDArray> outputs;
   std::span<const NDArray> output_grads;
   const Attrs& attrs;
+  /// Which inputs need a gradient (empty: all). A rule may skip the work for the others and
+  /// return an undefined NDArray there (the data input of a network's first layer).
+  std::span<const uint8_t> needed = {};
 
   const NDArray& x(size_t i) const { return inputs[i]; }
   const NDArray& y(size_t i) const { return outputs[i]; }
   const NDArray& dy(size_t i) const { return output_grads[i]; }
+  bool needs(size_t i) const { return needed.empty() || needed[i] != 0; }
 };
 /// The gradient of each input, built from registered operators (so it runs on the engine,
 /// traces and differentiates again). An undefined NDArray for an input that has none (e.g.

@@ -73,6 +73,14 @@ void broadcast_map_impl(const KernelArgs& args, F& f, std::index_sequence<I...>)
     });
     return;
   }
+  if (((args.in(I).size() == n || args.in(I).size() == 1) && ...)) {
+    // Full-size operands and scalars (relu's gradient: where(y > 0, dy, 0)): one flat pass.
+    const std::array<bool, kN> full{(args.in(I).size() == n)...};
+    parallel_for(n, args.ctx, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(std::get<I>(p)[full[I] ? i : 0]...);
+    });
+    return;
+  }
   const Shape& os = out.shape();
   const int nd = os.ndim();  // >= 1 here: a 0-d output has every input of size 1
   const std::array<std::vector<int64_t>, kN> st{broadcast_strides(args.in(I).shape(), nd)...};

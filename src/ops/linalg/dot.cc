@@ -66,10 +66,20 @@ std::vector<NDArray> dot_grad(const GradArgs& g) {
   const NDArray& a = g.x(0);
   const NDArray& b = g.x(1);
   const NDArray& dc = g.dy(0);
-  if (!ta && !tb) return {dot(dc, b, false, true), dot(a, dc, true, false)};
-  if (ta && !tb) return {dot(b, dc, false, true), dot(a, dc)};
-  if (!ta && tb) return {dot(dc, b), dot(dc, a, true, false)};
-  return {dot(b, dc, true, true), dot(dc, a, true, true)};
+  // Each gradient is one product of dc with the other operand; only the needed ones run.
+  auto grad_a = [&] {
+    if (!ta && !tb) return dot(dc, b, false, true);
+    if (ta && !tb) return dot(b, dc, false, true);
+    if (!ta && tb) return dot(dc, b);
+    return dot(b, dc, true, true);
+  };
+  auto grad_b = [&] {
+    if (!ta && !tb) return dot(a, dc, true, false);
+    if (ta && !tb) return dot(a, dc);
+    if (!ta && tb) return dot(dc, a, true, false);
+    return dot(dc, a, true, true);
+  };
+  return {g.needs(0) ? grad_a() : NDArray(), g.needs(1) ? grad_b() : NDArray()};
 }
 
 }  // namespace

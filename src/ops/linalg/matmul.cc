@@ -150,15 +150,20 @@ std::vector<NDArray> matmul_grad(const GradArgs& g) {
   const NDArray dc = reshape(g.dy(0), Shape(std::move(full)));
   NDArray da, db;
   if (!ta && !tb) {
-    da = matmul(dc, b, false, true), db = matmul(a, dc, true, false);
+    if (g.needs(0)) da = matmul(dc, b, false, true);
+    if (g.needs(1)) db = matmul(a, dc, true, false);
   } else if (ta && !tb) {
-    da = matmul(b, dc, false, true), db = matmul(a, dc);
+    if (g.needs(0)) da = matmul(b, dc, false, true);
+    if (g.needs(1)) db = matmul(a, dc);
   } else if (!ta && tb) {
-    da = matmul(dc, b), db = matmul(dc, a, true, false);
+    if (g.needs(0)) da = matmul(dc, b);
+    if (g.needs(1)) db = matmul(dc, a, true, false);
   } else {
-    da = matmul(b, dc, true, true), db = matmul(dc, a, true, true);
+    if (g.needs(0)) da = matmul(b, dc, true, true);
+    if (g.needs(1)) db = matmul(dc, a, true, true);
   }
-  return {reshape(sum_to(da, as), g.x(0).shape()), reshape(sum_to(db, bs), g.x(1).shape())};
+  return {da.defined() ? reshape(sum_to(da, as), g.x(0).shape()) : NDArray(),
+          db.defined() ? reshape(sum_to(db, bs), g.x(1).shape()) : NDArray()};
 }
 
 }  // namespace

@@ -70,9 +70,13 @@ JANUS_DEFINE_OP({
         const NDArray zero = zeros({}, dy.dtype(), dy.device());
         dy = where(greater(g.y(0), zero), dy, zero);
       }
-      return {conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding, dilation, groups),
-              conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, stride, padding, dilation, groups),
-              sum(dy, {0, 2, 3})};
+      return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding,
+                                                dilation, groups)
+                         : NDArray(),
+              g.needs(1) ? conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, stride, padding,
+                                                  dilation, groups)
+                         : NDArray(),
+              g.needs(2) ? sum(dy, {0, 2, 3}) : NDArray()};
     },
 });
 

@@ -178,7 +178,9 @@ JANUS_DEFINE_OP({
         const NDArray zero = zeros({}, dy.dtype(), dy.device());
         dy = where(greater(g.y(0), zero), dy, zero);
       }
-      return {dot(dy, g.x(1)), dot(dy, g.x(0), /*transpose_a=*/true, false), sum(dy, {0})};
+      return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
+              g.needs(1) ? dot(dy, g.x(0), /*transpose_a=*/true, false) : NDArray(),
+              g.needs(2) ? sum(dy, {0}) : NDArray()};
     },
 });
 
