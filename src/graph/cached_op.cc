@@ -165,8 +165,8 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
 
 // Liveness-based reuse: walking the steps in order, each intermediate output takes the input
 // buffer it may overwrite (the operator's in-place hint, when that input dies here), else the
-// smallest free buffer that fits, else a new one; buffers return to the free list after the
-// last step that reads them.
+// smallest free buffer that fits, else the largest free buffer grown to fit, else a new one;
+// buffers return to the free list after the last step that reads them.
 void CachedOp::Impl::plan_memory() {
   std::vector<int> free_list;
   auto release = [&](int buffer) { free_list.push_back(buffer); };
@@ -199,6 +199,14 @@ void CachedOp::Impl::plan_memory() {
             (best == free_list.end() || have < buffer_bytes[static_cast<size_t>(*best)])) {
           best = it;
         }
+      }
+      if (best == free_list.end() && !free_list.empty()) {
+        // None fits: grow the largest free buffer rather than add one beside it (sizes are
+        // only decided here, before anything is allocated).
+        best = std::max_element(free_list.begin(), free_list.end(), [&](int a, int b) {
+          return buffer_bytes[static_cast<size_t>(a)] < buffer_bytes[static_cast<size_t>(b)];
+        });
+        buffer_bytes[static_cast<size_t>(*best)] = bytes;
       }
       if (best != free_list.end()) {
         out.buffer = *best;
@@ -281,16 +289,13 @@ void check_args(const std::vector<std::string>& names, const std::vector<ops::Te
 std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   const Impl& im = *impl_;
   check_args(im.arg_names, im.arg_specs, args);
-  std::vector<NDArray> values(im.slots.size());
-  std::vector<NDArray> buffers;
-  if (im.options.static_alloc) {
-    values = im.static_views;
-  } else {
-    for (size_t bytes : im.buffer_bytes) {
-      buffers.push_back(empty(Shape({static_cast<int64_t>(bytes)}), DType::kUInt8, im.device));
-    }
-    values = im.make_views(buffers);
-  }
+  // Arguments, constants and outputs are bound now. Intermediates live only inside the one
+  // engine operation: with static_alloc in buffers allocated once; otherwise in buffers that
+  // the operation allocates when it starts and frees when it ends, so that they take memory
+  // only while it runs (the frontend runs ahead: allocated at the push, a backward graph's
+  // buffers would be held all through the forward that precedes it).
+  std::vector<NDArray> values =
+      im.options.static_alloc ? im.static_views : std::vector<NDArray>(im.slots.size());
   std::vector<Var*> reads, writes;
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Impl::Slot& s = im.slots[i];
@@ -308,22 +313,13 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
         writes.push_back(values[i].var());
         break;
       case Impl::SlotKind::kIntermediate:
+        if (im.options.static_alloc) writes.push_back(values[i].var());
         break;
     }
   }
-  for (const NDArray& b : buffers) writes.push_back(b.var());  // empty with static_alloc
-  if (im.options.static_alloc) {
-    for (size_t i = 0; i < im.slots.size(); ++i) {
-      if (im.slots[i].kind == Impl::SlotKind::kIntermediate) writes.push_back(values[i].var());
-    }
-  }
   for (int a : im.mutated_args) writes.push_back(args[static_cast<size_t>(a)].var());
-  // Each step's inputs then outputs, contiguous, so kernels see spans.
-  std::vector<NDArray> flat;
-  std::vector<ops::RngKey> keys;
+  std::vector<ops::RngKey> keys;  // drawn now, in program order, for determinism
   for (const Impl::Step& step : im.steps) {
-    for (int s : step.in) flat.push_back(values[static_cast<size_t>(s)]);
-    for (int s : step.out) flat.push_back(values[static_cast<size_t>(s)]);
     keys.push_back(step.op->random ? ops::next_rng_key() : ops::RngKey{});
   }
   std::vector<NDArray> outputs;
@@ -331,8 +327,27 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   OpDetail detail;
   if (op_listener_installed()) detail = ops::describe_call(args, outputs);
   engine().push(
-      [impl = impl_, flat = std::move(flat), keys = std::move(keys),
-       buffers = std::move(buffers)](const RunContext& ctx) {
+      [impl = impl_, values = std::move(values), keys = std::move(keys)](const RunContext& ctx) {
+        std::vector<NDArray> buffers;  // freed when this operation ends
+        std::vector<NDArray> intermediates;
+        if (!impl->options.static_alloc) {
+          for (size_t bytes : impl->buffer_bytes) {
+            buffers.push_back(
+                empty(Shape({static_cast<int64_t>(bytes)}), DType::kUInt8, impl->device));
+          }
+          intermediates = impl->make_views(buffers);
+        }
+        auto value = [&](int slot) -> const NDArray& {
+          const size_t i = static_cast<size_t>(slot);
+          return intermediates.empty() || !intermediates[i].defined() ? values[i]
+                                                                      : intermediates[i];
+        };
+        // Each step's inputs then outputs, contiguous, so kernels see spans.
+        std::vector<NDArray> flat;
+        for (const Impl::Step& step : impl->steps) {
+          for (int s : step.in) flat.push_back(value(s));
+          for (int s : step.out) flat.push_back(value(s));
+        }
         std::span<const NDArray> all(flat);
         size_t at = 0;
         for (size_t i = 0; i < impl->steps.size(); ++i) {

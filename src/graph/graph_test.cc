@@ -242,6 +242,23 @@ TEST(CachedOp, ReluGradientMasksItsIncomingGradientInPlace) {
   expect_equal(op(args)[0], ref);
 }
 
+TEST(CachedOp, MemoryPlanGrowsAFreeBufferRatherThanAddOne) {
+  // a = softmax(x) [8, 1] dies at c = softmax(a); d = c · cᵀ [8, 8] needs more than a's buffer
+  // holds: that free buffer grows to d's size instead of a third buffer joining it.
+  auto x = Symbol::var("x");
+  auto c = Symbol::op("softmax", {Symbol::op("softmax", {x})});
+  auto d = Symbol::op("dot", {c, c}, {{"transpose_b", true}});
+  CachedOp op(Symbol::op("softmax", {d}), {{{8, 1}, DType::kFloat32, cpu()}});
+  const MemoryPlan& plan = op.memory_plan();
+  EXPECT_EQ(plan.entries, 3);
+  EXPECT_EQ(plan.buffers, 2);
+  EXPECT_EQ(plan.planned_bytes, 256 + 64);  // d's 256 bytes in a's grown buffer, c's 64
+  const NDArray xv = randn({8, 1}, 9);
+  const ops::OpDef& softmax = ops::get_op("softmax");
+  const NDArray cv = ops::invoke(softmax, {ops::invoke(softmax, {xv})[0]})[0];
+  expect_equal(op({&xv, 1})[0], ops::invoke(softmax, {dot(cv, cv, false, true)})[0]);
+}
+
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   // softmax, reshape, softmax, reshape, softmax, reshape: each value dies at its single reader,
   // so two buffers serve the five intermediate values, and each reshape writes over its input.
@@ -326,6 +343,25 @@ TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
                      ops::TensorSpec{shapes[2], DType::kFloat32, cpu()}});
   const NDArray args[] = {xv, wv, bv};
   expect_equal(fused(args)[0], relu(conv2d(xv, wv, bv, {1}, {1})));
+}
+
+TEST(Passes, ScheduleRunsTheLastOutputsWorkFirst) {
+  // A backward graph lists the first layer's gradient first; its work should run last.
+  auto a = Symbol::var("a"), b = Symbol::var("b");
+  auto first = Symbol::op("softmax", {a}), second = Symbol::op("softmax", {b});
+  Graph g = Symbol::group({first, second}).graph().clone();
+  auto position = [&](const Graph& graph, std::string_view op_input) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const NodePtr& n = graph.nodes[i];
+      if (!n->is_variable() && n->inputs[0].node->name == op_input) return i;
+    }
+    return graph.nodes.size();
+  };
+  EXPECT_LT(position(g, "a"), position(g, "b"));
+  EXPECT_EQ(schedule(g).changed, 4);  // a, softmax(a), b, softmax(b) -> b, softmax(b), a, ...
+  EXPECT_GT(position(g, "a"), position(g, "b"));
+  EXPECT_EQ(g.outputs[0].node->inputs[0].node->name, "a");  // the outputs keep their order
+  EXPECT_EQ(schedule(g).changed, 0);  // the order depends on the outputs only: stable
 }
 
 TEST(Passes, FusionStopsAtSharedValuesAndShapeChanges) {
@@ -563,24 +599,24 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
   }
 }
 
-// relu's gradient masks with greater(y, 0). Backward keeps y anyway (the next product's weight
-// gradient reads it), so the mask is recomputed in backward rather than saved by forward.
+// abs's gradient is dy * sign(x): sign(x) depends on forward values only, but backward has x
+// anyway (an argument), so sign runs in backward instead of being saved by forward.
 TEST(Gradient, CheapValuesBackwardCanRecomputeAreNotSaved) {
   auto x = Symbol::var("x"), w = Symbol::var("w");
-  const Symbol y = Symbol::op("sum", {Symbol::op("dot", {Symbol::op("relu", {x}), w})});
+  const Symbol y = Symbol::op("sum", {Symbol::op("dot", {Symbol::op("abs", {x}), w})});
   const ops::TensorSpec s{{4, 4}, DType::kFloat32, cpu()};
   const GradientGraphs gg = make_gradient_graphs(y, {s, s}, {"x", "w"});
   std::vector<std::string> saved_ops;
   for (const NodeEntry& e : gg.forward.graph().outputs) {
     if (!e.node->is_variable()) saved_ops.push_back(std::string(e.node->op->name));
   }
-  EXPECT_THAT(saved_ops, ::testing::Not(::testing::Contains("greater")));
-  EXPECT_THAT(saved_ops, ::testing::Contains("relu"));
-  bool backward_has_greater = false;
+  EXPECT_THAT(saved_ops, ::testing::Not(::testing::Contains("sign")));
+  EXPECT_THAT(saved_ops, ::testing::Contains("abs"));  // dot's gradient for w reads it
+  bool backward_has_sign = false;
   for (const NodePtr& n : gg.backward.graph().nodes) {
-    backward_has_greater |= !n->is_variable() && n->op->name == "greater";
+    backward_has_sign |= !n->is_variable() && n->op->name == "sign";
   }
-  EXPECT_TRUE(backward_has_greater);
+  EXPECT_TRUE(backward_has_sign);
 }
 
 TEST(Gradient, NonDifferentiableOperatorsAreNamed) {

@@ -63,7 +63,13 @@ NDArray Conv2D::forward(const NDArray& x) {
   }
   const NDArray& w = weight_->data();
   const NDArray b = bias_ ? bias_->data() : zeros(Shape{channels_}, w.dtype(), w.device());
-  return activate(conv2d(x, w, b, strides_, padding_, dilation_, groups_), activation_);
+  // relu runs inside the convolution (a oneDNN post-op): one pass over the output, not two.
+  static const ops::OpDef& conv = ops::get_op("conv2d");
+  const bool fused_relu = activation_ == "relu";
+  const NDArray y = ops::invoke(conv, {x, w, b},
+                                {strides_, padding_, dilation_, groups_,
+                                 std::string(fused_relu ? "relu" : "")})[0];
+  return fused_relu ? y : activate(y, activation_);
 }
 
 std::string Conv2D::describe() const {

@@ -35,14 +35,18 @@ NDArray Dense::forward(const NDArray& x) {
   }
   const Shape rows = flatten_ ? Shape{x.shape()[0], features} : Shape{x.size() / std::max<int64_t>(features, 1), features};
   const NDArray in = x.shape() == rows ? x : reshape(x, rows);
-  NDArray y = bias_ ? fully_connected(in, weight_->data(), bias_->data())
+  // relu runs inside the product (a oneDNN post-op): one pass over the output instead of two.
+  const bool fused_relu = bias_ && activation_ == "relu";
+  static const ops::OpDef& fc = ops::get_op("fully_connected");
+  NDArray y = bias_ ? ops::invoke(fc, {in, weight_->data(), bias_->data()},
+                                  {std::string(fused_relu ? "relu" : "")})[0]
                     : dot(in, weight_->data(), false, true);
   if (!flatten_ && x.ndim() != 2) {
     std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
     dims.back() = units_;
     y = reshape(y, Shape(dims));
   }
-  return activate(y, activation_);
+  return fused_relu ? y : activate(y, activation_);
 }
 
 std::string Dense::describe() const {

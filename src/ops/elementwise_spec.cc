@@ -115,6 +115,15 @@ JANUS_OP_SPEC({.op = "where",
                  }
                }});
 
+// relu's gradient from its output: dy where y > 0, else 0.
+JANUS_OP_SPEC({.op = "relu_backward",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
+                     return std::vector<RefTensor>{ref_broadcast(
+                         in[0], in[1], [](double y, double dy) { return y > 0 ? dy : 0.0; })};
+                   },
+               .samples = {{{{2, 3}, {2, 3}}}, {{{7}, {7}}}, {{{0, 4}, {0, 4}}}}});
+
 // ---- scalar forms ------------------------------------------------------------------------------
 
 JANUS_OP_SPEC({.op = "subtract_scalar",

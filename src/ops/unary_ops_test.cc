@@ -11,6 +11,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/registry.h"
 #include "testing/test_util.h"
 
 namespace janus {
@@ -122,6 +123,28 @@ TEST(OpClip, GradientPassesInsideTheBoundsOnly) {
 }
 
 // ---- errors -----------------------------------------------------------------------------------
+
+// relu's gradient is one relu_backward(y, dy) pass; nan in y passes no gradient, as greater
+// (the mask it replaced) did not; mismatched operands are named.
+TEST(OpReluBackward, MasksByTheOutputAndNamesBadOperands) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const NDArray x = from_vector<float>({-1.0f, 0.0f, 2.0f, nan}, {4});
+  autograd::attach_grad(x);
+  NDArray y;
+  {
+    autograd::RecordScope record;
+    y = relu(x);
+  }
+  const NDArray head_grad = from_vector<float>({5.0f, 6.0f, 7.0f, 8.0f}, {4});
+  autograd::backward({&y, 1}, {&head_grad, 1});
+  EXPECT_EQ(to_vector<float>(autograd::grad(x)), (std::vector<float>{0.0f, 0.0f, 7.0f, 0.0f}));
+  const ops::OpDef& op = ops::get_op("relu_backward");
+  EXPECT_THAT(error_of<ShapeError>([&] { ops::invoke(op, {ones({2, 3}), ones({3, 2})}); }),
+              HasSubstr("relu_backward: y has shape [2, 3] but dy has shape [3, 2]"));
+  EXPECT_THAT(error_of<TypeError>(
+                  [&] { ops::invoke(op, {ones({2}), ones({2}, DType::kFloat64)}); }),
+              HasSubstr("relu_backward: y is float32 but dy is float64"));
+}
 
 TEST(OpUnary, FloatingOnlyOperatorsRejectIntegers) {
   NDArray i = zeros({2}, DType::kInt32);

@@ -34,15 +34,18 @@ PassStats eliminate_common_subexpressions(Graph& graph);
 /// Computes, once, every deterministic call whose inputs are all constants; the result becomes a
 /// constant.
 PassStats fold_constants(Graph& graph);
-/// fully_connected followed by relu (its only reader) becomes one fully_connected with a relu
+/// fully_connected or conv2d followed by relu (its only reader) becomes one call with a relu
 /// post-op.
 PassStats fuse_bias_activation(Graph& graph);
 /// Trees of elementwise operators on same-shaped float arrays become one fused_elementwise
 /// node that runs them tile by tile (inputs read once, output written once).
 PassStats fuse_elementwise(Graph& graph);
+/// Orders the nodes by a walk from the last output to the first: in a backward graph, each
+/// layer's weight gradients run as soon as its incoming gradient exists, which then dies early.
+PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_elementwise. Memory planning runs in the executor (CachedOp), which owns the buffers.
+/// fuse_elementwise, schedule. Memory planning runs in the executor (CachedOp), which owns the buffers.
 const std::vector<PassInfo>& pass_pipeline();
 
 /// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.

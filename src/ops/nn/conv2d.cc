@@ -1,7 +1,7 @@
 // conv2d(x, weight, bias): 2-D convolution with stride, padding, dilation and groups (oneDNN).
+#include "../elementwise/relu_backward.h"
 #include "../op_utils.h"
 #include "conv.h"
-#include "janus/ops/elementwise.h"
 #include "janus/ops/ops.h"
 
 namespace janus::ops {
@@ -65,11 +65,8 @@ JANUS_DEFINE_OP({
       const Shape& xs = g.x(0).shape();
       const Shape& ws = g.x(1).shape();
       // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
-      NDArray dy = g.dy(0);
-      if (g.attrs.get<std::string>(4) == "relu") {
-        const NDArray zero = zeros({}, dy.dtype(), dy.device());
-        dy = where(greater(g.y(0), zero), dy, zero);
-      }
+      const NDArray dy =
+          g.attrs.get<std::string>(4) == "relu" ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding,
                                                 dilation, groups)
                          : NDArray(),

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <vector>
 
+#include "../elementwise/relu_backward.h"
 #include "../linalg/onednn.h"
 #include "janus/ops/elementwise.h"
 #include "../op_utils.h"
@@ -173,11 +174,7 @@ JANUS_DEFINE_OP({
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
     // With relu, dy first passes where y > 0 (y > 0 exactly where the product was).
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      NDArray dy = g.dy(0);
-      if (relu_of(g.attrs)) {
-        const NDArray zero = zeros({}, dy.dtype(), dy.device());
-        dy = where(greater(g.y(0), zero), dy, zero);
-      }
+      const NDArray dy = relu_of(g.attrs) ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
               g.needs(1) ? dot(dy, g.x(0), /*transpose_a=*/true, false) : NDArray(),
               g.needs(2) ? sum(dy, {0}) : NDArray()};

@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "janus/ops/ops.h"
+#include "../elementwise/relu_backward.h"
 #include "unary_op.h"
 
 namespace janus::ops {
@@ -20,7 +21,6 @@ constexpr bool is_negative(C x) {
   }
 }
 
-NDArray zero_like(const NDArray& x) { return zeros({}, x.dtype(), x.device()); }
 
 }  // namespace
 
@@ -57,10 +57,7 @@ JANUS_DEFINE_OP({any_unary_op(
     [](auto x) { return is_negative(x) ? decltype(x)(0) : x; },
     // From the output: y > 0 exactly where x > 0, and reading y instead of x lets a compiled
     // graph drop x after the forward (and fuse the relu into the product that made x).
-    [](const GradArgs& g) -> Grads {
-      const NDArray zero = zero_like(g.dy(0));
-      return {where(greater(g.y(0), zero_like(g.y(0))), g.dy(0), zero)};
-    })});
+    [](const GradArgs& g) -> Grads { return {relu_backward(g.y(0), g.dy(0))}; })});
 
 }  // namespace janus::ops
 
