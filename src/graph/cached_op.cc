@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "janus/base/error.h"
+#include "janus/core/allocator.h"
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
 #include "janus/graph/passes.h"
@@ -328,12 +329,21 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   if (op_listener_installed()) detail = ops::describe_call(args, outputs);
   engine().push(
       [impl = impl_, values = std::move(values), keys = std::move(keys)](const RunContext& ctx) {
-        std::vector<NDArray> buffers;  // freed when this operation ends
+        // Scratch for this run: blocks straight from the device's allocator, returned when the
+        // run ends. No engine var (nothing outside this operation sees them), so no engine
+        // work per buffer.
+        std::vector<NDArray> buffers;
         std::vector<NDArray> intermediates;
         if (!impl->options.static_alloc) {
+          const Device dev = impl->device;
           for (size_t bytes : impl->buffer_bytes) {
-            buffers.push_back(
-                empty(Shape({static_cast<int64_t>(bytes)}), DType::kUInt8, impl->device));
+            auto* storage = new Storage{allocator_for(dev).allocate(bytes), dev, nullptr};
+            std::shared_ptr<Storage> owned(storage, [](Storage* st) {
+              allocator_for(st->device).free(st->block);
+              delete st;
+            });
+            buffers.emplace_back(std::move(owned), Shape({static_cast<int64_t>(bytes)}),
+                                 DType::kUInt8);
           }
           intermediates = impl->make_views(buffers);
         }
