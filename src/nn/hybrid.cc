@@ -169,7 +169,10 @@ NDArray Block::operator()(const NDArray& x) {
   for (int64_t a : plan->forward_args) fargs.push_back(args[static_cast<size_t>(a)]);
   std::vector<NDArray> outs = (*plan->forward)(fargs);
   const NDArray y = outs[0];
-  std::vector<NDArray> saved(outs.begin() + 1, outs.end());
+  // Detached: a saved value may be y itself (relu's gradient reads its output), and y gets this
+  // node's autograd history: captured as is, the node would hold itself alive.
+  std::vector<NDArray> saved;
+  for (auto it = outs.begin() + 1; it != outs.end(); ++it) saved.push_back(it->detach());
   autograd::record_function(fmt::format("hybridized {}", name_), args, {&y, 1},
                             // The tape hands back the arguments (detached) as ga.inputs.
                             [plan, saved = std::move(saved)](const ops::GradArgs& ga) {
