@@ -295,8 +295,20 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   // the operation allocates when it starts and frees when it ends, so that they take memory
   // only while it runs (the frontend runs ahead: allocated at the push, a backward graph's
   // buffers would be held all through the forward that precedes it).
-  std::vector<NDArray> values =
-      im.options.static_alloc ? im.static_views : std::vector<NDArray>(im.slots.size());
+  // Scratch storages are made here without memory (no engine var either: nothing outside the
+  // operation sees them); the operation fills in their blocks when it starts.
+  std::vector<std::shared_ptr<Storage>> scratch;
+  std::vector<NDArray> values;
+  if (im.options.static_alloc) {
+    values = im.static_views;
+  } else {
+    std::vector<NDArray> buffers;
+    for (size_t bytes : im.buffer_bytes) {
+      scratch.push_back(std::make_shared<Storage>(Storage{Block{}, im.device, nullptr}));
+      buffers.emplace_back(scratch.back(), Shape({static_cast<int64_t>(bytes)}), DType::kUInt8);
+    }
+    values = im.make_views(buffers);
+  }
   std::vector<Var*> reads, writes;
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Impl::Slot& s = im.slots[i];
@@ -325,38 +337,30 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   }
   std::vector<NDArray> outputs;
   for (int s : im.output_slots) outputs.push_back(values[static_cast<size_t>(s)]);
+  // Each step's inputs then outputs, contiguous, so kernels see spans.
+  std::vector<NDArray> flat;
+  for (const Impl::Step& step : im.steps) {
+    for (int s : step.in) flat.push_back(values[static_cast<size_t>(s)]);
+    for (int s : step.out) flat.push_back(values[static_cast<size_t>(s)]);
+  }
   OpDetail detail;
   if (op_listener_installed()) detail = ops::describe_call(args, outputs);
   engine().push(
-      [impl = impl_, values = std::move(values), keys = std::move(keys)](const RunContext& ctx) {
-        // Scratch for this run: blocks straight from the device's allocator, returned when the
-        // run ends. No engine var (nothing outside this operation sees them), so no engine
-        // work per buffer.
-        std::vector<NDArray> buffers;
-        std::vector<NDArray> intermediates;
-        if (!impl->options.static_alloc) {
-          const Device dev = impl->device;
-          for (size_t bytes : impl->buffer_bytes) {
-            auto* storage = new Storage{allocator_for(dev).allocate(bytes), dev, nullptr};
-            std::shared_ptr<Storage> owned(storage, [](Storage* st) {
-              allocator_for(st->device).free(st->block);
-              delete st;
-            });
-            buffers.emplace_back(std::move(owned), Shape({static_cast<int64_t>(bytes)}),
-                                 DType::kUInt8);
+      [impl = impl_, flat = std::move(flat), keys = std::move(keys),
+       scratch = std::move(scratch)](const RunContext& ctx) {
+        // This run's scratch memory, straight from the device's allocator, returned at the end
+        // (also when a step throws).
+        struct Scratch {
+          const std::vector<std::shared_ptr<Storage>>& storages;
+          ~Scratch() {
+            for (const auto& st : storages) {
+              if (st->block.ptr != nullptr) allocator_for(st->device).free(st->block);
+              st->block = Block{};
+            }
           }
-          intermediates = impl->make_views(buffers);
-        }
-        auto value = [&](int slot) -> const NDArray& {
-          const size_t i = static_cast<size_t>(slot);
-          return intermediates.empty() || !intermediates[i].defined() ? values[i]
-                                                                      : intermediates[i];
-        };
-        // Each step's inputs then outputs, contiguous, so kernels see spans.
-        std::vector<NDArray> flat;
-        for (const Impl::Step& step : impl->steps) {
-          for (int s : step.in) flat.push_back(value(s));
-          for (int s : step.out) flat.push_back(value(s));
+        } release{scratch};
+        for (size_t b = 0; b < scratch.size(); ++b) {
+          scratch[b]->block = allocator_for(impl->device).allocate(impl->buffer_bytes[b]);
         }
         std::span<const NDArray> all(flat);
         size_t at = 0;
