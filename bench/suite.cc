@@ -17,7 +17,8 @@ std::map<std::string_view, Entry>& registry() {
 }
 
 void reset_engine() {
-  janus::set_num_cpu_devices(1);
+  static const int cpu_devices = janus::num_cpu_devices();  // JANUS_CPU_DEVICES, or 1
+  janus::set_num_cpu_devices(cpu_devices);
   janus::set_engine(janus::EngineKind::kThreaded, janus::engine_options_from_env());
 }
 

@@ -37,8 +37,8 @@ struct Registration {
 std::vector<Entry> suite();
 /// The benchmark called `name`, or nullptr.
 const Entry* find(std::string_view name);
-/// Runs one benchmark on a fresh default engine (threaded, options from the environment, one CPU
-/// device) and restores that state after it; catches and prints its errors ("NAME: what").
+/// Runs one benchmark on a fresh default engine (threaded, options and CPU devices from the
+/// environment) and restores that state after it; catches and prints its errors ("NAME: what").
 /// Returns its exit status.
 int run(const Entry& entry, const Options& options);
 
