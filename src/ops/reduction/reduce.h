@@ -55,9 +55,15 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
       A acc = init;
       std::fill(ridx.begin(), ridx.end(), 0);
       int64_t off = 0;
-      for (int64_t r = 0; r < p.reduce_size; ++r) {
-        acc = fold(acc, static_cast<A>(in[base + off]));
-        for (int d = nr - 1; d >= 0; --d) {  // odometer over the reduced axes
+      // The innermost reduced axis, when contiguous, is folded as one run (same order as
+      // element by element); the odometer then steps the outer reduced axes only.
+      const bool contiguous_run = nr > 0 && p.reduce_strides[static_cast<size_t>(nr - 1)] == 1;
+      const int64_t run = contiguous_run ? p.reduce_extents[static_cast<size_t>(nr - 1)] : 1;
+      const int outer_axes = contiguous_run ? nr - 1 : nr;
+      for (int64_t r = 0; r < p.reduce_size; r += run) {
+        const T* block = in + base + off;
+        for (int64_t i = 0; i < run; ++i) acc = fold(acc, static_cast<A>(block[i]));
+        for (int d = outer_axes - 1; d >= 0; --d) {  // odometer over the reduced axes
           const size_t ud = static_cast<size_t>(d);
           off += p.reduce_strides[ud];
           if (++ridx[ud] < p.reduce_extents[ud]) break;
