@@ -291,12 +291,11 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   const Impl& im = *impl_;
   check_args(im.arg_names, im.arg_specs, args);
   // Arguments, constants and outputs are bound now. Intermediates live only inside the one
-  // engine operation: with static_alloc in buffers allocated once; otherwise in buffers that
-  // the operation allocates when it starts and frees when it ends, so that they take memory
-  // only while it runs (the frontend runs ahead: allocated at the push, a backward graph's
-  // buffers would be held all through the forward that precedes it).
-  // Scratch storages are made here without memory (no engine var either: nothing outside the
-  // operation sees them); the operation fills in their blocks when it starts.
+  // engine operation: with static_alloc in buffers allocated once; otherwise in scratch
+  // storages made here without memory (and without an engine var: nothing outside the
+  // operation sees them), whose blocks the operation takes from the allocator when it starts
+  // and returns when it ends. Allocated at the push instead, a backward graph's buffers would
+  // be held through the whole forward before it, since the frontend runs ahead.
   std::vector<std::shared_ptr<Storage>> scratch;
   std::vector<NDArray> values;
   if (im.options.static_alloc) {

@@ -25,8 +25,8 @@ struct EntryHash {
 };
 
 // Moves into backward the cheap forward nodes whose outputs only backward reads and whose
-// inputs backward keeps anyway: an elementwise, non-random node (relu's mask, greater(y, 0))
-// whose every input is a variable, a constant-like source (zeros) or a forward value that
+// inputs backward keeps anyway: an elementwise, non-random node (abs's sign(x)) whose every
+// input is a variable, a constant-like source (zeros) or a forward value that
 // another backward node reads too.
 // Saving such a node's output would only add memory; backward recomputes it from what it has.
 void rematerialize_in_backward(const Graph& all, size_t num_forward_outputs,

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -77,12 +76,6 @@ Recorder& recorder() {
 }
 
 bool g_running = false;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -185,12 +178,12 @@ namespace janus {
 
 Benchmark::Benchmark(std::string description) : description_(std::move(description)) {
   engine().wait_all();
-  start_ns_ = profiler::now_ns();
+  start_ns_ = op_clock_ns();
 }
 
 double Benchmark::seconds() const {
   engine().wait_all();
-  return static_cast<double>(profiler::now_ns() - start_ns_) / 1e9;
+  return static_cast<double>(op_clock_ns() - start_ns_) / 1e9;
 }
 
 Benchmark::~Benchmark() {

@@ -1,8 +1,8 @@
 // Pass fuse_bias_activation: a fully_connected (x · Wᵀ + bias) or conv2d (conv(x, W) + bias)
 // whose only reader is a relu becomes one call with activation "relu", which oneDNN applies as a
 // post-op while the result is still in registers. The relu node becomes the fused call in place,
-// so its readers need no rewiring. In training graphs the product usually has a second reader
-// (the relu's gradient reads the relu's input), so the pass leaves it alone there.
+// so its readers need no rewiring. relu's gradient reads relu's output, so in training graphs
+// too the product usually has the relu as its only reader and fuses.
 #include <unordered_map>
 
 #include "janus/graph/passes.h"
