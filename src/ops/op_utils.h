@@ -92,9 +92,12 @@ constexpr T wrapping_neg(T x) {
 }
 
 /// Calls body(begin, end) over [0, n) split among up to ctx.num_threads OpenMP threads.
+/// `item_cost` is the number of elements one index stands for (the threads are chosen by the
+/// total, kParallelGrain elements each at least).
 template <typename Body>
-void parallel_for(int64_t n, const RunContext& ctx, Body body) {
-  const int threads = static_cast<int>(std::min<int64_t>(ctx.num_threads, n / kParallelGrain));
+void parallel_for(int64_t n, const RunContext& ctx, Body body, int64_t item_cost = 1) {
+  const int threads = static_cast<int>(
+      std::min<int64_t>({ctx.num_threads, n, n * std::max<int64_t>(item_cost, 1) / kParallelGrain}));
   if (threads <= 1) {
     body(int64_t{0}, n);
     return;

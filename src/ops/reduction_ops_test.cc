@@ -33,6 +33,38 @@ TEST(OpReduction, AxisOutOfRangeNamesOperatorAxisAndRank) {
   EXPECT_THAT(error_of<IndexError>([&] { logsumexp(x, {0, 7}); }), HasSubstr("logsumexp: axis 7"));
 }
 
+// Reductions whose last axes are kept fold a strip of outputs a row at a time; each output
+// must still fold its elements in row-major order: bitwise the sum of a plain loop, across
+// strips (1100 columns), threads and reduced axes that are not adjacent.
+TEST(OpReduction, KeptTrailingAxesSumInRowMajorOrderBitwise) {
+  const int64_t a = 3, b = 70, c = 1100;
+  std::vector<float> v(static_cast<size_t>(a * b * c));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 1e3);
+  const NDArray x = from_vector<float>(v, {a, b, c});
+  const std::vector<float> s01 = to_vector<float>(sum(x, {0, 1}));
+  const std::vector<float> s1 = to_vector<float>(sum(x, {1}, /*keepdims=*/true));
+  ASSERT_EQ(s01.size(), static_cast<size_t>(c));
+  ASSERT_EQ(s1.size(), static_cast<size_t>(a * c));
+  for (int64_t k = 0; k < c; ++k) {
+    double all = 0.0;
+    for (int64_t i = 0; i < a; ++i) {
+      double part = 0.0;
+      for (int64_t j = 0; j < b; ++j) {
+        const double e = v[static_cast<size_t>((i * b + j) * c + k)];
+        all += e;
+        part += e;
+      }
+      ASSERT_EQ(s1[static_cast<size_t>(i * c + k)], static_cast<float>(part)) << i << "," << k;
+    }
+    ASSERT_EQ(s01[static_cast<size_t>(k)], static_cast<float>(all)) << k;
+  }
+  // Axes 0 and 2 of [2, 3, 4, 5]: kept axis 1 between them, axis 3 after.
+  const NDArray y = from_vector<double>(std::vector<double>(120, 0.5), {2, 3, 4, 5});
+  EXPECT_THAT(to_vector<double>(max(y, {0, 2})), ::testing::Each(0.5));
+  EXPECT_THAT(to_vector<double>(sum(y, {0, 2})), ::testing::Each(4.0));
+  EXPECT_EQ(sum(y, {0, 2}).shape(), Shape({3, 5}));
+}
+
 TEST(OpReduction, MaxOverNoElementsIsValueError) {
   const NDArray x = zeros({0, 3});
   const std::string msg = error_of<ValueError>([&] { max(x, {0}); });

@@ -53,6 +53,8 @@ const std::vector<OpSample> kReduceSamples = {
     {{{5}}, {std::vector<int64_t>{-1}, true}},
     {{{}}, {std::vector<int64_t>{}, false}},
     {{{0, 3}}, {std::vector<int64_t>{0}, false}},
+    {{{3, 2, 4}}, {std::vector<int64_t>{0}, false}},   // last axes kept: a row at a time
+    {{{2, 3, 2, 2}}, {std::vector<int64_t>{0, 2}, true}},
 };
 
 JANUS_OP_SPEC({.op = "sum",
@@ -80,6 +82,8 @@ const std::vector<OpSample> kExtremumSamples = {
     {{{5}}, {std::vector<int64_t>{-1}, true}},
     {{{}}, {std::vector<int64_t>{}, false}},
     {{{0, 3}}, {std::vector<int64_t>{1}, false}},
+    {{{3, 2, 4}}, {std::vector<int64_t>{0}, false}},
+    {{{2, 3, 2, 2}}, {std::vector<int64_t>{0, 2}, true}},
 };
 
 JANUS_OP_SPEC({.op = "mean",

@@ -61,6 +61,12 @@ ReducePlan plan_reduce(const Shape& shape, const std::vector<int64_t>& axes) {
     st.push_back(strides[static_cast<size_t>(i)]);
     (reduced ? p.reduce_size : p.out_size) *= shape[i];
   }
+  if (!ax.empty()) {
+    for (int i = ax.back() + 1; i < shape.ndim(); ++i) {
+      p.inner *= shape[i];
+      ++p.inner_axes;
+    }
+  }
   return p;
 }
 
