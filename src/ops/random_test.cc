@@ -14,6 +14,7 @@
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
 #include "testing/test_util.h"
+#include "random/normal_float.h"
 #include "random/philox.h"
 
 namespace janus {
@@ -96,6 +97,59 @@ TEST(OpRandomNormal, MatchesBoxMullerReference) {
     const double z = i % 2 == 0 ? r * std::cos(theta) : r * std::sin(theta);
     EXPECT_NEAR(v[i], 1.5 + 0.5 * z, 1e-12) << "element " << i;
   }
+}
+
+// float32 (and the 16-bit types) take four elements per block in single precision, with the
+// logarithm, sine and cosine as polynomials: within 1e-6 of the transform in double, and the
+// element order of the stream (words 0, 1 give elements 4j, 4j+1; words 2, 3 give 4j+2, 4j+3)
+// is the one documented in normal_float.h. 4099 elements: full chunks, threads and a partial
+// last block.
+TEST(OpRandomNormal, Float32MatchesBoxMullerInDoubleClosely) {
+  seed(5);
+  const std::vector<float> v = to_vector<float>(random_normal(0.0, 1.0, {4099}, DType::kFloat32));
+  const ops::Philox gen(ops::RngKey{5, 0});
+  double worst = 0.0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto w = gen.block(i / 4);
+    const bool second = i % 4 >= 2;
+    const double u1 = 1.0 - ops::uniform01(w[second ? 2 : 0]);
+    const double u2 = ops::uniform01(w[second ? 3 : 1]);
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    const double theta = 2.0 * std::numbers::pi * u2;
+    const double z = i % 2 == 0 ? r * std::cos(theta) : r * std::sin(theta);
+    worst = std::max(worst, std::fabs(v[i] - z));
+    ASSERT_NEAR(v[i], z, 2e-6) << "element " << i;
+  }
+  EXPECT_GT(worst, 0.0);  // single precision: not the double values rounded by accident
+  // loc and scale, and the 16-bit types round the same samples.
+  seed(5);
+  const std::vector<float> shifted = to_vector<float>(random_normal(2.0, 0.5, {4099}, DType::kFloat32));
+  seed(5);
+  const std::vector<double> half = to_vector<double>(random_normal(0.0, 1.0, {4099}, DType::kBFloat16));
+  for (size_t i = 0; i < v.size(); ++i) {
+    ASSERT_FLOAT_EQ(shifted[i], 2.0f + 0.5f * v[i]) << "element " << i;
+    ASSERT_NEAR(half[i], v[i], std::fabs(v[i]) / 128 + 1e-6) << "element " << i;
+  }
+}
+
+// Extremes of the transform: the largest radius (u1 at its smallest, 2^-24) and the four
+// quarter turns of the angle, where the polynomials swap and change sign.
+TEST(OpRandomNormal, Float32TransformAtItsExtremes) {
+  const double max_r = std::sqrt(-2.0 * std::log(std::ldexp(1.0, -24)));
+  EXPECT_NEAR(ops::normal_detail::radius(0xffffffffu), max_r, 1e-5);
+  EXPECT_EQ(ops::normal_detail::radius(0u), 0.0f);  // u1 = 1
+  EXPECT_NEAR(ops::normal_detail::radius(0x80000000u), std::sqrt(2.0 * std::log(2.0)), 1e-6);
+  for (uint32_t k = 0; k < (1u << 24); k += (1u << 24) / 64 + 12345) {
+    float c = 0, s = 0;
+    ops::normal_detail::unit_circle(k << 8, c, s);
+    const double theta = 2.0 * std::numbers::pi * std::ldexp(static_cast<double>(k), -24);
+    ASSERT_NEAR(c, std::cos(theta), 1e-6) << "k " << k;
+    ASSERT_NEAR(s, std::sin(theta), 1e-6) << "k " << k;
+  }
+  float c = 0, s = 0;
+  ops::normal_detail::unit_circle(0xffffff00u, c, s);  // just below a full turn
+  EXPECT_NEAR(c, 1.0, 1e-6);
+  EXPECT_LT(s, 0.0f);
 }
 
 // ---- determinism ----------------------------------------------------------------------------
