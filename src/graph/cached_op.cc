@@ -137,7 +137,7 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
     if (n->op->prepare != nullptr) {
       std::vector<ops::TensorSpec> in_specs;
       for (int s : step.in) in_specs.push_back(slots[static_cast<size_t>(s)].spec);
-      n->op->prepare(ops::InferArgs{*n->op, in_specs, step.attrs}, n->specs);
+      ops::run_prepare(*n->op, ops::InferArgs{*n->op, in_specs, step.attrs}, n->specs);
     }
     steps.push_back(std::move(step));
   }

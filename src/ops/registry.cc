@@ -1,6 +1,7 @@
 // The operator registry and `invoke`, the path of every operator call.
 #include "janus/ops/registry.h"
 
+#include <omp.h>
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -192,6 +193,40 @@ OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray>
   return detail;
 }
 
+void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs) {
+  if (op.prepare == nullptr) return;
+  const int saved = omp_get_max_threads();
+  if (saved > 1) omp_set_num_threads(1);
+  try {
+    op.prepare(args, outputs);
+  } catch (...) {
+    if (saved > 1) omp_set_num_threads(saved);
+    throw;
+  }
+  if (saved > 1) omp_set_num_threads(saved);
+}
+
+namespace {
+
+// A call of an operator whose output is a view of an input (OpDef::view_of): no kernel, no
+// engine operation; observers (autograd) see it as any call.
+std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> inputs,
+                                 const Attrs& attrs, const TensorSpec& out) {
+  const NDArray& src = inputs[static_cast<size_t>(op.view_of)];
+  JANUS_ASSERT(op.outputs.size() == 1 && out.dtype == src.dtype() && out.device == src.device() &&
+                   out.shape.numel() == src.size(),
+               "{}: declared a view of input {} but its shape rule gave {} {} on {} for {} {} on {}",
+               op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
+               src.device());
+  std::vector<NDArray> outputs{src.reshape(out.shape)};
+  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
+    (*it)->on_invoke(op, inputs, attrs, outputs);
+  }
+  return outputs;
+}
+
+}  // namespace
+
 std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
   JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
               op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
@@ -219,7 +254,8 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
                op.name, out_specs.size(), op.outputs.size());
   if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
 
-  if (op.prepare != nullptr) op.prepare(InferArgs{op, in_specs, attrs}, out_specs);
+  if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0]);
+  run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   check_device(device, op.name);
   const KernelFn kernel = op.kernel_for(device.type);

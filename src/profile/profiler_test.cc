@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -131,6 +132,22 @@ TEST(Benchmark, WaitsForTheEngineAndPrints) {
   }
   EXPECT_GT(s, 0.0);
   EXPECT_THAT(testing::internal::GetCapturedStdout(), HasSubstr("matmuls: "));
+}
+
+// The peak is measured on the compute worker, as an operation: no OpenMP team is started on the
+// caller's thread (see src/ops/onednn_threads_test.cc for why that matters).
+TEST(Hardware, MeasuresOnTheComputeWorkerWithoutNewThreads) {
+  const int threads = profile::kernel_threads();
+  wait_to_read(dot(ones({256, 256}), ones({256, 256})));  // the worker's team exists
+  auto count = [] {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    return n;
+  };
+  const int before = count();
+  EXPECT_GT(profile::measure_sgemm_gflops(threads), 0.0);
+  EXPECT_GT(profile::measure_copy_gbs(threads), 0.0);
+  EXPECT_EQ(count(), before);
 }
 
 TEST(Hardware, MeasuresAndReportsTheMachine) {

@@ -145,6 +145,11 @@ struct OpDef {
   FusionClass fusion = FusionClass::kOpaque;
   /// Input whose buffer the output may reuse when nothing else reads it (-1: none).
   int inplace_input = -1;
+  /// The one output is this input's elements in the same order under another shape (reshape,
+  /// flatten, squeeze, expand_dims; -1: none). An imperative call returns a view of the input
+  /// (the same storage and dependency var, as NDArray::reshape) and runs no kernel; compiled
+  /// graphs run the kernel, which the memory planner makes in place (inplace_input).
+  int view_of = -1;
   /// Runs on the copy lane of the output's device (transfers).
   bool copy_lane = false;
   /// Inputs may live on different devices (transfers); otherwise they must share one.
@@ -165,6 +170,14 @@ struct OpDef {
   std::string_view input_name(size_t i) const { return inputs[std::min(i, inputs.size() - 1)]; }
   int attr_index(std::string_view attr_name) const;  // -1 when absent
 };
+
+/// Calls op.prepare (when it has one) on this thread, with the thread's OpenMP team limited to
+/// one thread meanwhile: the caller is a frontend thread, and an OpenMP team started there
+/// (building or first running a oneDNN primitive) would stay for the life of the process beside
+/// the compute worker's. With more OpenMP threads than cores, libgomp's barriers sleep at once
+/// and every parallel kernel after that pays a wake-up (a 256x784x256 product took 1.2-1.5 ms
+/// instead of 0.7 ms on two cores).
+void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs);
 
 /// Adds `def` to the registry; throws InternalError on a duplicate name or a missing field.
 const OpDef& register_op(OpDef def);

@@ -14,6 +14,7 @@ namespace {
 // One 1x1x1 matmul: creates and runs a primitive, so that oneDNN's lazy static state (ISA
 // detection, primitive cache, scratchpads) exists before the exit drain is registered.
 void warm_up(dnnl::engine& eng) {
+  const OneThreadIf one_thread(true);  // no OpenMP team on a frontend thread (ops::run_prepare)
   const dnnl::memory::desc md({1, 1}, dnnl::memory::data_type::f32, dnnl::memory::dims{1, 1});
   float a = 1.0f, b = 1.0f, c = 0.0f;
   dnnl::memory ma(md, eng, &a), mb(md, eng, &b), mc(md, eng, &c);
@@ -53,6 +54,8 @@ void settle_onednn_state(const std::string& impl, const std::function<void()>& r
   static auto* seen = new std::set<std::string>();  // lives until exit
   {
     std::lock_guard lock(mu);
+    // On one thread: no OpenMP team on a frontend thread (see ops::run_prepare).
+    const OneThreadIf one_thread(true);
     if (seen->insert(impl).second) run_once();
   }
   drain_engine_at_exit();

@@ -26,7 +26,7 @@ dnnl::primitive_attr onednn_attr();
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 
 /// The first time an implementation (primitive_desc::impl_info_str()) is seen, runs `run_once`
-/// on the caller's thread: the first execution of an implementation creates static state inside
+/// on the caller's thread, limited to one OpenMP thread: the first execution of an implementation creates static state inside
 /// oneDNN. Then registers the engine's exit drain again, so a kernel still running at exit
 /// finishes before any of that state is destroyed. Call it from an operator's `prepare` after
 /// building a new primitive.
