@@ -7,7 +7,11 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/autograd/autograd.h"
+#include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/optim.h"
+#include "janus/ops/shape.h"
 #include "testing/test_util.h"
 
 namespace janus {
@@ -20,6 +24,39 @@ NDArray iota(Shape s, DType dtype = DType::kFloat32) {
   return reshape(arange(0, static_cast<double>(s.numel()), 1, dtype), s);
 }
 NDArray ints(std::vector<int64_t> v) { return from_vector<int64_t>(v, Shape{static_cast<int64_t>(v.size())}); }
+
+// reshape, flatten, squeeze and expand_dims return views imperatively (OpDef::view_of): the
+// input's storage, no engine operation; a later in-place write to the input is seen through
+// the view, ordered by the shared var; gradients flow as through any operator.
+TEST(OpShape, ReshapeLikeOperatorsReturnViewsOfTheirInput) {
+  const NDArray x = iota({2, 3, 4});
+  const int64_t pushed = engine().stats().pushed;
+  const NDArray r = reshape(x, {4, -1});
+  const NDArray f = flatten(x);
+  const NDArray e = expand_dims(x, 1);
+  const NDArray q = squeeze(e);
+  EXPECT_EQ(engine().stats().pushed, pushed);  // no operations
+  for (const NDArray* v : {&r, &f, &e, &q}) {
+    EXPECT_EQ(v->raw_data(), x.raw_data());
+    EXPECT_EQ(v->var(), x.var());
+  }
+  EXPECT_EQ(r.shape(), Shape({4, 6}));
+  EXPECT_EQ(f.shape(), Shape({2, 12}));
+  EXPECT_EQ(e.shape(), Shape({2, 1, 3, 4}));
+  EXPECT_EQ(q.shape(), Shape({2, 3, 4}));
+  sgd_update(x, ones({2, 3, 4}), 1.0);  // x -= 1, in place
+  EXPECT_EQ(to_vector<float>(f)[5], 4.0f);
+
+  const NDArray w = iota({2, 3});
+  autograd::attach_grad(w);
+  NDArray loss;
+  {
+    autograd::RecordScope record;
+    loss = sum(mul(flatten(reshape(w, {3, 2})), flatten(reshape(w, {3, 2}))));
+  }
+  autograd::backward(loss);
+  EXPECT_THAT(to_vector<float>(autograd::grad(w)), ElementsAre(0, 2, 4, 6, 8, 10));
+}
 
 TEST(OpShape, TransposeRejectsNonPermutations) {
   const NDArray x = zeros({2, 3, 4});

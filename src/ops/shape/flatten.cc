@@ -26,6 +26,7 @@ JANUS_DEFINE_OP({
     .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
+    .view_of = 0,
 });
 
 }  // namespace janus::ops

@@ -7,8 +7,8 @@
 namespace janus::ops {
 namespace {
 
-// A copy for now: invoke gives every output its own storage. Views through the operator path
-// are a later optimisation; NDArray::reshape gives a view without autograd.
+// Imperative calls return a view (OpDef::view_of) and never get here; in a compiled graph the
+// memory planner usually gives the output the input's buffer, and the copy is skipped.
 void reshape_cpu(const KernelArgs& args) {
   if (args.in(0).nbytes() == 0) return;
   if (args.out(0).raw_data() == args.in(0).raw_data()) return;  // in place
@@ -34,6 +34,7 @@ JANUS_DEFINE_OP({
     .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
+    .view_of = 0,
 });
 
 }  // namespace janus::ops
