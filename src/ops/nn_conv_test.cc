@@ -26,19 +26,37 @@ void expect_near_f64(const NDArray& f32, const NDArray& f64, double tol, const c
   EXPECT_LT(worst, tol) << what;
 }
 
-// LeNet's first layer: oneDNN (float32) against the direct loops (float64), all three passes.
+// oneDNN (float32, computing in channels-last layout) against the direct loops (float64), all
+// three passes: LeNet's two layers (one input channel, whose NCHW and NHWC layouts coincide, and
+// six, converted around each call) and a grouped, strided, padded convolution.
 TEST(OpConv2d, OneDnnMatchesLoopsOnLeNetShapes) {
-  seed(7);
-  const NDArray x = random_uniform(-1, 1, {4, 1, 28, 28}, DType::kFloat64);
-  const NDArray w = random_uniform(-1, 1, {6, 1, 5, 5}, DType::kFloat64);
-  const NDArray b = random_uniform(-1, 1, {6}, DType::kFloat64);
-  const NDArray dy = random_uniform(-1, 1, {4, 6, 28, 28}, DType::kFloat64);
-  auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
-  expect_near_f64(conv2d(f32(x), f32(w), f32(b), {1}, {2}), conv2d(x, w, b, {1}, {2}), 1e-4, "forward");
-  expect_near_f64(conv2d_backward_data(f32(dy), f32(w), {28, 28}, {1}, {2}),
-                  conv2d_backward_data(dy, w, {28, 28}, {1}, {2}), 1e-4, "backward data");
-  expect_near_f64(conv2d_backward_weight(f32(x), f32(dy), {5, 5}, {1}, {2}),
-                  conv2d_backward_weight(x, dy, {5, 5}, {1}, {2}), 1e-3, "backward weight");
+  struct Case {
+    Shape x, w;
+    int64_t stride, padding, groups;
+  };
+  for (const Case& c : {Case{{4, 1, 28, 28}, {6, 1, 5, 5}, 1, 2, 1},
+                        Case{{4, 6, 14, 14}, {16, 6, 5, 5}, 1, 0, 1},
+                        Case{{2, 8, 9, 9}, {12, 4, 3, 3}, 2, 1, 2}}) {
+    SCOPED_TRACE(fmt::format("x {} w {} groups {}", c.x, c.w, c.groups));
+    seed(7);
+    const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
+    const NDArray w = random_uniform(-1, 1, c.w, DType::kFloat64);
+    const NDArray b = random_uniform(-1, 1, {c.w[0]}, DType::kFloat64);
+    const NDArray y = conv2d(x, w, b, {c.stride}, {c.padding}, {1}, c.groups);
+    const NDArray dy = random_uniform(-1, 1, y.shape(), DType::kFloat64);
+    auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
+    const std::vector<int64_t> in{c.x[2], c.x[3]}, kernel{c.w[2], c.w[3]};
+    expect_near_f64(conv2d(f32(x), f32(w), f32(b), {c.stride}, {c.padding}, {1}, c.groups), y,
+                    1e-4, "forward");
+    expect_near_f64(
+        conv2d_backward_data(f32(dy), f32(w), in, {c.stride}, {c.padding}, {1}, c.groups),
+        conv2d_backward_data(dy, w, in, {c.stride}, {c.padding}, {1}, c.groups), 1e-4,
+        "backward data");
+    expect_near_f64(
+        conv2d_backward_weight(f32(x), f32(dy), kernel, {c.stride}, {c.padding}, {1}, c.groups),
+        conv2d_backward_weight(x, dy, kernel, {c.stride}, {c.padding}, {1}, c.groups), 1e-3,
+        "backward weight");
+  }
 }
 
 TEST(OpConv2d, GradientsFlowToEveryInput) {

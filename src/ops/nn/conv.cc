@@ -1,5 +1,6 @@
-// 2-D convolution geometry and kernels: oneDNN primitives (plain NCHW / OIHW layouts, so no
-// reorders) cached by geometry, and direct loops for float64.
+// 2-D convolution geometry and kernels: oneDNN primitives cached by geometry (computing in
+// channels-last layout, converted from and to Janus' NCHW around each call), and direct loops for
+// float64.
 #include "conv.h"
 
 #include <map>
@@ -47,10 +48,18 @@ ConvDescs conv_descs(const ConvGeom& g) {
           {g.pad_h, g.pad_w}};
 }
 
-// The same extents in the layout the primitive prefers (oneDNN's blocked layouts run about
-// twice as fast as plain NCHW on LeNet's shapes; see bench/conv_vs_onednn).
+// The layouts the primitives compute in. Weights: whichever the primitive prefers (they are
+// small). Activations: channels last (NHWC). oneDNN's direct AVX2 kernels run on it, and it is
+// one cheap transpose from Janus' NCHW (none with one channel, as a network's grayscale input).
+// On LeNet's shapes (batch 128, two cores) NHWC primitives took 0.6-0.9 ms where plain NCHW
+// (im2col + GEMM) took 1.8-9 ms; letting oneDNN choose gave blocked layouts (nChw8c) that are
+// as fast inside the primitive, but whose conversions cost up to 1.4 ms per call, and the first
+// layer's weight gradient pads its one input channel to eight.
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
   return dnnl::memory::desc(md.dims(), dt::f32, tag::any);
+}
+dnnl::memory::desc channels_last(const dnnl::memory::desc& md) {
+  return dnnl::memory::desc(md.dims(), dt::f32, tag::nhwc);
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
@@ -63,9 +72,9 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
   }
   return dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                      dnnl::algorithm::convolution_direct, any_layout(d.src),
-                                      any_layout(d.weights), d.bias, any_layout(d.dst), d.strides,
-                                      d.dilates, d.pad_l, d.pad_r),
+                                      dnnl::algorithm::convolution_direct, channels_last(d.src),
+                                      any_layout(d.weights), d.bias, channels_last(d.dst),
+                                      d.strides, d.dilates, d.pad_l, d.pad_r),
       attr, onednn_engine());
 }
 
@@ -93,13 +102,35 @@ struct OperandSpec {
   bool output;
 };
 
+// Whether two layouts put every element at the same offset: both strided (no blocks) with the
+// same strides on every axis longer than one, e.g. NCHW and NHWC with one channel.
+bool same_placement(const dnnl::memory::desc& a, const dnnl::memory::desc& b) {
+  if (a == b) return true;
+  const dnnl_memory_desc_t& x = a.data;
+  const dnnl_memory_desc_t& y = b.data;
+  if (x.format_kind != dnnl_blocked || y.format_kind != dnnl_blocked || x.ndims != y.ndims ||
+      x.offset0 != y.offset0 || x.format_desc.blocking.inner_nblks != 0 ||
+      y.format_desc.blocking.inner_nblks != 0 || a.get_size() != b.get_size()) {
+    return false;
+  }
+  for (int i = 0; i < x.ndims; ++i) {
+    if (x.dims[i] != y.dims[i]) return false;
+    if (x.dims[i] > 1 && x.format_desc.blocking.strides[i] != y.format_desc.blocking.strides[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 template <typename Prim, typename Pd>
 Cached<Prim> make_cached(const Pd& pd, std::initializer_list<OperandSpec> specs) {
   Cached<Prim> c{Prim(pd), pd.scratchpad_desc(), {}};
   dnnl::engine& eng = onednn_engine();
   for (const OperandSpec& s : specs) {
     Operand op{s.arg, s.output, s.plain, pd.query_md(dnnl::query::exec_arg_md, s.arg), std::nullopt};
-    if (op.internal != op.plain) {
+    if (same_placement(op.plain, op.internal)) {
+      op.plain = op.internal;  // the caller's array is already in the primitive's layout
+    } else {
       op.reorder = s.output ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.internal, eng, op.plain))
                             : dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.plain, eng, op.internal));
     }
@@ -224,9 +255,9 @@ const Cached<dnnl::convolution_backward_data>& cached_backward_data(const ConvGe
         const ConvDescs d = conv_descs(geom);
         const auto pd = dnnl::convolution_backward_data::primitive_desc(
             dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct,
-                                                  any_layout(d.src), any_layout(d.weights),
-                                                  any_layout(d.dst), d.strides, d.dilates, d.pad_l,
-                                                  d.pad_r),
+                                                  channels_last(d.src), any_layout(d.weights),
+                                                  channels_last(d.dst), d.strides, d.dilates,
+                                                  d.pad_l, d.pad_r),
             onednn_attr(), onednn_engine(), forward_pd(geom));
         return std::pair{make_cached<dnnl::convolution_backward_data>(
                              pd, {{DNNL_ARG_DIFF_DST, d.dst, false}, {DNNL_ARG_WEIGHTS, d.weights, false},
@@ -247,8 +278,8 @@ const Cached<dnnl::convolution_backward_weights>& cached_backward_weight(const C
         const ConvDescs d = conv_descs(geom);
         const auto pd = dnnl::convolution_backward_weights::primitive_desc(
             dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct,
-                                                     any_layout(d.src), any_layout(d.weights),
-                                                     any_layout(d.dst), d.strides, d.dilates,
+                                                     channels_last(d.src), any_layout(d.weights),
+                                                     channels_last(d.dst), d.strides, d.dilates,
                                                      d.pad_l, d.pad_r),
             onednn_attr(), onednn_engine(), forward_pd(geom));
         return std::pair{make_cached<dnnl::convolution_backward_weights>(
