@@ -196,6 +196,17 @@ TEST_P(EngineTest, KernelsMayPushMoreWork) {
   e->delete_var(x, nullptr);
 }
 
+// kernel_threads(device) is what a kernel on the device's compute lane is given (operators
+// build oneDNN primitives for that many threads).
+TEST_P(EngineTest, KernelThreadsIsTheComputeLanesRunContext) {
+  auto e = make();
+  std::atomic<int> seen{0};
+  e->push([&](const RunContext& ctx) { seen = ctx.num_threads; }, {}, {}, cpu());
+  e->wait_all();
+  EXPECT_GE(seen.load(), 1);
+  EXPECT_EQ(e->kernel_threads(cpu()), seen.load());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
                          testing::Values(EngineKind::kNaive, EngineKind::kThreaded),
                          [](const auto& info) { return std::string(engine_kind_name(info.param)); });

@@ -61,6 +61,8 @@ class NaiveEngine final : public Engine {
     return EngineStats{pushed_.load(), 0, options_.max_in_flight};
   }
 
+  int kernel_threads(Device device) override { return device_threads(device); }
+
  private:
   // The device's share of cores, capped by OMP_NUM_THREADS when the user set it (as in the
   // threaded engine).

@@ -36,6 +36,8 @@ class WorkerPool {
 
   ~WorkerPool() { stop(); }
 
+  const RunContext& context() const { return ctx_; }
+
   void enqueue(OprBlock* op) {
     bool wake;
     {
@@ -227,6 +229,10 @@ class ThreadedEngine final : public Engine {
   EngineStats stats() const override {
     return EngineStats{pushed_.load(std::memory_order_relaxed),
                        in_flight_.load(std::memory_order_relaxed), options_.max_in_flight};
+  }
+
+  int kernel_threads(Device device) override {
+    return pool(device, Lane::kCompute).context().num_threads;
   }
 
  private:

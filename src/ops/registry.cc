@@ -195,15 +195,17 @@ OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray>
 
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs) {
   if (op.prepare == nullptr) return;
+  const Device device = outputs.empty() ? args.inputs[0].device : outputs[0].device;
   const int saved = omp_get_max_threads();
-  if (saved > 1) omp_set_num_threads(1);
+  const int threads = engine().kernel_threads(device);
+  if (threads != saved) omp_set_num_threads(threads);
   try {
     op.prepare(args, outputs);
   } catch (...) {
-    if (saved > 1) omp_set_num_threads(saved);
+    if (threads != saved) omp_set_num_threads(saved);
     throw;
   }
-  if (saved > 1) omp_set_num_threads(saved);
+  if (threads != saved) omp_set_num_threads(saved);
 }
 
 namespace {

@@ -142,6 +142,11 @@ class Engine {
   virtual void wait_all() = 0;
 
   virtual EngineStats stats() const = 0;
+
+  /// RunContext::num_threads of a kernel on `device`'s compute lane: the intra-op (OpenMP)
+  /// threads a kernel there may use. Operators build thread-count-dependent state (oneDNN
+  /// primitives) for this many threads.
+  virtual int kernel_threads(Device device) = 0;
 };
 
 /// The process-wide engine, created on first use from JANUS_ENGINE=naive|threaded (default

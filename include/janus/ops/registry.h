@@ -171,12 +171,13 @@ struct OpDef {
   int attr_index(std::string_view attr_name) const;  // -1 when absent
 };
 
-/// Calls op.prepare (when it has one) on this thread, with the thread's OpenMP team limited to
-/// one thread meanwhile: the caller is a frontend thread, and an OpenMP team started there
-/// (building or first running a oneDNN primitive) would stay for the life of the process beside
-/// the compute worker's. With more OpenMP threads than cores, libgomp's barriers sleep at once
-/// and every parallel kernel after that pays a wake-up (a 256x784x256 product took 1.2-1.5 ms
-/// instead of 0.7 ms on two cores).
+/// Calls op.prepare (when it has one) on this thread, with the thread's OpenMP thread count set
+/// meanwhile to that of a kernel on the output's device (Engine::kernel_threads): oneDNN fixes
+/// a primitive's threads when it is built. Whatever prepare runs on this thread must not start
+/// an OpenMP team here (see settle_onednn_state): a team on a frontend thread would stay for
+/// the life of the process beside the compute worker's, and with more OpenMP threads than
+/// cores libgomp's barriers sleep at once, so every parallel kernel after that pays a wake-up
+/// (a 256x784x256 product took 1.2-1.5 ms instead of 0.7 ms on two cores).
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs);
 
 /// Adds `def` to the registry; throws InternalError on a duplicate name or a missing field.

@@ -123,10 +123,11 @@ const CachedGemm& cached_gemm(const GemmKey& key) {
   if (it != cache.end()) return *it->second;
   const CachedGemm& gemm = *cache.emplace(key, std::make_unique<CachedGemm>(key)).first->second;
   settle_onednn_state(gemm.pd().impl_info_str(), [&] {
+    const CachedGemm probe(key);  // built here, for this one thread
     std::vector<float> a(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.k * key.n));
     std::vector<float> c(static_cast<size_t>(key.m * key.n));
-    gemm.run(a.data(), b.data(), c.data());
+    probe.run(a.data(), b.data(), c.data());
   });
   return gemm;
 }

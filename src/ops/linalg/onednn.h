@@ -26,10 +26,13 @@ dnnl::primitive_attr onednn_attr();
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 
 /// The first time an implementation (primitive_desc::impl_info_str()) is seen, runs `run_once`
-/// on the caller's thread, limited to one OpenMP thread: the first execution of an implementation creates static state inside
-/// oneDNN. Then registers the engine's exit drain again, so a kernel still running at exit
-/// finishes before any of that state is destroyed. Call it from an operator's `prepare` after
-/// building a new primitive.
+/// on the caller's thread, limited to one OpenMP thread: the first execution of an
+/// implementation creates static state inside oneDNN. `run_once` must build the primitive it
+/// runs (a probe): oneDNN fixes a primitive's threads when it is built, and the cached one is
+/// built for the compute worker's threads (ops::run_prepare), so running it here would start
+/// an OpenMP team on the caller. Then registers the engine's exit drain again, so a kernel still
+/// running at exit finishes before any of that state is destroyed. Call it from an operator's
+/// `prepare` after building a new primitive.
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once);
 
 // Below this many multiply-adds (about 10-20 us of arithmetic on one core) a product runs on

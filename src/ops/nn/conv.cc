@@ -191,7 +191,7 @@ class PrimitiveCache {
     if (it != cache_->end()) return it->second;
     auto [cached, impl] = build(g);
     const Cached<Prim>& ref = cache_->emplace(g, std::move(cached)).first->second;
-    settle_onednn_state(impl, [&] { settle(ref); });
+    settle_onednn_state(impl, [&] { settle(build(g).first); });  // a probe built for one thread
     return ref;
   }
 

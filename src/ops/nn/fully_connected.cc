@@ -1,6 +1,7 @@
 // fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product.
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "../elementwise/relu_backward.h"
@@ -36,6 +37,7 @@ FcDescs fc_descs(const FcKey& key) {
 struct CachedFc {
   dnnl::inner_product_forward prim;
   dnnl::memory::desc scratchpad;
+  std::string impl;  // oneDNN's name of the implementation
 };
 
 void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, const void* b,
@@ -57,12 +59,7 @@ std::map<FcKey, CachedFc>& fc_cache() {
   return *cache;
 }
 
-// Built once per shape on the caller's thread (prepare), shared by every worker.
-const CachedFc& cached_fc(const FcKey& key) {
-  std::lock_guard lock(g_cache_mu);
-  auto& cache = fc_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
+CachedFc make_fc(const FcKey& key) {
   const FcDescs d = fc_descs(key);
   dnnl::primitive_attr attr = onednn_attr();
   if (key.relu) {
@@ -74,12 +71,21 @@ const CachedFc& cached_fc(const FcKey& key) {
       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
                                         d.bias, d.dst),
       attr, onednn_engine());
-  const CachedFc& prim =
-      cache.emplace(key, CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc()}).first->second;
-  settle_onednn_state(pd.impl_info_str(), [&] {
+  return CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc(), pd.impl_info_str()};
+}
+
+// Built once per shape on the caller's thread (prepare), shared by every worker.
+const CachedFc& cached_fc(const FcKey& key) {
+  std::lock_guard lock(g_cache_mu);
+  auto& cache = fc_cache();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const CachedFc& prim = cache.emplace(key, make_fc(key)).first->second;
+  settle_onednn_state(prim.impl, [&] {
+    const CachedFc probe = make_fc(key);  // built here, for this one thread
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
-    run_fc(prim, key, x.data(), w.data(), b.data(), y.data());
+    run_fc(probe, key, x.data(), w.data(), b.data(), y.data());
   });
   return prim;
 }
