@@ -18,8 +18,8 @@ build: deps
 # through the deploy runtime.
 demo: build
 	./build/bench/seed_async
-	./build/janus train --model lenet --epochs 5 --batch-size 128 --lr 0.05 --momentum 0.9 \
-	  --hybridize --export build/lenet --log-json build/demo-train.json
+	./build/janus train --model lenet --epochs 10 --batch-size 128 --lr 0.05 --momentum 0.9 \
+	  --lr-schedule cosine --hybridize --export build/lenet --log-json build/demo-train.json
 	./build/janus run build/lenet --random --shape 1 1 28 28
 
 # Every test: the release suite, then the engine and core suites under AddressSanitizer+UBSan

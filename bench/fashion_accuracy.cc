@@ -67,6 +67,11 @@ int main(int argc, char** argv) {
   lenet.options.batch_size = 128;
   lenet.options.lr = 0.05;
   lenet.options.momentum = 0.9;
+  // The rate decays along half a cosine to zero over the run (both models): the last epochs
+  // settle instead of bouncing between minima (LeNet at a constant 0.05 ended its 10 epochs
+  // between 88.4% and 89.2% test accuracy depending on rounding order).
+  mlp.options.lr_schedule = "cosine";
+  lenet.options.lr_schedule = "cosine";
 
   std::vector<std::string> models = {"mlp", "lenet"};
   int epochs = 0;
@@ -98,6 +103,9 @@ int main(int argc, char** argv) {
     app.add_option(p + "momentum", o.momentum, m->name + " SGD momentum")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
+    app.add_option(p + "lr-schedule", o.lr_schedule, m->name + " learning-rate schedule")
+        ->check(CLI::IsMember({"constant", "cosine"}))
+        ->capture_default_str();
   }
   CLI11_PARSE(app, argc, argv);
 
@@ -117,8 +125,9 @@ int main(int argc, char** argv) {
     o.seed = seed;
     o.limit = limit;
     o.progress = false;
-    std::printf("\n== %s: SGD lr %g momentum %g, batch %lld, %d epochs\n", m->name.c_str(), o.lr,
-                o.momentum, static_cast<long long>(o.batch_size), o.epochs);
+    std::printf("\n== %s: SGD lr %g (%s) momentum %g, batch %lld, %d epochs\n", m->name.c_str(),
+                o.lr, o.lr_schedule.c_str(), o.momentum, static_cast<long long>(o.batch_size),
+                o.epochs);
     std::fflush(stdout);
     m->epochs = tools::train(o, std::cout);
     std::cout << std::flush;

@@ -139,6 +139,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   train->add_option("--lr", topt.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  train->add_option("--lr-schedule", topt.lr_schedule, "learning rate over the run")
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->capture_default_str();
   train->add_option("--optimizer", topt.optimizer, "optimizer")
       ->check(CLI::IsMember({"sgd", "adam"}))
       ->capture_default_str();

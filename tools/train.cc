@@ -15,6 +15,7 @@
 #include "janus/engine/array.h"
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
+#include "janus/optim/lr_scheduler.h"
 #include "janus/nn/serialization.h"
 #include "plot.h"
 #include "janus/ops/ops.h"
@@ -30,6 +31,8 @@ void check_options(const TrainOptions& o) {
   JANUS_CHECK(o.epochs >= 1, ValueError, "--epochs is {}, expected at least 1", o.epochs);
   JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1", o.batch_size);
   JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
+  JANUS_CHECK(o.lr_schedule == "constant" || o.lr_schedule == "cosine", ValueError,
+              "--lr-schedule is '{}', expected constant or cosine", o.lr_schedule);
   JANUS_CHECK(o.limit >= 0, ValueError, "--limit is {}, expected >= 0 (0: every sample)", o.limit);
   JANUS_CHECK(o.num_workers >= 0, ValueError, "--num-workers is {}, expected >= 0", o.num_workers);
   JANUS_CHECK(o.export_prefix.empty() || o.hybridize, ValueError,
@@ -75,9 +78,9 @@ double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
 void write_log(const std::string& path, const TrainOptions& o, const std::vector<EpochResult>& rs) {
   std::ofstream f(path);
   JANUS_CHECK(f.good(), IOError, "--log-json: cannot write '{}'", path);
-  f << fmt::format("{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"batch_size\": {}, "
-                   "\"seed\": {}, \"epochs\": [",
-                   o.model, o.optimizer, o.lr, o.batch_size, o.seed);
+  f << fmt::format("{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"lr_schedule\": \"{}\", "
+                   "\"batch_size\": {}, \"seed\": {}, \"epochs\": [",
+                   o.model, o.optimizer, o.lr, o.lr_schedule, o.batch_size, o.seed);
   for (size_t i = 0; i < rs.size(); ++i) {
     const EpochResult& r = rs[i];
     f << fmt::format("{}\n  {{\"epoch\": {}, \"loss\": {}, \"train_acc\": {}, \"test_acc\": {}, "
@@ -119,13 +122,19 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
     (*net)(to_device(train_set->get_batch(std::vector<int64_t>{0})[0], o.device));
   }
   if (o.hybridize) net->hybridize();
-  optim::Trainer trainer(net->collect_params(),
-                         optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd}));
+  optim::OptimizerPtr optimizer =
+      optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd});
+  if (o.lr_schedule == "cosine") {
+    optimizer->set_lr_scheduler(std::make_shared<optim::CosineScheduler>(
+        o.epochs * train_loader.num_batches(), o.lr));
+  }
+  optim::Trainer trainer(net->collect_params(), std::move(optimizer));
   const nn::SoftmaxCrossEntropyLoss loss_fn;
 
   out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
-                     "lr {}, {} epochs, seed {}\n",
+                     "lr {}{}, {} epochs, seed {}\n",
                      o.model, train_set->size(), test_set->size(), o.batch_size, o.optimizer, o.lr,
+                     o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)",
                      o.epochs, o.seed);
   std::vector<EpochResult> results;
   if (!o.profile.empty()) profiler::start();

@@ -16,6 +16,8 @@ struct TrainOptions {
   int epochs = 10;
   int64_t batch_size = 256;
   double lr = 0.1;
+  /// "constant", or "cosine": half a cosine from lr down to 0 over the run's updates.
+  std::string lr_schedule = "constant";
   std::string optimizer = "sgd";  // "sgd" or "adam"
   double momentum = 0.0;          // sgd only
   double wd = 0.0;

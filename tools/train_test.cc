@@ -55,10 +55,19 @@ TEST(Train, LeNetTrainsOnATinySubset) {
   o.batch_size = 32;
   o.lr = 0.05;
   o.momentum = 0.9;
+  o.lr_schedule = "cosine";
   o.progress = false;
+  o.log_json = (std::filesystem::temp_directory_path() / "janus_train_test_lenet.json").string();
   std::ostringstream out;
   const std::vector<EpochResult> r = train(o, out);
   EXPECT_GT(r[0].test_acc, 0.3) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("sgd lr 0.05 (cosine schedule)"));
+  std::ifstream log(o.log_json);
+  std::stringstream text;
+  text << log.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("\"lr_schedule\": \"cosine\""));
+  std::filesystem::remove(o.log_json);
+  std::filesystem::remove(plot_path_for(o.log_json));
 }
 
 TEST(Plot, OnePointPerEpochOnEachSeriesScaledToItsAxis) {
@@ -87,6 +96,10 @@ TEST(Train, BadOptionsAndModelsNameTheProblem) {
   EXPECT_THAT(error_of<ValueError>([&] { train(o, out); }),
               HasSubstr("--epochs is 0, expected at least 1"));
   o.epochs = 1;
+  o.lr_schedule = "step";
+  EXPECT_THAT(error_of<ValueError>([&] { train(o, out); }),
+              HasSubstr("--lr-schedule is 'step', expected constant or cosine"));
+  o.lr_schedule = "constant";
   o.data_root = "/nonexistent/fashion";
   EXPECT_THAT(error_of<IOError>([&] { train(o, out); }), HasSubstr("/nonexistent/fashion"));
 }
