@@ -1,9 +1,10 @@
 // matmul_vs_onednn: janus::dot and janus::matmul (float32) against oneDNN's matmul called
 // directly, for 1024x512 · 512x2048, 1x512 · 512x256 and 1000x1000 · 1000x1000.
 //
-// oneDNN runs on this thread with the same number of OpenMP threads as a Janus kernel gets
-// (RunContext::num_threads, read from a pushed kernel); its primitive, memory objects and stream
-// are built once, outside the timed loop, so each call is execute + wait. Janus is timed end to
+// oneDNN runs on the compute worker, a sample per engine operation (bench::on_compute_worker:
+// on the caller's thread it would start a second OpenMP team), with the same number of OpenMP
+// threads as a Janus kernel gets; its primitive, memory objects and stream are built once,
+// outside the timed loop, so each call is execute + wait. Janus is timed end to
 // end: the operator call (registry, shape rule, output allocation, engine push), the kernel on
 // the worker, and wait_to_read. Each sample is the mean of enough back-to-back calls to last
 // about 5 ms (one call for the large products); dot, oneDNN and matmul samples alternate
@@ -71,14 +72,18 @@ class OneDnnMatmul {
     const dnnl::memory::desc ad({c.m, c.k}, dt::f32, dims{c.k, 1});
     const dnnl::memory::desc bd({c.k, c.n}, dt::f32, dims{c.n, 1});
     const dnnl::memory::desc cd({c.m, c.n}, dt::f32, dims{c.n, 1});
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), eng);
+    // A user scratchpad: the primitive runs on the compute worker, not where it was built.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, eng);
     prim_ = dnnl::matmul(pd);
     impl_ = pd.impl_info_str();
     for (size_t i = 0; i < a_.size(); ++i) a_[i] = static_cast<float>(i % 17) * 0.01f;
     for (size_t i = 0; i < b_.size(); ++i) b_[i] = static_cast<float>(i % 13) * 0.01f;
     args_ = {{DNNL_ARG_SRC, dnnl::memory(ad, eng, a_.data())},
              {DNNL_ARG_WEIGHTS, dnnl::memory(bd, eng, b_.data())},
-             {DNNL_ARG_DST, dnnl::memory(cd, eng, c_.data())}};
+             {DNNL_ARG_DST, dnnl::memory(cd, eng, c_.data())},
+             {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng)}};
   }
   void run() {
     prim_.execute(stream_, args_);
@@ -115,23 +120,32 @@ Row measure(const Case& c, int threads, dnnl::engine& eng) {
   const std::function<void()> dot_call = [&] { janus::wait_to_read(janus::dot(a, b)); };
   const std::function<void()> matmul_call = [&] { janus::wait_to_read(janus::matmul(a, b)); };
   const std::function<void()> onednn_call = [&] { ref.run(); };
+  // oneDNN's samples run on the compute worker, a sample per engine operation
+  // (bench::on_compute_worker), with the worker's threads or `with_threads`.
+  auto onednn_sample_us = [&](int calls, int with_threads) {
+    double us = 0;
+    bench::on_compute_worker([&] {
+      const int saved = omp_get_max_threads();
+      omp_set_num_threads(with_threads);
+      us = sample_us(onednn_call, calls);
+      omp_set_num_threads(saved);
+    });
+    return us;
+  };
   omp_set_num_threads(threads);
   const int n_dot = calls_per_sample(dot_call);
   const int n_matmul = calls_per_sample(matmul_call);
-  const int n_onednn = calls_per_sample(onednn_call);
+  int n_onednn = 1;
+  bench::on_compute_worker([&] { n_onednn = calls_per_sample(onednn_call); });
   // Short products: also oneDNN on one thread, since Janus runs a product this small on one
   // thread of its share (gemm.cc), and that is the fairer reference for it.
   const bool short_call = n_onednn > 10 && threads > 1;
   std::vector<double> dot_s, matmul_s, onednn_s, onednn1_s;
   for (int s = 0; s < kSamples; ++s) {
     dot_s.push_back(sample_us(dot_call, n_dot));
-    onednn_s.push_back(sample_us(onednn_call, n_onednn));
+    onednn_s.push_back(onednn_sample_us(n_onednn, threads));
     matmul_s.push_back(sample_us(matmul_call, n_matmul));
-    if (short_call) {
-      omp_set_num_threads(1);
-      onednn1_s.push_back(sample_us(onednn_call, n_onednn));
-      omp_set_num_threads(threads);
-    }
+    if (short_call) onednn1_s.push_back(onednn_sample_us(n_onednn, 1));
   }
   if (short_call) row.onednn1_us = bench::median(onednn1_s);
   row.dot_us = bench::median(dot_s);

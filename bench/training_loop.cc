@@ -6,15 +6,11 @@
 // `ps`, and the peak of Janus' allocator). The loop's FLOPs (forward 2mnk per layer, backward
 // twice that, no input gradient for the first layer) are compared with this machine's sgemm
 // peak measured by a large oneDNN product. Ends with one JSON line.
-#include <omp.h>
-
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <unistd.h>
-
-#include <dnnl.hpp>
 
 #include "bench_util.h"
 #include "suite.h"
