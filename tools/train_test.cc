@@ -18,6 +18,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
+std::string file_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
 TEST(Train, MlpLearnsFashionMnistInOneShortEpoch) {
   TrainOptions o;
   o.model = "mlp";
@@ -33,17 +40,12 @@ TEST(Train, MlpLearnsFashionMnistInOneShortEpoch) {
   EXPECT_GT(r[0].train_acc, 0.5) << out.str();
   EXPECT_GT(r[0].test_acc, 0.6) << out.str();
   EXPECT_THAT(out.str(), HasSubstr("epoch  1/1: loss"));
-  std::ifstream log(o.log_json);
-  std::stringstream text;
-  text << log.rdbuf();
-  EXPECT_THAT(text.str(), HasSubstr("\"test_acc\": "));
+  EXPECT_THAT(file_text(o.log_json), HasSubstr("\"test_acc\": "));
   std::filesystem::remove(o.log_json);
   const std::string svg_path = plot_path_for(o.log_json);
-  std::ifstream svg_file(svg_path);
-  std::stringstream svg;
-  svg << svg_file.rdbuf();
-  EXPECT_THAT(svg.str(), HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
-  EXPECT_THAT(svg.str(), HasSubstr("<polyline class=\"test acc\""));
+  const std::string svg = file_text(svg_path);
+  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_THAT(svg, HasSubstr("<polyline class=\"test acc\""));
   std::filesystem::remove(svg_path);
 }
 
@@ -62,10 +64,7 @@ TEST(Train, LeNetTrainsOnATinySubset) {
   const std::vector<EpochResult> r = train(o, out);
   EXPECT_GT(r[0].test_acc, 0.3) << out.str();
   EXPECT_THAT(out.str(), HasSubstr("sgd lr 0.05 (cosine schedule)"));
-  std::ifstream log(o.log_json);
-  std::stringstream text;
-  text << log.rdbuf();
-  EXPECT_THAT(text.str(), HasSubstr("\"lr_schedule\": \"cosine\""));
+  EXPECT_THAT(file_text(o.log_json), HasSubstr("\"lr_schedule\": \"cosine\""));
   std::filesystem::remove(o.log_json);
   std::filesystem::remove(plot_path_for(o.log_json));
 }
