@@ -2,6 +2,7 @@
 #include "janus/ops/registry.h"
 
 #include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -193,19 +194,31 @@ OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray>
   return detail;
 }
 
+namespace {
+
+// Sets this thread's OpenMP thread count for its lifetime, then restores the previous one.
+class ScopedOmpThreads {
+ public:
+  explicit ScopedOmpThreads(int threads) : saved_(omp_get_max_threads()), threads_(threads) {
+    if (threads_ != saved_) omp_set_num_threads(threads_);
+  }
+  ~ScopedOmpThreads() {
+    if (threads_ != saved_) omp_set_num_threads(saved_);
+  }
+  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+ private:
+  int saved_, threads_;
+};
+
+}  // namespace
+
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs) {
   if (op.prepare == nullptr) return;
   const Device device = outputs.empty() ? args.inputs[0].device : outputs[0].device;
-  const int saved = omp_get_max_threads();
-  const int threads = engine().kernel_threads(device);
-  if (threads != saved) omp_set_num_threads(threads);
-  try {
-    op.prepare(args, outputs);
-  } catch (...) {
-    if (threads != saved) omp_set_num_threads(saved);
-    throw;
-  }
-  if (threads != saved) omp_set_num_threads(saved);
+  const ScopedOmpThreads threads(engine().kernel_threads(device));
+  op.prepare(args, outputs);
 }
 
 namespace {
