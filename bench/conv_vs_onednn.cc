@@ -67,16 +67,16 @@ class OneDnnConv {
              {DNNL_ARG_WEIGHTS, dnnl::memory(pd.weights_desc(), eng)},
              {DNNL_ARG_BIAS, dnnl::memory(pd.bias_desc(), eng)},
              {DNNL_ARG_DST, dnnl::memory(pd.dst_desc(), eng)}};
-    scratchpad_ = dnnl::memory(pd.scratchpad_desc(), eng);
+
     for (auto& [arg, mem] : args_) {
       auto* p = static_cast<float*>(mem.get_data_handle());
       for (size_t i = 0; i < mem.get_desc().get_size() / sizeof(float); ++i) p[i] = 0.01f * static_cast<float>(i % 13);
     }
+    // Its own scratchpad: the primitive runs on the worker, not where it was built.
+    args_.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng));
   }
   void run() {
-    auto args = args_;
-    args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_);
-    prim_.execute(stream_, args);
+    prim_.execute(stream_, args_);
     stream_.wait();
   }
   const std::string& impl() const { return impl_; }
@@ -85,7 +85,6 @@ class OneDnnConv {
   dnnl::stream stream_;
   dnnl::convolution_forward prim_;
   std::unordered_map<int, dnnl::memory> args_;
-  dnnl::memory scratchpad_;  // its own (the primitive runs on the worker, not where it was built)
   std::string impl_;
 };
 

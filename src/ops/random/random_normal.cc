@@ -41,10 +41,11 @@ void normal_single(const Philox& gen, float loc, float scale, T* p, int64_t n,
     for (int64_t b = lo; b < hi; b += kChunk) {
       const int64_t count = std::min(kChunk, hi - b);
       const int64_t elems = std::min(4 * count, n - 4 * b);
-      if (std::is_same_v<T, float> && elems == 4 * count) {
-        normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale,
-                            reinterpret_cast<float*>(p) + 4 * b);
-        continue;
+      if constexpr (std::is_same_v<T, float>) {
+        if (elems == 4 * count) {  // whole blocks: straight into the output
+          normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, p + 4 * b);
+          continue;
+        }
       }
       normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, buffer);
       for (int64_t i = 0; i < elems; ++i) p[4 * b + i] = static_cast<T>(buffer[i]);
