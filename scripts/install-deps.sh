@@ -3,9 +3,12 @@
 # nothing when everything is present. Uses sudo when not root.
 set -euo pipefail
 
+# ocl-icd-opencl-dev: Debian's oneDNN CMake config (dnnl-config.cmake) calls find_package(OpenCL)
+# and fails without it, but libdnnl-dev only Recommends it, which --no-install-recommends drops.
+# ccache: rebuilds on a machine that keeps its cache (CI's clean clones) reuse earlier objects.
 packages=(
-  build-essential cmake ninja-build pkg-config
-  libdnnl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  build-essential cmake ninja-build pkg-config ccache
+  libdnnl-dev ocl-icd-opencl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )
