@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all deps build demo test test-release test-asan test-tsan bench bench-train clean
+.PHONY: all deps build demo test test-release test-asan test-tsan bench bench-train fuzz clean
 
 all: build
 
@@ -58,5 +58,11 @@ bench-train: build
 	./build/bench/fashion_accuracy
 	bench/fashion_epoch_vs_torch.sh
 
+# Coverage-guided fuzzing of the file loaders with libFuzzer, ASan and UBSan (clang 16,
+# build-fuzz/): a minute per target, FUZZ_SECONDS or FUZZ_RUNS for more (scripts/fuzz.sh).
+fuzz: deps
+	@scripts/install-deps.sh fuzz
+	scripts/fuzz.sh
+
 clean:
-	rm -rf build build-debug build-asan build-tsan
+	rm -rf build build-debug build-asan build-tsan build-fuzz

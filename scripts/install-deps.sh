@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )
-# Extra groups: `install-deps.sh bench` adds PyTorch for the side-by-side benchmarks. Debian's
+# Extra groups: `install-deps.sh fuzz` adds clang for `make fuzz`; `install-deps.sh bench` adds PyTorch for the side-by-side benchmarks. Debian's
 # PyTorch calls the system BLAS (libblas.so.3) for matrix products; without an optimized one
 # that is the netlib reference implementation, single-threaded and unblocked, which makes
 # PyTorch's Linear layers many times slower than they are anywhere else. OpenBLAS (OpenMP
@@ -20,7 +20,10 @@ packages=(
 for group in "$@"; do
   case "$group" in
     bench) packages+=(python3-torch python3-numpy libopenblas0-openmp) ;;
-    *) echo "install-deps: unknown group '$group' (known: bench)" >&2; exit 2 ;;
+    # libFuzzer builds (make fuzz): clang 16, whose C++20 library support has
+    # std::source_location, with its sanitizer runtimes and OpenMP.
+    fuzz) packages+=(clang-16 libclang-rt-16-dev libomp-16-dev) ;;
+    *) echo "install-deps: unknown group '$group' (known: bench, fuzz)" >&2; exit 2 ;;
   esac
 done
 

@@ -1,6 +1,9 @@
 // DType names and the float16 conversions.
 #include "janus/core/dtype.h"
 
+#include <bit>
+#include <cmath>
+
 #include "janus/base/error.h"
 
 namespace janus {
@@ -38,7 +41,7 @@ float16::float16(float f) {
   if (abs < 0x38800000u) {  // below the smallest normal half (2^-14): subnormal or zero
     // Scale so that the half subnormal unit (2^-24) becomes 1, then round to nearest even.
     const float scaled = std::bit_cast<float>(abs) * 16777216.0f;  // 2^24, exact
-    const float r = __builtin_roundevenf(scaled);
+    const float r = std::nearbyint(scaled);  // the default rounding mode: to nearest even
     bits = static_cast<uint16_t>(sign | static_cast<uint32_t>(r));
     return;
   }
