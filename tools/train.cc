@@ -2,10 +2,13 @@
 #include "train.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -27,19 +30,41 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// An output file's directory must exist and be writable before the run, not fail after it.
+void check_output_path(std::string_view option, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  std::error_code ec;
+  JANUS_CHECK(std::filesystem::is_directory(dir, ec), IOError,
+              "{}: cannot write '{}': the directory '{}' does not exist", option, path,
+              dir.string());
+  JANUS_CHECK(::access(dir.c_str(), W_OK) == 0, IOError,
+              "{}: cannot write '{}': the directory '{}' is not writable", option, path,
+              dir.string());
+  JANUS_CHECK(!std::filesystem::is_directory(p, ec), IOError,
+              "{}: cannot write '{}': it is a directory, expected a file name", option, path);
+}
+
 void check_options(const TrainOptions& o) {
   JANUS_CHECK(o.epochs >= 1, ValueError, "--epochs is {}, expected at least 1", o.epochs);
   JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1", o.batch_size);
   JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
   JANUS_CHECK(o.lr_schedule == "constant" || o.lr_schedule == "cosine", ValueError,
               "--lr-schedule is '{}', expected constant or cosine", o.lr_schedule);
+  JANUS_CHECK(o.momentum >= 0 && o.momentum < 1, ValueError,
+              "--momentum is {}, expected a number in [0, 1)", o.momentum);
+  JANUS_CHECK(o.wd >= 0, ValueError, "--wd is {}, expected a non-negative number", o.wd);
   JANUS_CHECK(o.limit >= 0, ValueError, "--limit is {}, expected >= 0 (0: every sample)", o.limit);
   JANUS_CHECK(o.num_workers >= 0, ValueError, "--num-workers is {}, expected >= 0", o.num_workers);
   JANUS_CHECK(o.export_prefix.empty() || o.hybridize, ValueError,
               "--export {} needs --hybridize (the exported graph is the hybridized one)",
               o.export_prefix);
-  JANUS_CHECK(o.device.is_cpu(), DeviceError, "--device {} is not available, expected cpu:N",
-              o.device);
+  check_device(o.device, "--device");
+  check_output_path("--log-json", o.log_json);
+  check_output_path("--save", o.save);
+  check_output_path("--profile", o.profile);
+  check_output_path("--export", o.export_prefix);
 }
 
 // The first `n` samples of `set` (all when n is 0 or more than there are).
