@@ -122,7 +122,7 @@ int run_bench(const BenchArgs&) {
 // The options of every subcommand, filled by the parser.
 struct Args {
   std::string op_name;
-  janus::tools::TrainOptions train;
+  janus::training::TrainOptions train;
   std::string device = "cpu:0";
   janus::tools::RunOptions run;
   int epoch = 0;
@@ -136,11 +136,11 @@ struct Commands {
 
 void add_train_command(CLI::App& app, Args& a, Commands& c) {
   using janus::tools::integer_at_least;
-  janus::tools::TrainOptions& t = a.train;
+  janus::training::TrainOptions& t = a.train;
   c.train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
   CLI::App& train = *c.train;
   train.add_option("--model", t.model, "model")
-      ->check(janus::tools::one_of(janus::tools::model_names()))
+      ->check(janus::tools::one_of(janus::training::model_names()))
       ->capture_default_str();
   train.add_option("--epochs", t.epochs, "passes over the training set")
       ->check(integer_at_least(1))
@@ -258,7 +258,7 @@ int run_command(const Commands& c, Args& a) {
   }
   if (*c.train) {
     a.train.device = janus::parse_device(a.device);  // checked by the parser
-    janus::tools::train(a.train, std::cout);
+    janus::training::train(a.train, std::cout);
     return 0;
   }
   return 0;

@@ -20,6 +20,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
+using training::train;
+using training::TrainOptions;
 using testing::npy;
 using testing::temp_dir;
 

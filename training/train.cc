@@ -25,7 +25,7 @@
 #include "janus/optim/trainer.h"
 #include "models.h"
 
-namespace janus::tools {
+namespace janus::training {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -233,4 +233,4 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
   return results;
 }
 
-}  // namespace janus::tools
+}  // namespace janus::training
