@@ -125,111 +125,155 @@ void write_plot(const std::string& path, const TrainOptions& o,
   JANUS_CHECK(f.good(), IOError, "--log-json: writing the plot '{}' failed", path);
 }
 
-}  // namespace
+// The training and test subsets that the options ask for.
+struct DataSets {
+  std::shared_ptr<const data::ArrayDataset> train, test;
+};
 
-std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
-  check_options(o);
-  seed(o.seed);
+DataSets load_data(const TrainOptions& o) {
   const std::string root = o.data_root.empty() ? std::string(data::kFashionMNISTRoot) : o.data_root;
   const data::FashionMNIST train_full(root, true), test_full(root, false);
-  auto train_set = head(train_full, o.limit);
-  auto test_set = head(test_full, o.limit == 0 ? 0 : std::max<int64_t>(o.limit / 6, 1));
+  return {head(train_full, o.limit),
+          head(test_full, o.limit == 0 ? 0 : std::max<int64_t>(o.limit / 6, 1))};
+}
 
-  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
-                                            .seed = o.seed, .num_workers = o.num_workers});
-  data::DataLoader test_loader(test_set, {.batch_size = 1024, .num_workers = o.num_workers});
-
+// The named model on the device, its deferred shapes fixed by one sample, hybridized if asked.
+std::shared_ptr<nn::Sequential> make_net(const TrainOptions& o, const data::ArrayDataset& set) {
   auto net = make_model(o.model);
   net->initialize(nn::Xavier(), o.device);
   // The first batch fixes the deferred shapes before the trainer sees the parameters.
   {
     autograd::PauseScope no_record;
-    (*net)(to_device(train_set->get_batch(std::vector<int64_t>{0})[0], o.device));
+    (*net)(to_device(set.get_batch(std::vector<int64_t>{0})[0], o.device));
   }
   if (o.hybridize) net->hybridize();
+  return net;
+}
+
+optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batches_per_epoch) {
   optim::OptimizerPtr optimizer =
       optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd});
   if (o.lr_schedule == "cosine") {
-    optimizer->set_lr_scheduler(std::make_shared<optim::CosineScheduler>(
-        o.epochs * train_loader.num_batches(), o.lr));
+    optimizer->set_lr_scheduler(
+        std::make_shared<optim::CosineScheduler>(o.epochs * batches_per_epoch, o.lr));
   }
-  optim::Trainer trainer(net->collect_params(), std::move(optimizer));
-  const nn::SoftmaxCrossEntropyLoss loss_fn;
+  return optim::Trainer(net.collect_params(), std::move(optimizer));
+}
 
-  out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
-                     "lr {}{}, {} epochs, seed {}\n",
-                     o.model, train_set->size(), test_set->size(), o.batch_size, o.optimizer, o.lr,
-                     o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)",
-                     o.epochs, o.seed);
-  std::vector<EpochResult> results;
-  if (!o.profile.empty()) profiler::start();
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    nn::MeanLoss mean_loss;
-    nn::Accuracy train_acc;
-    const int64_t batches = train_loader.num_batches();
-    const int64_t every = std::max<int64_t>(1, batches / 50);
-    const auto start = Clock::now();
-    int64_t seen = 0, index = 0;
-    NDArray previous_loss;  // the batch before this one
-    while (auto batch = train_loader.next()) {
-      const NDArray x = to_device((*batch)[0], o.device);
-      const NDArray y = to_device((*batch)[1], o.device);
-      NDArray output, loss;
-      {
-        autograd::RecordScope record(true);
-        output = (*net)(x);
-        loss = loss_fn(output, y);
-      }
-      autograd::backward(loss);
-      trainer.step(batch->batch_size());
-      mean_loss.update(loss);
-      train_acc.update(y, output);
-      // One batch of lookahead: this batch is issued while the one before it computes, and then
-      // the loop waits for that one. Without a bound the loop issues the whole epoch ahead (the
-      // engine admits 4096 operations in flight), holding every batch's activations: a LeNet
-      // epoch grew by 9 MB per batch, and the kernels wrote into freshly faulted pages.
-      if (previous_loss.defined()) wait_to_read(previous_loss);
-      previous_loss = loss;
-      seen += batch->batch_size();
-      if (o.progress && (++index % every == 0 || index == batches)) {
-        wait_to_read(loss);  // the bar shows finished work, not issued work
-        print_progress(out, epoch, o.epochs, seen, train_set->size(),
-                       std::chrono::duration<double>(Clock::now() - start).count());
-      }
+// What one epoch needs besides its number.
+struct EpochContext {
+  const TrainOptions& options;
+  nn::Block& net;
+  optim::Trainer& trainer;
+  data::DataLoader& train_loader;
+  data::DataLoader& test_loader;
+  int64_t train_size;
+  std::ostream& out;
+};
+
+// One pass over the training set, then the test accuracy.
+EpochResult train_epoch(const EpochContext& c, int epoch) {
+  const TrainOptions& o = c.options;
+  const nn::SoftmaxCrossEntropyLoss loss_fn;
+  nn::MeanLoss mean_loss;
+  nn::Accuracy train_acc;
+  const int64_t batches = c.train_loader.num_batches();
+  const int64_t every = std::max<int64_t>(1, batches / 50);
+  const auto start = Clock::now();
+  int64_t seen = 0, index = 0;
+  NDArray previous_loss;  // the batch before this one
+  while (auto batch = c.train_loader.next()) {
+    const NDArray x = to_device((*batch)[0], o.device);
+    const NDArray y = to_device((*batch)[1], o.device);
+    NDArray output, loss;
+    {
+      autograd::RecordScope record(true);
+      output = c.net(x);
+      loss = loss_fn(output, y);
     }
-    EpochResult r;
-    r.epoch = epoch;
-    r.loss = mean_loss.get();  // waits for the epoch's last batch
-    r.train_acc = train_acc.get();
-    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    r.samples_per_s = static_cast<double>(seen) / r.seconds;
-    r.test_acc = evaluate(*net, test_loader, o.device);
-    results.push_back(r);
-    if (o.progress) out << "\r" << std::string(80, ' ') << "\r";
-    out << fmt::format("epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
-                       "({:.0f} samples/s)\n",
-                       epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
-                       r.samples_per_s)
-        << std::flush;
-    if (!o.log_json.empty()) {
-      write_log(o.log_json, o, results);
-      write_plot(plot_path_for(o.log_json), o, results);
+    autograd::backward(loss);
+    c.trainer.step(batch->batch_size());
+    mean_loss.update(loss);
+    train_acc.update(y, output);
+    // One batch of lookahead: this batch is issued while the one before it computes, and then
+    // the loop waits for that one. Without a bound the loop issues the whole epoch ahead (the
+    // engine admits 4096 operations in flight), holding every batch's activations: a LeNet
+    // epoch grew by 9 MB per batch, and the kernels wrote into freshly faulted pages.
+    if (previous_loss.defined()) wait_to_read(previous_loss);
+    previous_loss = loss;
+    seen += batch->batch_size();
+    if (o.progress && (++index % every == 0 || index == batches)) {
+      wait_to_read(loss);  // the bar shows finished work, not issued work
+      print_progress(c.out, epoch, o.epochs, seen, c.train_size,
+                     std::chrono::duration<double>(Clock::now() - start).count());
     }
   }
+  EpochResult r;
+  r.epoch = epoch;
+  r.loss = mean_loss.get();  // waits for the epoch's last batch
+  r.train_acc = train_acc.get();
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.samples_per_s = static_cast<double>(seen) / r.seconds;
+  r.test_acc = evaluate(c.net, c.test_loader, o.device);
+  return r;
+}
+
+void print_epoch(std::ostream& out, const TrainOptions& o, const EpochResult& r) {
+  if (o.progress) out << "\r" << std::string(80, ' ') << "\r";
+  out << fmt::format("epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
+                     "({:.0f} samples/s)\n",
+                     r.epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
+                     r.samples_per_s)
+      << std::flush;
+}
+
+// The files asked for after the run: profile, exported model, parameters.
+void write_outputs(const TrainOptions& o, const nn::Block& net, std::ostream& out) {
   if (!o.profile.empty()) {
     profiler::stop();
     profiler::dump(o.profile);
     out << profiler::dumps() << fmt::format("wrote the profile (Chrome trace) to {}\n", o.profile);
   }
   if (!o.export_prefix.empty()) {
-    net->export_model(o.export_prefix, o.epochs);
+    net.export_model(o.export_prefix, o.epochs);
     out << fmt::format("exported the model to {}-symbol.json and {}-{:04d}.safetensors\n",
                        o.export_prefix, o.export_prefix, o.epochs);
   }
   if (!o.save.empty()) {
-    nn::save_parameters(*net, o.save);
+    nn::save_parameters(net, o.save);
     out << fmt::format("saved the parameters to {}\n", o.save);
   }
+}
+
+}  // namespace
+
+std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
+  check_options(o);
+  seed(o.seed);
+  const DataSets sets = load_data(o);
+  data::DataLoader train_loader(sets.train, {.batch_size = o.batch_size, .shuffle = true,
+                                             .seed = o.seed, .num_workers = o.num_workers});
+  data::DataLoader test_loader(sets.test, {.batch_size = 1024, .num_workers = o.num_workers});
+  const auto net = make_net(o, *sets.train);
+  optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches());
+
+  out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
+                     "lr {}{}, {} epochs, seed {}\n",
+                     o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer,
+                     o.lr, o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)",
+                     o.epochs, o.seed);
+  const EpochContext context{o, *net, trainer, train_loader, test_loader, sets.train->size(), out};
+  std::vector<EpochResult> results;
+  if (!o.profile.empty()) profiler::start();
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    results.push_back(train_epoch(context, epoch));
+    print_epoch(out, o, results.back());
+    if (!o.log_json.empty()) {
+      write_log(o.log_json, o, results);
+      write_plot(plot_path_for(o.log_json), o, results);
+    }
+  }
+  write_outputs(o, *net, out);
   return results;
 }
 
