@@ -131,8 +131,8 @@ TEST(Cli, ParseErrorsAreOneLowercaseLineAndExitOne) {
 std::string export_two_output_model(const std::filesystem::path& dir) {
   const auto data = graph::Symbol::var("data", Shape{2, 3});
   const auto w = graph::Symbol::var("w", Shape{2, 3});
-  const auto both = graph::Symbol::group(
-      {graph::Symbol::op("relu", {data}, {}, "first"), graph::Symbol::op("mul", {data, w}, {}, "second")});
+  const auto both = graph::Symbol::group({graph::Symbol::op("relu", {data}, {}, "first"),
+                                          graph::Symbol::op("mul", {data, w}, {}, "second")});
   const std::string prefix = (dir / "two").string();
   both.save(prefix + "-symbol.json");
   graph::save_safetensors(prefix + "-0003.safetensors",

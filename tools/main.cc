@@ -3,13 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cctype>
-#include <exception>
 #include <iostream>
 
 #include <unistd.h>
 
 #include "janus/janus.h"
 #include "cli_checks.h"
+#include "report_errors.h"
 #include "janus/profile/hardware.h"
 #include "models.h"
 #include "run_model.h"
@@ -176,8 +176,9 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
       ->check(integer_at_least(0))
       ->capture_default_str();
   train.add_option("--data", t.data_root, "directory of the Fashion-MNIST .gz files");
-  train.add_option("--log-json", t.log_json,
-                   "write the per-epoch figures to this file, and a chart of them beside it (.svg)");
+  train.add_option(
+      "--log-json", t.log_json,
+      "write the per-epoch figures to this file, and a chart of them beside it (.svg)");
   train.add_option("--save", t.save, "save the trained parameters (safetensors) to this file");
   t.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
   train.add_flag("!--no-progress", t.progress, "no progress bar");
@@ -264,21 +265,6 @@ int run_command(const Commands& c, Args& a) {
   return 0;
 }
 
-// Runs the chosen command; every error ends here as one line on stderr and exit status 1.
-int run_reporting_errors(const CLI::App& app, const Commands& c, Args& a) {
-  const std::string command = command_name(app);
-  try {
-    return run_command(c, a);
-  } catch (const janus::Error& e) {
-    std::cerr << command << ": " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << command << ": unexpected error (please report): " << e.what() << "\n";
-  } catch (...) {
-    std::cerr << command << ": unexpected error of an unknown type (please report)\n";
-  }
-  return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -298,5 +284,6 @@ int main(int argc, char** argv) {
     std::cout << app.help();
     return 1;
   }
-  return run_reporting_errors(app, commands, args);
+  return janus::tools::run_reporting_errors(
+      command_name(app), [&] { return run_command(commands, args); }, std::cerr);
 }

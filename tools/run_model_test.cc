@@ -25,7 +25,9 @@ using training::TrainOptions;
 using testing::npy;
 using testing::temp_dir;
 
-void write(const std::filesystem::path& p, const std::string& bytes) { testing::write_file(p, bytes); }
+void write(const std::filesystem::path& p, const std::string& bytes) {
+  testing::write_file(p, bytes);
+}
 
 TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
   const auto dir = temp_dir("janus_npy_");

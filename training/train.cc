@@ -48,7 +48,8 @@ void check_output_path(std::string_view option, const std::string& path) {
 
 void check_options(const TrainOptions& o) {
   JANUS_CHECK(o.epochs >= 1, ValueError, "--epochs is {}, expected at least 1", o.epochs);
-  JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1", o.batch_size);
+  JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1",
+              o.batch_size);
   JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
   JANUS_CHECK(o.lr_schedule == "constant" || o.lr_schedule == "cosine", ValueError,
               "--lr-schedule is '{}', expected constant or cosine", o.lr_schedule);
