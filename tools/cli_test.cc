@@ -155,6 +155,28 @@ TEST(Cli, RunPrintsEveryOutputAndRandomUsesTheRecordedShape) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Cli, RunRandomNeedsAShapeOnlyWhenTheGraphRecordsNone) {
+  const auto dir = testing::temp_dir("janus_cli_noshape_");
+  const std::string prefix = (dir / "noshape").string();
+  graph::Symbol::op("relu", {graph::Symbol::var("data")}).save(prefix + "-symbol.json");
+  graph::save_safetensors(prefix + "-0000.safetensors", {});
+  expect_refused(fmt::format("run {} --random", prefix),
+                 "janus run: --random: the graph does not record the shape of its input 'data', "
+                 "give it with --shape");
+  const Result r = janus(fmt::format("run {} --random --shape 2 2 --repeat 0", prefix));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("input: [2, 2] float32"));
+  const std::string npy_file = (dir / "x.npy").string();
+  testing::write_file(npy_file, testing::npy("{'descr': '<f4', 'fortran_order': False, "
+                                             "'shape': (1,), }",
+                                             std::string(4, '\0')));
+  expect_refused(fmt::format("run {} --input {} --shape 2 2", prefix, npy_file),
+                 fmt::format("janus run: --shape [2, 2] is for --random; --input {} has a shape "
+                             "of its own",
+                             npy_file));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, RunRefusesBadNpyFilesNamingThem) {
   const auto dir = testing::temp_dir("janus_cli_npy_");
   const std::string prefix = export_two_output_model(dir);
