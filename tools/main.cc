@@ -7,11 +7,11 @@
 
 #include <unistd.h>
 
-#include "janus/janus.h"
 #include "cli_checks.h"
-#include "report_errors.h"
+#include "janus/janus.h"
 #include "janus/profile/hardware.h"
 #include "models.h"
+#include "report_errors.h"
 #include "run_model.h"
 #include "train.h"
 #ifdef JANUS_HAVE_BENCH
