@@ -1,6 +1,6 @@
 // fashion_accuracy: the issue "Blocks, training and Fashion-MNIST" and its targets. The two demo
-// models of `janus train` (tools/models.h) are trained on the real Fashion-MNIST files through
-// the same training loop (tools/train.h):
+// models of `janus train` (training/models.h) are trained on the real Fashion-MNIST files through
+// the same training loop (training/train.h):
 //   - mlp (784 -> 256 -> 10, ReLU) must reach at least 85% test accuracy after 10 epochs;
 //   - lenet (LeNet-5, ReLU, max pooling) must reach at least 89%.
 // Prints each epoch's loss, accuracies and time, then a summary per model and one JSON line with
@@ -27,14 +27,14 @@
 
 namespace {
 
-namespace tools = janus::tools;
+namespace training = janus::training;
 
 struct ModelRun {
   std::string name;
-  tools::TrainOptions options;
+  training::TrainOptions options;
   double target = 0;      // test accuracy the issue asks for
   int target_epochs = 0;  // after this many epochs
-  std::vector<tools::EpochResult> epochs;
+  std::vector<training::EpochResult> epochs;
 
   bool checked() const { return options.limit == 0 && options.epochs >= target_epochs; }
   double final_acc() const { return epochs.empty() ? 0.0 : epochs.back().test_acc; }
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   int64_t limit = 0;
   app.add_option("--models", models, "models to train, in order")
-      ->check(CLI::IsMember(tools::model_names()))
+      ->check(CLI::IsMember(training::model_names()))
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--epochs", epochs, "epochs for every model (0: each model's own setting)")
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
                 o.lr, o.lr_schedule.c_str(), o.momentum, static_cast<long long>(o.batch_size),
                 o.epochs);
     std::fflush(stdout);
-    m->epochs = tools::train(o, std::cout);
+    m->epochs = training::train(o, std::cout);
     std::cout << std::flush;
   }
 

@@ -1,6 +1,7 @@
 // fashion_mlp_epoch, fashion_lenet_epoch: one Fashion-MNIST training epoch of each demo model
-// (tools/models.h) through the `janus train` loop (tools/train.h), with the hyperparameters of
-// bench/fashion_accuracy.cc, imperative and then hybridized, and the test accuracy after it.
+// (training/models.h) through the `janus train` loop (training/train.h), with the
+// hyperparameters of bench/fashion_accuracy.cc, imperative and then hybridized, and the test
+// accuracy after it.
 // The floor is the epoch's FLOPs at this machine's measured sgemm peak: forward multiply-adds
 // per sample counted from the layer shapes below, times 2 FLOPs, times 3 (forward, and the
 // backward's two products per layer), times the samples. The epoch also assembles batches,
@@ -19,18 +20,18 @@
 
 namespace {
 
-namespace tools = janus::tools;
+namespace training = janus::training;
 
 constexpr int64_t kTrainSamples = 60000;
 
-// Forward multiply-adds per sample (tools/models.cc).
+// Forward multiply-adds per sample (training/models.cc).
 constexpr double kMlpMacs = 784.0 * 256 + 256.0 * 10;
 constexpr double kLenetMacs = 6.0 * 28 * 28 * 25         // conv 1->6, 5x5, pad 2: 28x28 out
                               + 16.0 * 10 * 10 * 6 * 25  // conv 6->16, 5x5: 10x10 out
                               + 400.0 * 120 + 120.0 * 84 + 84.0 * 10;
 
-tools::TrainOptions options_for(const std::string& model, bool quick) {
-  tools::TrainOptions o;
+training::TrainOptions options_for(const std::string& model, bool quick) {
+  training::TrainOptions o;
   o.model = model;
   o.epochs = 1;
   o.batch_size = model == "mlp" ? 256 : 128;
@@ -43,14 +44,14 @@ tools::TrainOptions options_for(const std::string& model, bool quick) {
 
 int run_epoch(const std::string& model, double macs, const bench::Options& options) {
   const std::string name = "fashion_" + model + "_epoch";
-  tools::TrainOptions o = options_for(model, options.quick);
+  training::TrainOptions o = options_for(model, options.quick);
   std::ostringstream log;
   std::printf("%s: one epoch, batch %lld, SGD lr %g momentum %g%s\n", name.c_str(),
               static_cast<long long>(o.batch_size), o.lr, o.momentum,
               options.quick ? " (quick: 6000 samples)" : "");
-  const tools::EpochResult imperative = tools::train(o, log).back();
+  const training::EpochResult imperative = training::train(o, log).back();
   o.hybridize = true;
-  const tools::EpochResult hybridized = tools::train(o, log).back();
+  const training::EpochResult hybridized = training::train(o, log).back();
   std::fputs(log.str().c_str(), stdout);
 
   const int threads = bench::janus_kernel_threads();

@@ -76,7 +76,7 @@ int run(const bench::Options& options) {
   Result r[3];
   std::shared_ptr<nn::Sequential> nets[3];
   for (int hybrid = 0; hybrid < 3; ++hybrid) {
-    nets[hybrid] = janus::tools::make_model("lenet");
+    nets[hybrid] = janus::training::make_model("lenet");
     nets[hybrid]->initialize(nn::Xavier());
     janus::seed(1);
     {

@@ -2,13 +2,16 @@
 // `janus run`, `janus bench`.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <iostream>
 
 #include <unistd.h>
 
+#include "cli_checks.h"
 #include "janus/janus.h"
 #include "janus/profile/hardware.h"
 #include "models.h"
+#include "report_errors.h"
 #include "run_model.h"
 #include "train.h"
 #ifdef JANUS_HAVE_BENCH
@@ -92,14 +95,14 @@ int run_bench(const BenchArgs& args) {
       for (const bench::Entry& k : suite) known.push_back(k.name);
       std::cerr << fmt::format("janus bench: no benchmark named '{}'; known: {}\n", name,
                                fmt::join(known, ", "));
-      return 2;
+      return 1;
     }
     chosen.push_back(e);
   }
   if (chosen.empty()) {
     std::cerr << "janus bench: name the benchmarks to run (janus bench --list names them), or "
                  "pass --all\n";
-    return 2;
+    return 1;
   }
   bench::json_output = args.json;
   int status = 0;
@@ -112,115 +115,175 @@ int run_bench(const BenchArgs& args) {
 #else
 int run_bench(const BenchArgs&) {
   std::cerr << "janus bench: this janus was built without the benchmarks (JANUS_BUILD_BENCH=OFF)\n";
-  return 2;
+  return 1;
 }
 #endif
+
+// The options of every subcommand, filled by the parser.
+struct Args {
+  std::string op_name;
+  janus::training::TrainOptions train;
+  std::string device = "cpu:0";
+  janus::tools::RunOptions run;
+  int epoch = 0;
+  BenchArgs bench;
+};
+
+struct Commands {
+  CLI::App *ops, *info, *hw, *train, *run, *bench;
+  CLI::Option* epoch;  // janus run --epoch, absent: the latest
+};
+
+void add_train_command(CLI::App& app, Args& a, Commands& c) {
+  using janus::tools::integer_at_least;
+  janus::training::TrainOptions& t = a.train;
+  c.train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
+  CLI::App& train = *c.train;
+  train.add_option("--model", t.model, "model")
+      ->check(janus::tools::one_of(janus::training::model_names()))
+      ->capture_default_str();
+  train.add_option("--epochs", t.epochs, "passes over the training set")
+      ->check(integer_at_least(1))
+      ->capture_default_str();
+  train.add_option("--batch-size", t.batch_size, "samples per step")
+      ->check(integer_at_least<int64_t>(1))
+      ->capture_default_str();
+  train.add_option("--lr", t.lr, "learning rate")
+      ->check(janus::tools::positive_number())
+      ->capture_default_str();
+  train.add_option("--lr-schedule", t.lr_schedule, "learning rate over the run")
+      ->check(janus::tools::one_of({"constant", "cosine"}))
+      ->capture_default_str();
+  train.add_option("--optimizer", t.optimizer, "optimizer")
+      ->check(janus::tools::one_of({"sgd", "adam"}))
+      ->capture_default_str();
+  train.add_option("--momentum", t.momentum, "SGD momentum, in [0, 1)")
+      ->check(janus::tools::fraction())
+      ->capture_default_str();
+  train.add_option("--wd", t.wd, "weight decay")
+      ->check(janus::tools::non_negative_number())
+      ->capture_default_str();
+  train.add_option("--seed", t.seed, "random seed (initialisation, shuffling, dropout)")
+      ->check(integer_at_least<uint64_t>(0))
+      ->capture_default_str();
+  train.add_option("--device", a.device, "device to train on, cpu:N")
+      ->check(janus::tools::existing_device())
+      ->capture_default_str();
+  train.add_option("--limit", t.limit, "use only the first N training samples (0: all)")
+      ->check(integer_at_least<int64_t>(0))
+      ->capture_default_str();
+  train.add_option("--num-workers", t.num_workers, "data loading threads")
+      ->check(integer_at_least(0))
+      ->capture_default_str();
+  train.add_option("--data", t.data_root, "directory of the Fashion-MNIST .gz files");
+  train.add_option(
+      "--log-json", t.log_json,
+      "write the per-epoch figures to this file, and a chart of them beside it (.svg)");
+  train.add_option("--save", t.save, "save the trained parameters (safetensors) to this file");
+  t.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
+  train.add_flag("!--no-progress", t.progress, "no progress bar");
+  train.add_flag("--hybridize", t.hybridize, "train and evaluate the compiled graph");
+  train.add_option("--profile", t.profile, "write a Chrome trace of the run to this file");
+  train.add_option("--export", t.export_prefix,
+                   "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
+}
+
+void add_run_command(CLI::App& app, Args& a, Commands& c) {
+  using janus::tools::integer_at_least;
+  janus::tools::RunOptions& r = a.run;
+  c.run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
+  CLI::App& run = *c.run;
+  run.add_option("prefix", r.prefix, "the model's files without -symbol.json")->required();
+  c.epoch = run.add_option("--epoch", a.epoch,
+                           "which PREFIX-NNNN.safetensors (default: the latest)")
+                ->check(integer_at_least(0));
+  run.add_option("--input", r.input, "input array, a .npy file")
+      ->check(janus::tools::existing_file());
+  run.add_flag("--random", r.random,
+               "random normal input, of --shape or else of the shape that the graph records");
+  run.add_option("--shape", r.shape, "input shape for --random, e.g. --shape 1 1 28 28")
+      ->check(integer_at_least<int64_t>(0));
+  run.add_option("--repeat", r.repeat, "timed calls after the first")
+      ->check(integer_at_least(0))
+      ->capture_default_str();
+}
+
+void add_bench_command(CLI::App& app, Args& a, Commands& c) {
+  c.bench = app.add_subcommand("bench", "Run benchmarks by name; --list names them");
+  CLI::App& bench = *c.bench;
+  bench.add_option("names", a.bench.names, "benchmarks to run, in order");
+  bench.add_flag("--list", a.bench.list, "name every benchmark, with what it measures");
+  bench.add_flag("--all", a.bench.all, "run every benchmark");
+  bench.add_flag("--json", a.bench.json, "end each benchmark with one JSON line of its figures");
+  bench.add_flag("--quick", a.bench.quick,
+                 "small workloads (a smoke test; figures not comparable)");
+}
+
+Commands add_commands(CLI::App& app, Args& a) {
+  Commands c{};
+  c.ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
+  c.ops->add_option("name", a.op_name, "operator to show");
+  c.info = app.add_subcommand("info", "Show devices, cores and engine settings");
+  c.hw = app.add_subcommand("hw", "Measure this machine: sgemm peak, memory bandwidth, caches");
+  add_train_command(app, a, c);
+  add_run_command(app, a, c);
+  add_bench_command(app, a, c);
+  return c;
+}
+
+// "janus train" while that subcommand is parsed, else "janus": the first word of each error.
+std::string command_name(const CLI::App& app) {
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  return chosen.empty() ? "janus" : "janus " + chosen.front()->get_name();
+}
+
+// CLI11 starts its messages with a capital ("The following argument was not expected"); ours
+// are lowercase.
+std::string lowercase_first(std::string text) {
+  if (!text.empty()) text.front() = static_cast<char>(std::tolower(text.front()));
+  return text;
+}
+
+int run_command(const Commands& c, Args& a) {
+  if (*c.ops) return run_ops(a.op_name);
+  if (*c.bench) return run_bench(a.bench);
+  if (*c.info) return run_info();
+  if (*c.hw) {
+    std::cout << janus::profile::to_string(janus::profile::measure_hardware());
+    return 0;
+  }
+  if (*c.run) {
+    if (c.epoch->count() > 0) a.run.epoch = a.epoch;
+    janus::tools::run_model(a.run, std::cout);
+    return 0;
+  }
+  if (*c.train) {
+    a.train.device = janus::parse_device(a.device);  // checked by the parser
+    janus::training::train(a.train, std::cout);
+    return 0;
+  }
+  return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Janus: a deep learning framework with an asynchronous dependency engine"};
-  app.require_subcommand(1);
-  std::string op_name;
-  auto* ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
-  ops->add_option("name", op_name, "operator to show");
-  auto* info = app.add_subcommand("info", "Show devices, cores and engine settings");
-  auto* hw = app.add_subcommand("hw", "Measure this machine: sgemm peak, memory bandwidth, caches");
-  janus::tools::TrainOptions topt;
-  std::string device_text = "cpu:0";
-  auto* train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
-  train->add_option("--model", topt.model, "model")
-      ->check(CLI::IsMember(janus::tools::model_names()))
-      ->capture_default_str();
-  train->add_option("--epochs", topt.epochs, "passes over the training set")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  train->add_option("--batch-size", topt.batch_size, "samples per step")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  train->add_option("--lr", topt.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
-  train->add_option("--lr-schedule", topt.lr_schedule, "learning rate over the run")
-      ->check(CLI::IsMember({"constant", "cosine"}))
-      ->capture_default_str();
-  train->add_option("--optimizer", topt.optimizer, "optimizer")
-      ->check(CLI::IsMember({"sgd", "adam"}))
-      ->capture_default_str();
-  train->add_option("--momentum", topt.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  train->add_option("--wd", topt.wd, "weight decay")->check(CLI::NonNegativeNumber)->capture_default_str();
-  train->add_option("--seed", topt.seed, "random seed (initialisation, shuffling, dropout)")->capture_default_str();
-  train->add_option("--device", device_text, "device to train on, cpu:N")->capture_default_str();
-  train->add_option("--limit", topt.limit, "use only the first N training samples (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  train->add_option("--num-workers", topt.num_workers, "data loading threads")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  train->add_option("--data", topt.data_root, "directory of the Fashion-MNIST .gz files");
-  train->add_option("--log-json", topt.log_json, "write the per-epoch figures to this file, and a chart of them beside it (.svg)");
-  train->add_option("--save", topt.save, "save the trained parameters (safetensors) to this file");
-  topt.progress = isatty(STDOUT_FILENO) != 0;  // a bar only on a terminal
-  train->add_flag("!--no-progress", topt.progress, "no progress bar");
-  train->add_flag("--hybridize", topt.hybridize, "train and evaluate the compiled graph");
-  train->add_option("--profile", topt.profile, "write a Chrome trace of the run to this file");
-  train->add_option("--export", topt.export_prefix,
-                    "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
-  janus::tools::RunOptions ropt;
-  auto* run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
-  run->add_option("prefix", ropt.prefix, "the model's files without -symbol.json")->required();
-  run->add_option("--epoch", ropt.epoch, "which PREFIX-NNNN.safetensors (default: the latest)");
-  run->add_option("--input", ropt.input, "input array, a .npy file")->check(CLI::ExistingFile);
-  run->add_flag("--random", ropt.random, "random normal input of --shape");
-  run->add_option("--shape", ropt.shape, "input shape for --random, e.g. --shape 1 1 28 28");
-  run->add_option("--repeat", ropt.repeat, "timed calls after the first")->capture_default_str();
-  BenchArgs bargs;
-  auto* bench = app.add_subcommand("bench", "Run benchmarks by name; --list names them");
-  bench->add_option("names", bargs.names, "benchmarks to run, in order");
-  bench->add_flag("--list", bargs.list, "name every benchmark, with what it measures");
-  bench->add_flag("--all", bargs.all, "run every benchmark");
-  bench->add_flag("--json", bargs.json, "end each benchmark with one JSON line of its figures");
-  bench->add_flag("--quick", bargs.quick, "small workloads (a smoke test; figures not comparable)");
+  app.require_subcommand(0, 1);
+  Args args;
+  const Commands commands = add_commands(app, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line naming the problem, then the usage of the command that was being parsed.
-    std::cerr << "janus: " << e.what() << "\n\n";
-    CLI::App* sub = *train ? train
-                    : *run ? run
-                    : *bench ? bench
-                    : *ops   ? ops
-                    : *info  ? info
-                    : *hw    ? hw
-                             : &app;
-    std::cerr << sub->help();
-    return 2;
-  }
-  try {
-    if (*ops) return run_ops(op_name);
-    if (*bench) return run_bench(bargs);
-    if (*info) return run_info();
-    if (*hw) {
-      std::cout << janus::profile::to_string(janus::profile::measure_hardware());
-      return 0;
-    }
-    if (*run) {
-      janus::tools::run_model(ropt, std::cout);
-      return 0;
-    }
-    if (*train) {
-      try {
-        topt.device = janus::parse_device(device_text);
-      } catch (const janus::Error& e) {
-        std::cerr << "janus train: --device: " << e.what() << "\n\n" << train->help();
-        return 2;
-      }
-      janus::tools::train(topt, std::cout);
-      return 0;
-    }
-  } catch (const janus::Error& e) {
-    std::cerr << "janus: " << e.what() << "\n";
+    std::cerr << command_name(app) << ": " << lowercase_first(e.what()) << "\n";
     return 1;
   }
-  return 0;
+  if (app.get_subcommands().empty()) {  // `janus` alone: what it can do, and a failure status
+    std::cout << app.help();
+    return 1;
+  }
+  return janus::tools::run_reporting_errors(
+      command_name(app), [&] { return run_command(commands, args); }, std::cerr);
 }

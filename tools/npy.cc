@@ -1,7 +1,9 @@
 // The .npy reader: magic, version, a Python-dict header, then the raw data.
 #include "npy.h"
 
+#include <charconv>
 #include <cstring>
+#include <limits>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -67,19 +69,37 @@ NDArray load_npy(const std::string& path) {
   }
   std::vector<int64_t> dims;
   const std::string shape_text = m[1].str();
-  const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), number), end; it != end;
+  const std::regex extent(R"([^,\s]+)");
+  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), extent), end; it != end;
        ++it) {
-    dims.push_back(std::stoll(it->str()));
+    const std::string text = it->str();
+    int64_t d = 0;
+    const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (ec != std::errc() || stop != text.data() + text.size() || d < 0) {
+      fail(fmt::format("the shape ({}) has the extent {}, expected an integer from 0 to {}",
+                       shape_text, text, std::numeric_limits<int64_t>::max()));
+    }
+    dims.push_back(d);
   }
   const Shape shape(dims);
-  const size_t data_bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
-  const size_t data_offset = offset + header_len;
-  if (bytes.size() - data_offset != data_bytes) {
-    fail(fmt::format("shape {} of {} needs {} data bytes, the file holds {}", shape,
-                     dtype_name(dtype), data_bytes, bytes.size() - data_offset));
+  int64_t numel = 0;
+  try {
+    numel = shape.numel();
+  } catch (const ShapeError& e) {
+    fail(e.what());
   }
-  return from_host(bytes.data() + data_offset, dtype, shape.numel(), shape, dtype, cpu());
+  const size_t held = bytes.size() - (offset + header_len);
+  size_t needed = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(numel), dtype_size(dtype), &needed)) {
+    fail(fmt::format("shape {} of {} needs more than {} data bytes, the file holds {}", shape,
+                     dtype_name(dtype), std::numeric_limits<size_t>::max(), held));
+  }
+  if (held != needed) {
+    fail(fmt::format("shape {} of {} needs {} data bytes, the file holds {}", shape,
+                     dtype_name(dtype), needed, held));
+  }
+  const size_t data_offset = offset + header_len;
+  return from_host(bytes.data() + data_offset, dtype, numel, shape, dtype, cpu());
 }
 
 }  // namespace janus::tools

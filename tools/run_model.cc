@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <ostream>
 #include <regex>
+#include <span>
 
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
+#include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
 #include "npy.h"
 
@@ -32,44 +34,66 @@ int latest_epoch(const std::string& prefix) {
     const std::string name = entry.path().filename().string();
     if (std::regex_match(name, m, pattern)) best = std::max(best, std::stoi(m[1].str()));
   }
-  JANUS_CHECK(best >= 0, IOError, "janus run: no {}-NNNN.safetensors found in '{}'",
+  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN.safetensors found in '{}'",
               p.filename().string(), dir.string());
   return best;
+}
+
+void check_options(const RunOptions& o) {
+  JANUS_CHECK(o.random != !o.input.empty(), ValueError,
+              "give exactly one of --input FILE.npy and --random [--shape ...]");
+  JANUS_CHECK(o.random || o.shape.empty(), ValueError,
+              "--shape {} is for --random; --input {} has a shape of its own", Shape(o.shape),
+              o.input);
+  JANUS_CHECK(!o.epoch || *o.epoch >= 0, ValueError, "--epoch is {}, expected >= 0", *o.epoch);
+  JANUS_CHECK(o.repeat >= 0, ValueError, "--repeat is {}, expected >= 0", o.repeat);
+}
+
+// The shape of the graph's input as recorded at export; ValueError when it is not recorded.
+Shape recorded_input_shape(const deploy::Predictor& predictor) {
+  const std::string& name = predictor.input_names().at(0);
+  for (const graph::NodePtr& node : predictor.symbol().graph().arguments()) {
+    if (node->name == name && !node->specs.empty()) return node->specs[0].shape;
+  }
+  throw ValueError(fmt::format(
+      "--random: the graph does not record the shape of its input '{}', give it with --shape",
+      name));
+}
+
+NDArray make_input(const RunOptions& o, const deploy::Predictor& predictor) {
+  if (!o.random) return load_npy(o.input);
+  const Shape shape = o.shape.empty() ? recorded_input_shape(predictor) : Shape(o.shape);
+  seed(0);
+  return random_normal(0, 1, shape);
 }
 
 }  // namespace
 
 void run_model(const RunOptions& o, std::ostream& out) {
-  JANUS_CHECK(o.random != !o.input.empty(), ValueError,
-              "janus run: give exactly one of --input FILE.npy and --random --shape ...");
-  JANUS_CHECK(!o.random || !o.shape.empty(), ValueError, "janus run: --random needs --shape");
-  JANUS_CHECK(o.repeat >= 0, ValueError, "janus run: --repeat is {}, expected >= 0", o.repeat);
-  const int epoch = o.epoch >= 0 ? o.epoch : latest_epoch(o.prefix);
+  check_options(o);
+  const int epoch = o.epoch ? *o.epoch : latest_epoch(o.prefix);
   const std::string symbol_file = o.prefix + "-symbol.json";
   const std::string params_file = fmt::format("{}-{:04d}.safetensors", o.prefix, epoch);
   deploy::Predictor predictor(symbol_file, params_file);
-  NDArray x;
-  if (o.random) {
-    seed(0);
-    x = random_normal(0, 1, Shape(o.shape));
-  } else {
-    x = load_npy(o.input);
-  }
+  const NDArray x = make_input(o, predictor);
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  NDArray y = predictor.run(x);
-  wait_to_read(y);
+  std::vector<NDArray> ys = predictor.run(std::span<const NDArray>(&x, 1));
+  for (const NDArray& y : ys) wait_to_read(y);
   const double first_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   start = Clock::now();
-  for (int i = 0; i < o.repeat; ++i) y = predictor.run(x);
-  wait_to_read(y);
+  for (int i = 0; i < o.repeat; ++i) ys = predictor.run(std::span<const NDArray>(&x, 1));
+  for (const NDArray& y : ys) wait_to_read(y);
   const double each_ms =
       o.repeat > 0
           ? std::chrono::duration<double, std::milli>(Clock::now() - start).count() / o.repeat
           : 0;
   out << fmt::format("model: {} + {}\ninput: {} {}\n", symbol_file, params_file, x.shape(),
                      dtype_name(x.dtype()));
-  out << fmt::format("output {} ({}):\n", predictor.output_names().at(0), y.shape()) << y << "\n";
+  const std::vector<std::string> names = predictor.output_names();
+  for (size_t i = 0; i < ys.size(); ++i) {
+    out << fmt::format("output {} ({}):\n", names.at(i), ys[i].shape()) << ys[i] << "\n";
+  }
   out << fmt::format(
       "time: first call {:.3f} ms (compiles the graph), then {:.3f} ms per call "
       "({} calls)\n",

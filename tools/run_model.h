@@ -3,7 +3,9 @@
 // the janus program (tools/).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,15 +13,16 @@ namespace janus::tools {
 
 struct RunOptions {
   std::string prefix;
-  int epoch = -1;              // -1: the highest-numbered PREFIX-NNNN.safetensors
+  std::optional<int> epoch;    // absent: the highest-numbered PREFIX-NNNN.safetensors
   std::string input;           // .npy file
-  std::vector<int64_t> shape;  // with random input
   bool random = false;
+  std::vector<int64_t> shape;  // with random input; empty: the input shape that the graph records
   int repeat = 10;  // timed calls after the first
 };
 
-/// Checks the options (ValueError naming the option) and runs; errors of the files are the
-/// Predictor's (FormatError / IOError naming the file).
+/// Checks the options (ValueError naming the option) and runs, printing every output of the
+/// graph by name; errors of the files are the Predictor's (FormatError / IOError naming the
+/// file), and a shape whose element count overflows is a ShapeError.
 void run_model(const RunOptions& options, std::ostream& out);
 
 }  // namespace janus::tools

@@ -12,6 +12,7 @@
 #include "janus/engine/array.h"
 #include "npy.h"
 #include "testing/test_util.h"
+#include "tools_test_util.h"
 #include "train.h"
 
 namespace janus::tools {
@@ -19,26 +20,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using training::train;
+using training::TrainOptions;
+using testing::npy;
+using testing::temp_dir;
 
 void write(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
-}
-
-std::string npy(const std::string& header_dict, const std::string& data) {
-  std::string header = header_dict;
-  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
-  return out + header + data;
+  testing::write_file(p, bytes);
 }
 
 TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
@@ -61,6 +49,29 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
         npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0')));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "f.npy").string()); }),
               HasSubstr("Fortran-order arrays are not supported"));
+  // The shape's extents: too large to read, an element count that overflows, negative.
+  write(dir / "huge.npy", npy("{'descr': '<f4', 'fortran_order': False, "
+                              "'shape': (99999999999999999999, 4), }", ""));
+  EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "huge.npy").string()); }),
+              HasSubstr("the shape (99999999999999999999, 4) has the extent 99999999999999999999, "
+                        "expected an integer from 0 to 9223372036854775807"));
+  write(dir / "overflow.npy", npy("{'descr': '<f4', 'fortran_order': False, "
+                                  "'shape': (4611686018427387904, 4), }", ""));
+  EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "overflow.npy").string()); }),
+              HasSubstr("shape [4611686018427387904, 4]: the element count overflows int64"));
+  write(dir / "bytes.npy", npy("{'descr': '<f8', 'fortran_order': False, "
+                               "'shape': (2305843009213693952, 2), }", ""));
+  EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "bytes.npy").string()); }),
+              HasSubstr("shape [2305843009213693952, 2] of float64 needs more than "
+                        "18446744073709551615 data bytes, the file holds 0"));
+  write(dir / "negative.npy",
+        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 4), }", std::string(32, '\0')));
+  EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "negative.npy").string()); }),
+              HasSubstr("the shape (-2, 4) has the extent -2"));
+  write(dir / "long.npy",
+        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", std::string(12, '\0')));
+  EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "long.npy").string()); }),
+              HasSubstr("shape [2] of float32 needs 8 data bytes, the file holds 12"));
   write(dir / "junk.npy", "hello world");
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "junk.npy").string()); }),
               HasSubstr("npy file '" + (dir / "junk.npy").string() + "': no .npy magic"));
@@ -89,11 +100,15 @@ TEST(Run, TrainHybridizedExportAndRunTheExportedModel) {
   run_model(r, out);
   EXPECT_THAT(out.str(), HasSubstr("mlp-0001.safetensors"));  // the latest epoch was found
   EXPECT_THAT(out.str(), HasSubstr("([2, 10])"));
+  r.shape.clear();  // the input shape that the exported graph records
+  std::ostringstream recorded;
+  run_model(r, recorded);
+  EXPECT_THAT(recorded.str(), ::testing::ContainsRegex(R"(input: \[[0-9]+, 1, 28, 28\] float32)"));
   r.epoch = 7;
   EXPECT_THAT(error_of<IOError>([&] { run_model(r, out); }), HasSubstr("mlp-0007.safetensors"));
   r.random = false;
   EXPECT_THAT(error_of<ValueError>([&] { run_model(r, out); }),
-              HasSubstr("give exactly one of --input FILE.npy and --random --shape"));
+              HasSubstr("give exactly one of --input FILE.npy and --random [--shape ...]"));
   o.hybridize = false;
   EXPECT_THAT(error_of<ValueError>([&] { train(o, train_out); }), HasSubstr("needs --hybridize"));
   std::filesystem::remove_all(dir);

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""PyTorch peer of Janus' Fashion-MNIST training (bench/fashion_accuracy.cc, tools/train.cc).
+"""PyTorch peer of Janus' Fashion-MNIST training (bench/fashion_accuracy.cc, training/train.cc).
 
 Trains the same model on the same data in the same way and prints, per epoch, the training
 time and the test accuracy, then one JSON line:
   {"bench": "fashion_epoch_torch", "model": "mlp", "threads": 2, "epoch_s": [...], ...}
 
-Same as Janus (tools/models.cc, tools/train.cc):
+Same as Janus (training/models.cc, training/train.cc):
   - data: the IDX .gz files of /usr/share/datasets/fashion-mnist, pixels / 255 as float32
     [N, 1, 28, 28], labels int64; training batches drawn from a fresh random permutation each
     epoch (the last, smaller batch kept); test accuracy on batches of 1024, not timed;

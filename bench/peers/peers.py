@@ -45,7 +45,7 @@ initialisation where it matters):
                        Warm-up: a few untimed batches, forward and backward without a step (Janus
                        runs one forward batch). Median of 3 epochs (Janus times one; an epoch takes
                        about 15 s on two cores, so this is most of the full run's 2 minutes).
-  fashion_mlp_epoch    bench/fashion_accuracy.cc / tools/train.cc through fashion_epoch.py (same
+  fashion_mlp_epoch    bench/fashion_accuracy.cc / training/train.cc through fashion_epoch.py (same
   fashion_lenet_epoch  data, models, initialisation, loss, optimizer and timed loop; see there):
                        one training epoch on Fashion-MNIST from a fresh model with Janus' settings
                        for bench/fashion_accuracy.cc (what bench/fashion_epoch_vs_torch.sh

@@ -1,13 +1,23 @@
 // Shape arithmetic and reshape resolution.
 #include "janus/core/shape.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "janus/base/error.h"
 
 namespace janus {
 
 int64_t Shape::numel() const {
+  if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    // Every array's shape passes here (allocation, views, shape rules): an overflowing product
+    // would otherwise wrap, to 0 elements or a negative count, and reach the allocator.
+    JANUS_CHECK(!__builtin_mul_overflow(n, d, &n), ShapeError,
+                "shape {}: the element count overflows int64, expected at most {} elements",
+                *this, std::numeric_limits<int64_t>::max());
+  }
   return n;
 }
 

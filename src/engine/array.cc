@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace janus {
@@ -44,8 +45,13 @@ NDArray empty(const Shape& shape, DType dtype, Device device) {
                 shape, i);
   }
   check_device(device, "empty");
+  const int64_t numel = shape.numel();  // ShapeError when the count overflows
+  constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
+  JANUS_CHECK(numel <= kMaxBytes / static_cast<int64_t>(dtype_size(dtype)), ShapeError,
+              "empty: shape {} of {} needs more than {} bytes", shape, dtype_name(dtype),
+              kMaxBytes);
   Allocator& alloc = allocator_for(device);
-  const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  const size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
   auto* storage = new Storage{alloc.allocate(bytes), device, engine().new_var()};
   auto release = [](Storage* s) {
     Block block = s->block;

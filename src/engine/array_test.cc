@@ -133,5 +133,21 @@ TEST(Array, EmptyOnAMissingDeviceNamesIt) {
   }
 }
 
+TEST(Array, EmptyRefusesShapesTooLargeToCount) {
+  try {
+    empty({int64_t{1} << 62, 4});  // 2^64 elements: wrapped to 0 before the check
+    ADD_FAILURE() << "empty accepted 2^64 elements";
+  } catch (const ShapeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("shape [4611686018427387904, 4]: the element count overflows"));
+  }
+  try {
+    empty({int64_t{1} << 61, 2}, DType::kFloat64);  // 2^62 elements, but 2^65 bytes
+    ADD_FAILURE() << "empty accepted 2^65 bytes";
+  } catch (const ShapeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("empty: shape [2305843009213693952, 2] of float64 needs more "
+                                    "than 9223372036854775807 bytes"));
+  }
+}
+
 }  // namespace
 }  // namespace janus

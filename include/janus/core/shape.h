@@ -19,7 +19,7 @@ class Shape {
   explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
 
   int ndim() const { return static_cast<int>(dims_.size()); }
-  /// Number of elements: the product of the extents (1 for a scalar).
+  /// Number of elements: the product of the extents (1 for a scalar); ShapeError on overflow.
   int64_t numel() const;
   int64_t operator[](int axis) const { return dims_[static_cast<size_t>(axis)]; }
   int64_t& operator[](int axis) { return dims_[static_cast<size_t>(axis)]; }

@@ -7,7 +7,7 @@
 #include "janus/base/error.h"
 #include "janus/nn/layers.h"
 
-namespace janus::tools {
+namespace janus::training {
 
 using Ints = std::vector<int64_t>;
 
@@ -35,4 +35,4 @@ std::shared_ptr<nn::Sequential> make_model(const std::string& name) {
   return net;
 }
 
-}  // namespace janus::tools
+}  // namespace janus::training

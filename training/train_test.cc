@@ -13,7 +13,7 @@
 #include "testing/test_util.h"
 #include "train.h"
 
-namespace janus::tools {
+namespace janus::training {
 namespace {
 
 using ::testing::HasSubstr;
@@ -104,4 +104,4 @@ TEST(Train, BadOptionsAndModelsNameTheProblem) {
 }
 
 }  // namespace
-}  // namespace janus::tools
+}  // namespace janus::training

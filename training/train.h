@@ -1,5 +1,5 @@
 // The training loop behind `janus train`: a named model on Fashion-MNIST, with progress,
-// per-epoch figures and optional parameter saving. Part of the janus program (tools/).
+// per-epoch figures and optional parameter saving. Part of training/ (below tools/ and bench/).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "janus/core/device.h"
 
-namespace janus::tools {
+namespace janus::training {
 
 struct TrainOptions {
   std::string model = "mlp";
@@ -47,4 +47,4 @@ struct EpochResult {
 /// progress bar during each epoch and one summary line after it on `out`.
 std::vector<EpochResult> train(const TrainOptions& options, std::ostream& out);
 
-}  // namespace janus::tools
+}  // namespace janus::training

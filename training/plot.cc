@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-namespace janus::tools {
+namespace janus::training {
 namespace {
 
 constexpr double kWidth = 640, kHeight = 380;
@@ -123,4 +123,4 @@ std::string plot_path_for(const std::string& log_json) {
   return std::filesystem::path(log_json).replace_extension(".svg").string();
 }
 
-}  // namespace janus::tools
+}  // namespace janus::training

@@ -1,4 +1,4 @@
-// The models that `janus train` knows by name. Part of the janus program (tools/).
+// The models that `janus train` knows by name. Part of training/ (below tools/ and bench/).
 #pragma once
 
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "janus/nn/block.h"
 
-namespace janus::tools {
+namespace janus::training {
 
 /// "mlp": Flatten, Dense(256, relu), Dense(10), the d2l.ai multilayer perceptron.
 /// "lenet": LeNet-5 with ReLU and max pooling: Conv2D(6, 5x5, pad 2), pool, Conv2D(16, 5x5),
@@ -16,4 +16,4 @@ namespace janus::tools {
 std::shared_ptr<nn::Sequential> make_model(const std::string& name);
 const std::vector<std::string>& model_names();
 
-}  // namespace janus::tools
+}  // namespace janus::training

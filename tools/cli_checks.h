@@ -1,0 +1,47 @@
+// Checks of the janus program's option values, as CLI11 validators: each names the value and
+// what was expected ("expected a positive integer, got 0"); CLI11 puts the option's name in
+// front ("--epochs: ..."). Part of the janus program (tools/).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace janus::tools {
+
+/// "" when `text` is an integer in [min, max]; otherwise what is wrong with it.
+std::string integer_error(const std::string& text, int64_t min, uint64_t max);
+
+/// Which numbers a number check accepts.
+struct NumberRange {
+  double min = 0;
+  bool min_inclusive = true;
+  double max = std::numeric_limits<double>::infinity();
+  bool max_inclusive = false;
+};
+/// "" when `text` is a finite number in `range`; otherwise what is wrong with it.
+std::string number_error(const std::string& text, const NumberRange& range);
+
+/// An integer of type T that is at least `min` (and fits T).
+template <typename T>
+CLI::Validator integer_at_least(T min) {
+  const uint64_t max = static_cast<uint64_t>(std::numeric_limits<T>::max());
+  return CLI::Validator(
+      [min, max](std::string& text) { return integer_error(text, static_cast<int64_t>(min), max); },
+      min == 1 ? "POSITIVE" : "NONNEGATIVE");
+}
+
+CLI::Validator positive_number();      // (0, inf)
+CLI::Validator non_negative_number();  // [0, inf)
+CLI::Validator fraction();             // [0, 1)
+/// One of `names`, exactly.
+CLI::Validator one_of(std::vector<std::string> names);
+/// A device of this process ("cpu:0"), as janus::parse_device reads it, that exists.
+CLI::Validator existing_device();
+/// A path to a regular file that exists.
+CLI::Validator existing_file();
+
+}  // namespace janus::tools

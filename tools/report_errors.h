@@ -1,0 +1,17 @@
+// How the janus program ends on an error: one line on stderr, "janus run: <message>", and exit
+// status 1, whatever was thrown. Part of the janus program (tools/).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string_view>
+
+namespace janus::tools {
+
+/// Runs `body` and returns its status; when it throws, writes "`command`: <what>" and a newline
+/// to `err` (janus::Error as it is, another std::exception or anything else as an unexpected
+/// error to report) and returns 1. Never lets an exception reach std::terminate.
+int run_reporting_errors(std::string_view command, const std::function<int()>& body,
+                         std::ostream& err);
+
+}  // namespace janus::tools

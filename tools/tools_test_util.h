@@ -1,0 +1,44 @@
+// Helpers of the tools/ tests: scratch directories, files and .npy files.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace janus::tools::testing {
+
+/// A fresh directory under the system's temporary one, named `name` and the process id.
+inline std::filesystem::path temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+/// A version-1 .npy file: the header dict padded as NumPy pads it, then `data`.
+inline std::string npy(const std::string& header_dict, const std::string& data) {
+  std::string header = header_dict;
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+}  // namespace janus::tools::testing

@@ -1,0 +1,281 @@
+// `janus train`: Fashion-MNIST with a named model.
+#include "train.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/data/data_loader.h"
+#include "janus/data/fashion_mnist.h"
+#include "janus/profile/profiler.h"
+#include "janus/engine/array.h"
+#include "janus/nn/loss.h"
+#include "janus/nn/metric.h"
+#include "janus/optim/lr_scheduler.h"
+#include "janus/nn/serialization.h"
+#include "plot.h"
+#include "janus/ops/ops.h"
+#include "janus/optim/trainer.h"
+#include "models.h"
+
+namespace janus::training {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// An output file's directory must exist and be writable before the run, not fail after it.
+void check_output_path(std::string_view option, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  std::error_code ec;
+  JANUS_CHECK(std::filesystem::is_directory(dir, ec), IOError,
+              "{}: cannot write '{}': the directory '{}' does not exist", option, path,
+              dir.string());
+  JANUS_CHECK(::access(dir.c_str(), W_OK) == 0, IOError,
+              "{}: cannot write '{}': the directory '{}' is not writable", option, path,
+              dir.string());
+  JANUS_CHECK(!std::filesystem::is_directory(p, ec), IOError,
+              "{}: cannot write '{}': it is a directory, expected a file name", option, path);
+}
+
+void check_options(const TrainOptions& o) {
+  JANUS_CHECK(o.epochs >= 1, ValueError, "--epochs is {}, expected at least 1", o.epochs);
+  JANUS_CHECK(o.batch_size >= 1, ValueError, "--batch-size is {}, expected at least 1",
+              o.batch_size);
+  JANUS_CHECK(o.lr > 0, ValueError, "--lr is {}, expected a positive number", o.lr);
+  JANUS_CHECK(o.lr_schedule == "constant" || o.lr_schedule == "cosine", ValueError,
+              "--lr-schedule is '{}', expected constant or cosine", o.lr_schedule);
+  JANUS_CHECK(o.momentum >= 0 && o.momentum < 1, ValueError,
+              "--momentum is {}, expected a number in [0, 1)", o.momentum);
+  JANUS_CHECK(o.wd >= 0, ValueError, "--wd is {}, expected a non-negative number", o.wd);
+  JANUS_CHECK(o.limit >= 0, ValueError, "--limit is {}, expected >= 0 (0: every sample)", o.limit);
+  JANUS_CHECK(o.num_workers >= 0, ValueError, "--num-workers is {}, expected >= 0", o.num_workers);
+  JANUS_CHECK(o.export_prefix.empty() || o.hybridize, ValueError,
+              "--export {} needs --hybridize (the exported graph is the hybridized one)",
+              o.export_prefix);
+  check_device(o.device, "--device");
+  check_output_path("--log-json", o.log_json);
+  check_output_path("--save", o.save);
+  check_output_path("--profile", o.profile);
+  check_output_path("--export", o.export_prefix);
+}
+
+// The first `n` samples of `set` (all when n is 0 or more than there are).
+std::shared_ptr<const data::ArrayDataset> head(const data::FashionMNIST& set, int64_t n) {
+  if (n == 0 || n >= set.size()) {
+    return std::make_shared<data::ArrayDataset>(set.arrays());
+  }
+  return std::make_shared<data::ArrayDataset>(std::vector<NDArray>{
+      set.images().slice(0, n), set.labels().slice(0, n)});
+}
+
+
+void print_progress(std::ostream& out, int epoch, int epochs, int64_t done, int64_t total,
+                    double seconds) {
+  constexpr int kWidth = 30;
+  const int filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
+  out << fmt::format("\repoch {}/{} [{}{}] {}/{} {:.0f} samples/s   ", epoch, epochs,
+                     std::string(static_cast<size_t>(filled), '#'),
+                     std::string(static_cast<size_t>(kWidth - filled), '.'), done, total,
+                     seconds > 0 ? static_cast<double>(done) / seconds : 0.0)
+      << std::flush;
+}
+
+NDArray to_device(const NDArray& a, Device device) {
+  return a.device() == device ? a : copyto(a, device);
+}
+
+double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
+  nn::Accuracy acc;
+  while (auto batch = loader.next()) {
+    acc.update((*batch)[1], net(to_device((*batch)[0], device)));
+  }
+  return acc.get();
+}
+
+void write_log(const std::string& path, const TrainOptions& o, const std::vector<EpochResult>& rs) {
+  std::ofstream f(path);
+  JANUS_CHECK(f.good(), IOError, "--log-json: cannot write '{}'", path);
+  f << fmt::format("{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"lr_schedule\": \"{}\", "
+                   "\"batch_size\": {}, \"seed\": {}, \"epochs\": [",
+                   o.model, o.optimizer, o.lr, o.lr_schedule, o.batch_size, o.seed);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const EpochResult& r = rs[i];
+    f << fmt::format("{}\n  {{\"epoch\": {}, \"loss\": {}, \"train_acc\": {}, \"test_acc\": {}, "
+                     "\"seconds\": {}, \"samples_per_s\": {}}}",
+                     i == 0 ? "" : ",", r.epoch, r.loss, r.train_acc, r.test_acc, r.seconds,
+                     r.samples_per_s);
+  }
+  f << "\n]}\n";
+}
+
+void write_plot(const std::string& path, const TrainOptions& o,
+                const std::vector<EpochResult>& rs) {
+  std::ofstream f(path);
+  JANUS_CHECK(f.good(), IOError, "--log-json: cannot write the plot '{}'", path);
+  f << training_plot_svg(rs, fmt::format("janus train --model {}: {} epochs, batch {}, {} lr {}",
+                                         o.model, o.epochs, o.batch_size, o.optimizer, o.lr));
+  JANUS_CHECK(f.good(), IOError, "--log-json: writing the plot '{}' failed", path);
+}
+
+// The training and test subsets that the options ask for.
+struct DataSets {
+  std::shared_ptr<const data::ArrayDataset> train, test;
+};
+
+DataSets load_data(const TrainOptions& o) {
+  const std::string root = o.data_root.empty() ? std::string(data::kFashionMNISTRoot) : o.data_root;
+  const data::FashionMNIST train_full(root, true), test_full(root, false);
+  return {head(train_full, o.limit),
+          head(test_full, o.limit == 0 ? 0 : std::max<int64_t>(o.limit / 6, 1))};
+}
+
+// The named model on the device, its deferred shapes fixed by one sample, hybridized if asked.
+std::shared_ptr<nn::Sequential> make_net(const TrainOptions& o, const data::ArrayDataset& set) {
+  auto net = make_model(o.model);
+  net->initialize(nn::Xavier(), o.device);
+  // The first batch fixes the deferred shapes before the trainer sees the parameters.
+  {
+    autograd::PauseScope no_record;
+    (*net)(to_device(set.get_batch(std::vector<int64_t>{0})[0], o.device));
+  }
+  if (o.hybridize) net->hybridize();
+  return net;
+}
+
+optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batches_per_epoch) {
+  optim::OptimizerPtr optimizer =
+      optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd});
+  if (o.lr_schedule == "cosine") {
+    optimizer->set_lr_scheduler(
+        std::make_shared<optim::CosineScheduler>(o.epochs * batches_per_epoch, o.lr));
+  }
+  return optim::Trainer(net.collect_params(), std::move(optimizer));
+}
+
+// What one epoch needs besides its number.
+struct EpochContext {
+  const TrainOptions& options;
+  nn::Block& net;
+  optim::Trainer& trainer;
+  data::DataLoader& train_loader;
+  data::DataLoader& test_loader;
+  int64_t train_size;
+  std::ostream& out;
+};
+
+// One pass over the training set, then the test accuracy.
+EpochResult train_epoch(const EpochContext& c, int epoch) {
+  const TrainOptions& o = c.options;
+  const nn::SoftmaxCrossEntropyLoss loss_fn;
+  nn::MeanLoss mean_loss;
+  nn::Accuracy train_acc;
+  const int64_t batches = c.train_loader.num_batches();
+  const int64_t every = std::max<int64_t>(1, batches / 50);
+  const auto start = Clock::now();
+  int64_t seen = 0, index = 0;
+  NDArray previous_loss;  // the batch before this one
+  while (auto batch = c.train_loader.next()) {
+    const NDArray x = to_device((*batch)[0], o.device);
+    const NDArray y = to_device((*batch)[1], o.device);
+    NDArray output, loss;
+    {
+      autograd::RecordScope record(true);
+      output = c.net(x);
+      loss = loss_fn(output, y);
+    }
+    autograd::backward(loss);
+    c.trainer.step(batch->batch_size());
+    mean_loss.update(loss);
+    train_acc.update(y, output);
+    // One batch of lookahead: this batch is issued while the one before it computes, and then
+    // the loop waits for that one. Without a bound the loop issues the whole epoch ahead (the
+    // engine admits 4096 operations in flight), holding every batch's activations: a LeNet
+    // epoch grew by 9 MB per batch, and the kernels wrote into freshly faulted pages.
+    if (previous_loss.defined()) wait_to_read(previous_loss);
+    previous_loss = loss;
+    seen += batch->batch_size();
+    if (o.progress && (++index % every == 0 || index == batches)) {
+      wait_to_read(loss);  // the bar shows finished work, not issued work
+      print_progress(c.out, epoch, o.epochs, seen, c.train_size,
+                     std::chrono::duration<double>(Clock::now() - start).count());
+    }
+  }
+  EpochResult r;
+  r.epoch = epoch;
+  r.loss = mean_loss.get();  // waits for the epoch's last batch
+  r.train_acc = train_acc.get();
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.samples_per_s = static_cast<double>(seen) / r.seconds;
+  r.test_acc = evaluate(c.net, c.test_loader, o.device);
+  return r;
+}
+
+void print_epoch(std::ostream& out, const TrainOptions& o, const EpochResult& r) {
+  if (o.progress) out << "\r" << std::string(80, ' ') << "\r";
+  out << fmt::format("epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
+                     "({:.0f} samples/s)\n",
+                     r.epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
+                     r.samples_per_s)
+      << std::flush;
+}
+
+// The files asked for after the run: profile, exported model, parameters.
+void write_outputs(const TrainOptions& o, const nn::Block& net, std::ostream& out) {
+  if (!o.profile.empty()) {
+    profiler::stop();
+    profiler::dump(o.profile);
+    out << profiler::dumps() << fmt::format("wrote the profile (Chrome trace) to {}\n", o.profile);
+  }
+  if (!o.export_prefix.empty()) {
+    net.export_model(o.export_prefix, o.epochs);
+    out << fmt::format("exported the model to {}-symbol.json and {}-{:04d}.safetensors\n",
+                       o.export_prefix, o.export_prefix, o.epochs);
+  }
+  if (!o.save.empty()) {
+    nn::save_parameters(net, o.save);
+    out << fmt::format("saved the parameters to {}\n", o.save);
+  }
+}
+
+}  // namespace
+
+std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
+  check_options(o);
+  seed(o.seed);
+  const DataSets sets = load_data(o);
+  data::DataLoader train_loader(sets.train, {.batch_size = o.batch_size, .shuffle = true,
+                                             .seed = o.seed, .num_workers = o.num_workers});
+  data::DataLoader test_loader(sets.test, {.batch_size = 1024, .num_workers = o.num_workers});
+  const auto net = make_net(o, *sets.train);
+  optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches());
+
+  out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
+                     "lr {}{}, {} epochs, seed {}\n",
+                     o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer,
+                     o.lr, o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)",
+                     o.epochs, o.seed);
+  const EpochContext context{o, *net, trainer, train_loader, test_loader, sets.train->size(), out};
+  std::vector<EpochResult> results;
+  if (!o.profile.empty()) profiler::start();
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    results.push_back(train_epoch(context, epoch));
+    print_epoch(out, o, results.back());
+    if (!o.log_json.empty()) {
+      write_log(o.log_json, o, results);
+      write_plot(plot_path_for(o.log_json), o, results);
+    }
+  }
+  write_outputs(o, *net, out);
+  return results;
+}
+
+}  // namespace janus::training
