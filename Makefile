@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all deps build demo test test-release test-asan test-tsan bench bench-train fuzz clean
+.PHONY: all deps build demo test check-format format tidy test-release test-asan test-tsan bench bench-train fuzz clean
 
 all: build
 
@@ -22,9 +22,21 @@ demo: build
 	  --lr-schedule cosine --hybridize --export build/lenet --log-json build/demo-train.json
 	./build/janus run build/lenet --random --shape 1 1 28 28
 
-# Every test: the release suite, then the engine and core suites under AddressSanitizer+UBSan
-# and ThreadSanitizer.
-test: test-release test-asan test-tsan
+# Every test: the formatting check, the release suite, then the suites under
+# AddressSanitizer+UBSan and ThreadSanitizer (built -O1 -g1, CMakePresets.json).
+test: check-format test-release test-asan test-tsan
+
+check-format: deps
+	@scripts/check-format.sh
+
+format: deps
+	git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+# clang-tidy (.clang-tidy) over the release build's sources; advisory, not part of make test
+# (it parses every file again, which doubles a build's time on 2 cores).
+tidy: build
+	@scripts/install-deps.sh tidy
+	run-clang-tidy -quiet -p build $(TIDY_FILES)
 
 test-release: build
 	ctest --test-dir build $(CTEST_FLAGS)

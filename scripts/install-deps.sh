@@ -5,15 +5,16 @@ set -euo pipefail
 
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config (dnnl-config.cmake) calls find_package(OpenCL)
 # and fails without it, but libdnnl-dev only Recommends it, which --no-install-recommends drops.
+# clang-format: make test checks the formatting.
 # ccache: rebuilds on a machine that keeps its cache (CI's clean clones) reuse earlier objects.
 packages=(
-  build-essential cmake ninja-build pkg-config ccache
+  build-essential cmake ninja-build pkg-config ccache clang-format
   libdnnl-dev ocl-icd-opencl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )
-# Extra groups: `install-deps.sh fuzz` adds clang for `make fuzz`; `install-deps.sh bench` adds PyTorch for the side-by-side benchmarks. Debian's
-# PyTorch calls the system BLAS (libblas.so.3) for matrix products; without an optimized one
+# Extra groups: `fuzz` adds clang for `make fuzz`, `tidy` clang-tidy for `make tidy`, and `bench`
+# PyTorch for the side-by-side benchmarks. Debian's PyTorch calls the system BLAS (libblas.so.3) for matrix products; without an optimized one
 # that is the netlib reference implementation, single-threaded and unblocked, which makes
 # PyTorch's Linear layers many times slower than they are anywhere else. OpenBLAS (OpenMP
 # build, so torch.set_num_threads also sets its threads) takes over libblas.so.3.
@@ -23,7 +24,8 @@ for group in "$@"; do
     # libFuzzer builds (make fuzz): clang 16, whose C++20 library support has
     # std::source_location, with its sanitizer runtimes and OpenMP.
     fuzz) packages+=(clang-16 libclang-rt-16-dev libomp-16-dev) ;;
-    *) echo "install-deps: unknown group '$group' (known: bench, fuzz)" >&2; exit 2 ;;
+    tidy) packages+=(clang-tidy) ;;
+    *) echo "install-deps: unknown group '$group' (known: bench, fuzz, tidy)" >&2; exit 2 ;;
   esac
 done
 
