@@ -14,10 +14,11 @@ packages=(
   dataset-fashion-mnist
 )
 # Extra groups: `fuzz` adds clang for `make fuzz`, `tidy` clang-tidy for `make tidy`, and `bench`
-# PyTorch for the side-by-side benchmarks. Debian's PyTorch calls the system BLAS (libblas.so.3) for matrix products; without an optimized one
-# that is the netlib reference implementation, single-threaded and unblocked, which makes
-# PyTorch's Linear layers many times slower than they are anywhere else. OpenBLAS (OpenMP
-# build, so torch.set_num_threads also sets its threads) takes over libblas.so.3.
+# PyTorch for the side-by-side benchmarks. Debian's PyTorch calls the system BLAS
+# (libblas.so.3) for matrix products; without an optimized one that is the netlib reference
+# implementation, single-threaded and unblocked, which makes PyTorch's Linear layers many times
+# slower than they are anywhere else. OpenBLAS (OpenMP build, so torch.set_num_threads also
+# sets its threads) takes over libblas.so.3.
 for group in "$@"; do
   case "$group" in
     bench) packages+=(python3-torch python3-numpy libopenblas0-openmp) ;;
