@@ -118,11 +118,11 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
     static const ops::GradFn kNoRule;
     auto& grads = out_grads[node];
     grads.resize(node->outputs.size());
-    const std::vector<NDArray> in_grads = apply_grad_rule(
-        "backward",
-        {node->name(), "", node->differentiable() ? node->grad() : kNoRule, node->inputs, node->outputs,
-         node->attrs, needed},
-        std::move(grads));
+    const std::vector<NDArray> in_grads =
+        apply_grad_rule("backward",
+                        {node->name(), "", node->differentiable() ? node->grad() : kNoRule,
+                         node->inputs, node->outputs, node->attrs, needed},
+                        std::move(grads));
     for (size_t i = 0; i < in_grads.size(); ++i) {
       const auto& meta = node->input_meta[i];
       if (!meta || !in_grads[i].defined()) continue;

@@ -65,10 +65,10 @@ std::vector<NDArray> bind_parameters(const Symbol& symbol, const ArgumentBinding
                 "{}: '{}' holds '{}', which the graph '{}' does not use as a parameter", who,
                 params_file, name, symbol_file);
     auto d = declared.find(name);
-    JANUS_CHECK(d == declared.end() || d->second.shape.numel() == 0 ||
-                    d->second.shape == value.shape(),
-                ShapeError, "{}: parameter '{}' in '{}' has shape {}, the graph '{}' expects {}",
-                who, name, params_file, value.shape(), symbol_file, d->second.shape);
+    JANUS_CHECK(
+        d == declared.end() || d->second.shape.numel() == 0 || d->second.shape == value.shape(),
+        ShapeError, "{}: parameter '{}' in '{}' has shape {}, the graph '{}' expects {}", who, name,
+        params_file, value.shape(), symbol_file, d->second.shape);
     values[static_cast<size_t>(it - names.begin())] = value;
   }
   for (size_t i = 0; i < names.size(); ++i) {

@@ -21,10 +21,9 @@ TEST(Bind, InputsByNameEveryOtherArgumentAParameter) {
   EXPECT_THAT(default_input_names(1), ElementsAre("data"));
   EXPECT_THAT(default_input_names(2), ElementsAre("data0", "data1"));
   const ArgumentBinding b = bind_arguments({"w", "data1", "b", "data0"}, {"data0", "data1"}, "t");
-  EXPECT_THAT(b.sources, ElementsAre(ArgumentSource{Kind::kParameter, 0},
-                                     ArgumentSource{Kind::kInput, 1},
-                                     ArgumentSource{Kind::kParameter, 1},
-                                     ArgumentSource{Kind::kInput, 0}));
+  EXPECT_THAT(b.sources,
+              ElementsAre(ArgumentSource{Kind::kParameter, 0}, ArgumentSource{Kind::kInput, 1},
+                          ArgumentSource{Kind::kParameter, 1}, ArgumentSource{Kind::kInput, 0}));
   EXPECT_THAT(b.parameter_names, ElementsAre("w", "b"));
   const NDArray x0 = zeros({1}), x1 = ones({1}), w = zeros({2}), bias = ones({2});
   const std::vector<NDArray> args = b.gather(std::vector{x0, x1}, std::vector{w, bias});
@@ -53,7 +52,9 @@ TEST(Bind, ParametersFileIsCheckedAgainstTheGraph) {
                 bind_parameters(y, b, {{"w", ones({2})}, {"v", ones({2})}}, "t", "s", "p");
               }),
               HasSubstr("t: 'p' holds 'v', which the graph 's' does not use"));
-  EXPECT_THAT(error_of<ShapeError>([&] { bind_parameters(y, b, {{"w", ones({3})}}, "t", "s", "p"); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                bind_parameters(y, b, {{"w", ones({3})}}, "t", "s", "p");
+              }),
               HasSubstr("t: parameter 'w' in 'p' has shape [3], the graph 's' expects [2]"));
 }
 

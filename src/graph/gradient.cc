@@ -120,7 +120,8 @@ void trace_backward(const Graph& g, const TracedValues& t,
     }
     const std::vector<NDArray> dxs = autograd::apply_grad_rule(
         "gradient",
-        {n.op->name, n.name, n.op->not_differentiable ? kNoRule : n.op->grad, ins, ys, n.attrs, needed},
+        {n.op->name, n.name, n.op->not_differentiable ? kNoRule : n.op->grad, ins, ys, n.attrs,
+         needed},
         std::move(dys));
     for (size_t i = 0; i < dxs.size(); ++i) {
       if (!dxs[i].defined() || needed[i] == 0) continue;
@@ -262,10 +263,10 @@ GradientGraphs make_gradient_graphs(const Symbol& graph,
   const Graph g = graph.graph();
   const size_t num_args = g.arguments().size();
   JANUS_CHECK(num_args == arg_specs.size(), ValueError,
-              "gradient: the graph has {} arguments, got specs for {}", num_args,
-              arg_specs.size());
+              "gradient: the graph has {} arguments, got specs for {}", num_args, arg_specs.size());
   const JointTrace joint = trace_joint(g, arg_specs, wrt);
-  GradientGraphs out = split_joint(joint, backward_nodes(joint, g.outputs.size()), g.outputs.size());
+  GradientGraphs out =
+      split_joint(joint, backward_nodes(joint, g.outputs.size()), g.outputs.size());
   out.wrt = wrt;
   return out;
 }

@@ -18,8 +18,8 @@ NDArray Tracer::input(std::string name, const ops::TensorSpec& spec) {
 }
 
 const NodePtr& Tracer::input_node(const NDArray& placeholder) const {
-  auto it = placeholder.defined() ? placeholders_.find(placeholder.storage().get())
-                                  : placeholders_.end();
+  auto it =
+      placeholder.defined() ? placeholders_.find(placeholder.storage().get()) : placeholders_.end();
   JANUS_CHECK(it != placeholders_.end() && it->second.node->is_variable(), ValueError,
               "tracing: input_node: the array is not an input placeholder of this trace");
   return it->second.node;

@@ -54,7 +54,8 @@ std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray
   const std::vector<std::string> input_names = graph::default_input_names(xs.size());
   std::vector<NDArray> placeholders;
   for (size_t i = 0; i < xs.size(); ++i) {
-    placeholders.push_back(tracer.input(input_names[i], {xs[i].shape(), xs[i].dtype(), xs[i].device()}));
+    placeholders.push_back(
+        tracer.input(input_names[i], {xs[i].shape(), xs[i].dtype(), xs[i].device()}));
   }
   std::vector<NDArray> ys;
   {
@@ -234,10 +235,9 @@ std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
                   "{}: hybridized with static_shape for input shape {}, got {}", name_,
                   shapes_of(*h.first), shapes_of(sig));
     }
-    h.reason = h.cache.empty()
-                   ? fmt::format("first call ({})", sig.to_string())
-                   : fmt::format("new input signature {} (cached: {})", sig.to_string(),
-                                 h.last_sig ? h.last_sig->to_string() : "none");
+    h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
+                               : fmt::format("new input signature {} (cached: {})", sig.to_string(),
+                                             h.last_sig ? h.last_sig->to_string() : "none");
     entry = h.cache.insert(sig, trace_entry(*this, xs, h.options));
     if (!h.first) h.first = sig;
     JANUS_LOG(kInfo, "hybridize: {} trace {}: {}", name_, h.cache.compilations(), h.reason);
@@ -305,8 +305,9 @@ void Block::export_model(const std::string& prefix, int epoch) const {
   const std::vector<std::string> inputs =
       graph::default_input_names(hybrid_->last_sig->inputs.size());
   sym.save(prefix + "-symbol.json");
-  graph::save_safetensors(fmt::format("{}-{:04d}.safetensors", prefix, epoch), arrays,
-                          {{"format", "janus.params"}, {"inputs", fmt::format("{}", fmt::join(inputs, ","))}});
+  graph::save_safetensors(
+      fmt::format("{}-{:04d}.safetensors", prefix, epoch), arrays,
+      {{"format", "janus.params"}, {"inputs", fmt::format("{}", fmt::join(inputs, ","))}});
 }
 
 Concurrent::Concurrent(int64_t axis) : Block("concurrent"), axis_(axis) {}

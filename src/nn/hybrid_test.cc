@@ -307,12 +307,12 @@ TEST_F(ExportTest, ImportsNamesMissingAndUnknownParameters) {
   (*net)(ones({1, 784}));
   net->export_model(prefix());
   graph::save_safetensors(prefix() + "-0000.safetensors", {{"1.weight", ones({256, 784})}});
-  EXPECT_THAT(
-      error_of<ValueError>([&] {
-        SymbolBlock::imports(prefix() + "-symbol.json", {"data"}, prefix() + "-0000.safetensors");
-      }),
-      HasSubstr("needs parameter '1.bias', which is neither an input nor in '" + prefix() +
-                "-0000.safetensors'"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                SymbolBlock::imports(prefix() + "-symbol.json", {"data"},
+                                     prefix() + "-0000.safetensors");
+              }),
+              HasSubstr("needs parameter '1.bias', which is neither an input nor in '" + prefix() +
+                        "-0000.safetensors'"));
   EXPECT_THAT(error_of<ValueError>([&] { SymbolBlock::imports(prefix() + "-symbol.json", {"x"}); }),
               HasSubstr("the graph has no argument named 'x'"));
 }
@@ -424,10 +424,14 @@ TEST(Block, InputAndOutputCountsAreChecked) {
               HasSubstr("overrides neither form of forward"));
   Dense dense(2);
   dense.initialize();
-  EXPECT_THAT(error_of<ValueError>([&] { dense({ones({1, 2}), ones({1, 2})}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                dense({ones({1, 2}), ones({1, 2})});
+              }),
               HasSubstr("forward takes one input, got 2"));
   OneInTwoOut split;
-  EXPECT_THAT(error_of<ValueError>([&] { split(ones({1, 4})); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                split(ones({1, 4}));
+              }),
               HasSubstr("call the block with a list of inputs"));
   EXPECT_EQ(split(std::vector<NDArray>{ones({1, 4})}).size(), 2u);
   wait_all();
@@ -465,7 +469,8 @@ TEST_F(ExportTest, TwoInputTwoOutputBlockRunsFromItsFiles) {
   net->export_model(prefix());
   graph::Metadata meta;
   graph::load_safetensors(prefix() + "-0000.safetensors", &meta);
-  EXPECT_THAT(meta, ::testing::Contains(std::pair<const std::string, std::string>{"inputs", "data0,data1"}));
+  EXPECT_THAT(meta, ::testing::Contains(
+                        std::pair<const std::string, std::string>{"inputs", "data0,data1"}));
   auto imported = SymbolBlock::imports(prefix() + "-symbol.json", {"data0", "data1"},
                                        prefix() + "-0000.safetensors");
   const std::vector<NDArray> yi = (*imported)({a, b});

@@ -29,18 +29,16 @@ std::shared_ptr<SymbolBlock> SymbolBlock::imports(const std::string& symbol_file
                                                   const std::string& params_file, Device device) {
   auto block = std::make_shared<SymbolBlock>(graph::Symbol::load(symbol_file), input_names);
   if (params_file.empty()) return block;
-  const std::vector<NDArray> values =
-      graph::bind_parameters(block->symbol_, block->binding_,
-                             graph::load_safetensors(params_file, nullptr, device),
-                             "SymbolBlock::imports", symbol_file, params_file);
+  const std::vector<NDArray> values = graph::bind_parameters(
+      block->symbol_, block->binding_, graph::load_safetensors(params_file, nullptr, device),
+      "SymbolBlock::imports", symbol_file, params_file);
   for (size_t k = 0; k < values.size(); ++k) block->own_params()[k].second->set_data(values[k]);
   return block;
 }
 
 std::vector<NDArray> SymbolBlock::forward(const std::vector<NDArray>& xs) {
-  JANUS_CHECK(xs.size() == input_names_.size(), ValueError,
-              "{}: got {} inputs, expected {} ({})", name(), xs.size(), input_names_.size(),
-              fmt::join(input_names_, ", "));
+  JANUS_CHECK(xs.size() == input_names_.size(), ValueError, "{}: got {} inputs, expected {} ({})",
+              name(), xs.size(), input_names_.size(), fmt::join(input_names_, ", "));
   std::vector<NDArray> values;
   for (const auto& [local, p] : own_params()) values.push_back(p->data());
   const std::vector<NDArray> args = binding_.gather(xs, values);

@@ -20,25 +20,25 @@ namespace janus::autograd {
 struct GradStep {
   std::string_view op_name;
   std::string_view node_name;  // a graph node's name, for messages; empty on the tape
-  const ops::GradFn& rule;  // empty when the operator is not differentiable
+  const ops::GradFn& rule;     // empty when the operator is not differentiable
   std::span<const NDArray> inputs;
   std::span<const NDArray> outputs;
   const ops::Attrs& attrs;
   std::span<const uint8_t> needed;  // per input: needs a gradient
 };
 
+namespace detail {
+inline std::string describe_grad_step(const GradStep& step) {
+  return step.node_name.empty()
+             ? fmt::format("operator '{}'", step.op_name)
+             : fmt::format("operator '{}' (node '{}')", step.op_name, step.node_name);
+}
+}  // namespace detail
+
 /// Applies `step`'s gradient rule to the gradients of its outputs (`output_grads`, one per
 /// output; an undefined one, which nothing downstream produced, becomes zeros) and returns one
 /// gradient per input (undefined where the rule gives none). NotImplementedError naming
 /// `sweep` and the operator when the rule is missing.
-namespace detail {
-inline std::string describe_grad_step(const GradStep& step) {
-  return step.node_name.empty() ? fmt::format("operator '{}'", step.op_name)
-                                : fmt::format("operator '{}' (node '{}')", step.op_name,
-                                              step.node_name);
-}
-}  // namespace detail
-
 inline std::vector<NDArray> apply_grad_rule(std::string_view sweep, const GradStep& step,
                                             std::vector<NDArray> output_grads) {
   JANUS_CHECK(static_cast<bool>(step.rule), NotImplementedError,
@@ -46,8 +46,8 @@ inline std::vector<NDArray> apply_grad_rule(std::string_view sweep, const GradSt
               "that needs a gradient",
               sweep, detail::describe_grad_step(step));
   JANUS_ASSERT(output_grads.size() == step.outputs.size(),
-               "{}: {} got {} output gradients for {} outputs", sweep, detail::describe_grad_step(step),
-               output_grads.size(), step.outputs.size());
+               "{}: {} got {} output gradients for {} outputs", sweep,
+               detail::describe_grad_step(step), output_grads.size(), step.outputs.size());
   for (size_t i = 0; i < output_grads.size(); ++i) {
     const NDArray& y = step.outputs[i];
     if (!output_grads[i].defined()) output_grads[i] = zeros(y.shape(), y.dtype(), y.device());
@@ -55,8 +55,8 @@ inline std::vector<NDArray> apply_grad_rule(std::string_view sweep, const GradSt
   std::vector<NDArray> input_grads =
       step.rule(ops::GradArgs{step.inputs, step.outputs, output_grads, step.attrs, step.needed});
   JANUS_ASSERT(input_grads.size() == step.inputs.size(),
-               "{}: the gradient of {} returned {} arrays for {} inputs", sweep, detail::describe_grad_step(step),
-               input_grads.size(), step.inputs.size());
+               "{}: the gradient of {} returned {} arrays for {} inputs", sweep,
+               detail::describe_grad_step(step), input_grads.size(), step.inputs.size());
   return input_grads;
 }
 

@@ -34,8 +34,8 @@ class Predictor {
   ~Predictor();
 
   /// Runs the graph on `inputs` (in input_names order): compiled for their signature (shapes,
-  /// dtypes, devices) on first use and kept (the 8 most recently used), then one engine operation per call. Returns at
-  /// once.
+  /// dtypes, devices) on first use and kept (the 8 most recently used), then one engine operation
+  /// per call. Returns at once.
   std::vector<NDArray> run(std::span<const NDArray> inputs);
   NDArray run(const NDArray& input) { return run(std::span<const NDArray>(&input, 1)).at(0); }
 

@@ -81,7 +81,8 @@ class Block {
   /// The graph of the most recent hybridized call; ValueError before the first one.
   graph::Symbol symbol() const;
   /// Writes `prefix`-symbol.json (the graph of the most recent hybridized call; its inputs are
-  /// named "data", or "data0", "data1", ... for several, see graph::default_input_names) and `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
+  /// named "data", or "data0", "data1", ... for several, see graph::default_input_names) and
+  /// `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
   /// SymbolBlock::imports and deploy::Predictor load without this code. Gluon's `export`.
   void export_model(const std::string& prefix, int epoch = 0) const;
 
