@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "hybrid_state.h"
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -166,6 +168,16 @@ std::vector<NDArray> run_recorded(const std::string& name, HybridEntry& entry,
   std::vector<NDArray> outs = (*plan->forward)(fargs);
   const auto split = outs.begin() + static_cast<std::ptrdiff_t>(plan->num_outputs);
   std::vector<NDArray> ys(outs.begin(), split);
+  // An output that is an argument (forward returned an input or a parameter as it is) or an
+  // earlier output: a handle of its own, so that recording gives it this node's history
+  // without taking the argument's (a leaf's gradient buffer) or the other output's.
+  for (size_t i = 0; i < ys.size(); ++i) {
+    auto same = [&](const NDArray& a) { return a.storage() == ys[i].storage(); };
+    if (std::any_of(args.begin(), args.end(), same) ||
+        std::any_of(ys.begin(), ys.begin() + static_cast<std::ptrdiff_t>(i), same)) {
+      ys[i] = ys[i].detach();
+    }
+  }
   // Detached: a saved value may be an output itself (relu's gradient reads its output), and the
   // outputs get this node's autograd history: captured as is, the node would hold itself alive.
   std::vector<NDArray> saved;

@@ -413,6 +413,28 @@ class OneInTwoOut : public Block {
   }
 };
 
+// forward returns its input as an output: recording the hybridized call must not take over the
+// input's autograd identity (a leaf with a gradient buffer).
+TEST(Hybridize, AnInputReturnedAsAnOutputKeepsItsGradient) {
+  const NDArray x0 = randn({2, 3}, 61);
+  NDArray grads[2];
+  for (int hybridized = 0; hybridized < 2; ++hybridized) {
+    OneInTwoOut block;
+    if (hybridized == 1) block.hybridize();
+    const NDArray x = x0.detach();
+    autograd::attach_grad(x);
+    NDArray l;
+    {
+      autograd::RecordScope record;
+      const std::vector<NDArray> ys = block(std::vector<NDArray>{x});
+      l = sum(ys[0]) + sum(ys[1]);
+    }
+    autograd::backward(l);
+    grads[hybridized] = autograd::grad(x);  // still a leaf: ValueError otherwise
+  }
+  expect_bitwise(grads[0], grads[1]);
+}
+
 class Forwardless : public Block {
  public:
   Forwardless() : Block("forwardless") {}

@@ -30,7 +30,8 @@ class Predictor {
   /// name is not an argument; ShapeError when a parameter's shape differs from the one recorded
   /// in the graph (see graph::bind_parameters).
   Predictor(const std::string& symbol_file, const std::string& params_file,
-            std::vector<std::string> input_names = {"data"}, Device device = cpu());
+            std::vector<std::string> input_names = graph::default_input_names(1),
+            Device device = cpu());
   ~Predictor();
 
   /// Runs the graph on `inputs` (in input_names order): compiled for their signature (shapes,

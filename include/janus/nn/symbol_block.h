@@ -27,7 +27,8 @@ class SymbolBlock : public Block {
   /// `outputs` computed from the arguments `input_names` (the block's inputs, in that order);
   /// every other argument becomes a parameter with that name (shape from the graph's
   /// declaration, or deferred). ValueError when an input name is not an argument.
-  SymbolBlock(graph::Symbol outputs, std::vector<std::string> input_names = {"data"});
+  SymbolBlock(graph::Symbol outputs,
+              std::vector<std::string> input_names = graph::default_input_names(1));
 
   /// Loads an exported model: the graph file, then the parameters from `params_file` (when
   /// given) onto `device`. Errors name the file and the problem (see graph::bind_parameters).
