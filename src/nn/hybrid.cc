@@ -43,9 +43,10 @@ bool same_shapes(const graph::InputSignature& a, const graph::InputSignature& b)
   return true;
 }
 
-// Traces block.forward on placeholders of the inputs xs and compiles the graph.
+// Traces block.forward on placeholders of the inputs xs and compiles the graph; logs `reason`.
 std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray>& xs,
-                                         const HybridizeOptions& options) {
+                                         const HybridizeOptions& options,
+                                         const std::string& reason) {
   const ParameterDict params = block.collect_params();
   graph::Tracer tracer([&params](const NDArray& a) -> std::optional<std::string> {
     for (const auto& [name, p] : params) {
@@ -81,7 +82,8 @@ std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray
   }
   entry->op = std::make_shared<graph::CachedOp>(entry->symbol, std::move(specs),
                                                 cached_op_options(options));
-  JANUS_LOG(kInfo, "hybridize: {} traced: {} operators", block.name(), tracer.recorded());
+  JANUS_LOG(kInfo, "hybridize: {} traced: {}; {} operators", block.name(), reason,
+            tracer.recorded());
   return entry;
 }
 
@@ -250,9 +252,8 @@ std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
     h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
                                : fmt::format("new input signature {} (cached: {})", sig.to_string(),
                                              h.last_sig ? h.last_sig->to_string() : "none");
-    entry = h.cache.insert(sig, trace_entry(*this, xs, h.options));
+    entry = h.cache.insert(sig, trace_entry(*this, xs, h.options, h.reason));
     if (!h.first) h.first = sig;
-    JANUS_LOG(kInfo, "hybridize: {} trace {}: {}", name_, h.cache.compilations(), h.reason);
   }
   h.last = entry;
   h.last_sig = std::move(sig);

@@ -51,13 +51,7 @@ class GraphCache {
   /// Stores `value` for `sig` (which must not be cached yet), evicting the least recently used
   /// value when the cache is full. Counts as a compilation.
   std::shared_ptr<T> insert(InputSignature sig, std::shared_ptr<T> value) {
-    if (items_.size() >= capacity_) {
-      auto oldest = items_.begin();
-      for (auto it = items_.begin(); it != items_.end(); ++it) {
-        if (it->last_used < oldest->last_used) oldest = it;
-      }
-      items_.erase(oldest);
-    }
+    while (items_.size() >= capacity_) evict_least_recently_used();
     items_.push_back({std::move(sig), value, ++clock_});
     ++compilations_;
     return value;
@@ -66,7 +60,7 @@ class GraphCache {
   void clear() { items_.clear(); }
   void set_capacity(size_t capacity) {
     capacity_ = capacity < 1 ? 1 : capacity;
-    while (items_.size() > capacity_) items_.erase(items_.begin());
+    while (items_.size() > capacity_) evict_least_recently_used();
   }
 
   size_t size() const { return items_.size(); }
@@ -75,6 +69,14 @@ class GraphCache {
   int64_t compilations() const { return compilations_; }
 
  private:
+  void evict_least_recently_used() {
+    auto oldest = items_.begin();
+    for (auto it = items_.begin(); it != items_.end(); ++it) {
+      if (it->last_used < oldest->last_used) oldest = it;
+    }
+    items_.erase(oldest);
+  }
+
   struct Item {
     InputSignature sig;
     std::shared_ptr<T> value;
