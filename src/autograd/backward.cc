@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "janus/autograd/grad_rule.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
@@ -43,8 +44,6 @@ void check_not_released(const Node* node) {
               "retain_graph=true to the first backward to run backward twice",
               node->name());
 }
-
-NDArray accumulate(const NDArray& acc, const NDArray& g) { return acc.defined() ? add(acc, g) : g; }
 
 // Nodes reachable from the heads, each after every node that consumes its outputs.
 std::vector<Node*> reverse_topological(const std::vector<Node*>& roots) {
@@ -100,52 +99,41 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
     if (meta->is_leaf()) {
       auto& slot = leaf_grads[meta.get()];
       slot.first = meta;
-      slot.second = accumulate(slot.second, hg);
+      accumulate_grad(slot.second, hg);
       continue;
     }
     Node* node = meta->node.get();
     check_not_released(node);
     auto& grads = out_grads[node];
     grads.resize(node->outputs.size());
-    grads[static_cast<size_t>(meta->output_index)] =
-        accumulate(grads[static_cast<size_t>(meta->output_index)], hg);
+    accumulate_grad(grads[static_cast<size_t>(meta->output_index)], hg);
     roots.push_back(node);
   }
 
   const std::vector<Node*> order = reverse_topological(roots);
   for (Node* node : order) {
     check_not_released(node);
-    JANUS_CHECK(node->differentiable(), NotImplementedError,
-                "backward: operator '{}' is not differentiable, but a head depends on its output "
-                "through an input that needs a gradient",
-                node->name());
-    auto& grads = out_grads[node];
-    grads.resize(node->outputs.size());
-    for (size_t i = 0; i < grads.size(); ++i) {
-      if (!grads[i].defined()) {
-        const NDArray& y = node->outputs[i];
-        grads[i] = zeros(y.shape(), y.dtype(), y.device());
-      }
-    }
     std::vector<uint8_t> needed(node->inputs.size());
     for (size_t i = 0; i < needed.size(); ++i) needed[i] = node->input_meta[i] != nullptr;
-    std::vector<NDArray> in_grads = node->grad()(
-        ops::GradArgs{node->inputs, node->outputs, grads, node->attrs, needed});
-    JANUS_ASSERT(in_grads.size() == node->inputs.size(),
-                 "gradient of '{}' returned {} arrays for {} inputs", node->name(),
-                 in_grads.size(), node->inputs.size());
+    static const ops::GradFn kNoRule;
+    auto& grads = out_grads[node];
+    grads.resize(node->outputs.size());
+    const std::vector<NDArray> in_grads =
+        apply_grad_rule("backward",
+                        {node->name(), "", node->differentiable() ? node->grad() : kNoRule,
+                         node->inputs, node->outputs, node->attrs, needed},
+                        std::move(grads));
     for (size_t i = 0; i < in_grads.size(); ++i) {
       const auto& meta = node->input_meta[i];
       if (!meta || !in_grads[i].defined()) continue;
       if (meta->is_leaf()) {
         auto& slot = leaf_grads[meta.get()];
         slot.first = meta;
-        slot.second = accumulate(slot.second, in_grads[i]);
+        accumulate_grad(slot.second, in_grads[i]);
       } else {
         auto& up = out_grads[meta->node.get()];
         up.resize(meta->node->outputs.size());
-        up[static_cast<size_t>(meta->output_index)] =
-            accumulate(up[static_cast<size_t>(meta->output_index)], in_grads[i]);
+        accumulate_grad(up[static_cast<size_t>(meta->output_index)], in_grads[i]);
       }
     }
     out_grads.erase(node);  // its gradients are consumed: free them early

@@ -68,7 +68,7 @@ TEST_F(PredictorTest, RunsTheExportedGraphBitwiseLikeTheSymbol) {
 TEST_F(PredictorTest, MismatchedParametersAreNamed) {
   graph::save_safetensors(params_file(), {{"w", w_}});
   EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file()); }),
-              HasSubstr("needs 'b', which is neither an input nor in"));
+              HasSubstr("needs parameter 'b', which is neither an input nor in"));
   graph::save_safetensors(params_file(), {{"w", w_}, {"b", b_}, {"extra", b_}});
   EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file()); }),
               HasSubstr("holds 'extra', which the graph"));
@@ -76,7 +76,7 @@ TEST_F(PredictorTest, MismatchedParametersAreNamed) {
   EXPECT_THAT(error_of<ShapeError>([&] { Predictor(symbol_file(), params_file()); }),
               HasSubstr("parameter 'w' in '" + params_file() + "' has shape [4, 3]"));
   EXPECT_THAT(error_of<ValueError>([&] { Predictor(symbol_file(), params_file(), {"input"}); }),
-              HasSubstr("has no input named 'input'"));
+              HasSubstr("the graph has no argument named 'input'"));
 }
 
 TEST_F(PredictorTest, BadFilesAreFormatOrIOErrorsNamingThem) {

@@ -572,7 +572,7 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
     autograd::backward(ref);
     // The split graphs.
     std::vector<NDArray> fargs;
-    for (const auto& name : gg.forward.list_arguments()) fargs.push_back(values.at(name));
+    for (size_t a : gg.forward_args) fargs.push_back(values.at(names.at(a)));
     std::vector<ops::TensorSpec> fspecs(fargs.size(),
                                         ops::TensorSpec{{3, 3}, DType::kFloat32, cpu()});
     CachedOp forward(gg.forward, fspecs);
@@ -580,13 +580,19 @@ TEST(Gradient, RandomGraphsMatchAutograd) {
     expect_equal(fo[0], ref);
     std::vector<NDArray> bargs;
     std::vector<ops::TensorSpec> bspecs;
-    for (const auto& name : gg.backward.list_arguments()) {
-      if (name == "_head_grad0") {
-        bargs.push_back(ones({}));
-      } else if (name.starts_with("_saved")) {
-        bargs.push_back(fo.at(1 + std::stoul(name.substr(6))));
-      } else {
-        bargs.push_back(values.at(name));
+    ASSERT_EQ(gg.backward_args.size(), gg.backward.list_arguments().size());
+    for (const BackwardArg& a : gg.backward_args) {
+      switch (a.kind) {
+        case BackwardArg::Kind::kHeadGrad:
+          EXPECT_EQ(a.index, 0u);
+          bargs.push_back(ones({}));
+          break;
+        case BackwardArg::Kind::kSaved:
+          bargs.push_back(fo.at(gg.num_outputs + a.index));
+          break;
+        case BackwardArg::Kind::kInput:
+          bargs.push_back(values.at(names.at(a.index)));
+          break;
       }
       bspecs.push_back({bargs.back().shape(), bargs.back().dtype(), cpu()});
     }
@@ -625,6 +631,38 @@ TEST(Gradient, NonDifferentiableOperatorsAreNamed) {
   const ops::TensorSpec s{{3}, DType::kFloat32, cpu()};
   EXPECT_THAT(error_of<NotImplementedError>([&] { make_gradient_graphs(y, {s}, {"x"}); }),
               HasSubstr("gradient: operator 'argmax' (node 'am') is not differentiable"));
+}
+
+// The roles of the split graphs' arguments go by node, not by name: arguments named like the
+// variables that the split invents keep their role.
+TEST(Gradient, ArgumentRolesAreTypedNotParsedFromNames) {
+  auto x = Symbol::var("_head_grad0"), w = Symbol::var("_saved0");
+  const Symbol y = Symbol::op("sum", {Symbol::op("dot", {Symbol::op("relu", {x}), w})});
+  const std::vector<std::string> names = y.list_arguments();
+  const ops::TensorSpec s{{4, 4}, DType::kFloat32, cpu()};
+  const GradientGraphs gg = make_gradient_graphs(y, {s, s}, names);
+  const std::vector<std::string> fnames = gg.forward.list_arguments();
+  ASSERT_EQ(gg.forward_args.size(), fnames.size());
+  for (size_t i = 0; i < fnames.size(); ++i) EXPECT_EQ(fnames[i], names.at(gg.forward_args[i]));
+  const std::vector<std::string> bnames = gg.backward.list_arguments();
+  ASSERT_EQ(gg.backward_args.size(), bnames.size());
+  int head_grads = 0;
+  for (size_t i = 0; i < bnames.size(); ++i) {
+    const BackwardArg& a = gg.backward_args[i];
+    switch (a.kind) {
+      case BackwardArg::Kind::kInput:
+        EXPECT_EQ(bnames[i], names.at(a.index));
+        break;
+      case BackwardArg::Kind::kHeadGrad:
+        EXPECT_EQ(a.index, 0u);
+        ++head_grads;
+        break;
+      case BackwardArg::Kind::kSaved:
+        EXPECT_LT(gg.num_outputs + a.index, gg.forward.num_outputs());
+        break;
+    }
+  }
+  EXPECT_EQ(head_grads, 1);
 }
 
 }  // namespace

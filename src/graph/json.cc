@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "janus/base/error.h"
 #include "janus/graph/symbol.h"
@@ -89,6 +90,119 @@ struct Reader {
     }
     fail("{} must be of type {}, got {}", what, ops::attr_type_name(def.type), j.dump());
   }
+
+  // The document, with its header (format, version) and top-level fields checked.
+  json parse(std::string_view text) const {
+    json doc;
+    try {
+      doc = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {
+      fail("not valid JSON ({})", e.what());
+    }
+    if (!doc.is_object()) fail("expected a JSON object at the top, got {}", doc.type_name());
+    if (!doc.contains("format") || doc["format"] != kFormat) {
+      fail("field 'format' must be \"{}\"", kFormat);
+    }
+    if (!doc.contains("version") || !doc["version"].is_number_integer()) {
+      fail("field 'version' must be an integer");
+    }
+    if (doc["version"].get<int64_t>() != kVersion) {
+      fail("format version {} is not supported, expected {}", doc["version"].get<int64_t>(),
+           kVersion);
+    }
+    if (!doc.contains("nodes") || !doc["nodes"].is_array()) fail("field 'nodes' must be a list");
+    if (!doc.contains("outputs") || !doc["outputs"].is_array()) {
+      fail("field 'outputs' must be a list");
+    }
+    return doc;
+  }
+
+  // A pair [node, output] naming an output of one of the nodes read so far.
+  NodeEntry entry(const json& j, std::string_view what, const std::vector<NodePtr>& nodes) const {
+    if (!j.is_array() || j.size() != 2 || !j[0].is_number_unsigned() ||
+        !j[1].is_number_unsigned()) {
+      fail("{} must be a pair [node, output] of non-negative integers, got {}", what, j.dump());
+    }
+    const auto node = j[0].get<uint64_t>();
+    const auto index = j[1].get<uint64_t>();
+    if (node >= nodes.size()) {
+      fail("{} refers to node {}, but only {} nodes come before it", what, node, nodes.size());
+    }
+    if (index >= nodes[node]->num_outputs()) {
+      fail("{} refers to output {} of node '{}', which has {}", what, index, nodes[node]->name,
+           nodes[node]->num_outputs());
+    }
+    return NodeEntry{nodes[node], static_cast<uint32_t>(index)};
+  }
+
+  // A variable's declared shape and dtype, when it has them.
+  void read_variable(const json& jn, Node& n) const {
+    if (!jn.contains("shape")) return;
+    DType dtype = DType::kFloat32;
+    if (jn.contains("dtype")) {
+      if (!jn["dtype"].is_string()) fail("dtype of variable '{}' must be a string", n.name);
+      try {
+        dtype = parse_dtype(jn["dtype"].get<std::string>());
+      } catch (const Error& e) {
+        fail("variable '{}': {}", n.name, e.what());
+      }
+    }
+    const auto dims = ints(jn["shape"], fmt::format("shape of variable '{}'", n.name));
+    for (int64_t d : dims) {
+      if (d < 0) fail("shape of variable '{}' has a negative extent {}", n.name, d);
+    }
+    n.specs.push_back(ops::TensorSpec{Shape(dims), dtype, cpu()});
+  }
+
+  // An operator node's attributes: every one known, the required ones present, defaults filled.
+  void read_attrs(const json& jn, Node& n) const {
+    const json empty_obj = json::object();
+    const json& ja = jn.contains("attrs") ? jn["attrs"] : empty_obj;
+    if (!ja.is_object()) fail("'attrs' of node '{}' must be an object", n.name);
+    for (const auto& [key, value] : ja.items()) {
+      if (n.op->attr_index(key) < 0) {
+        fail("node '{}' ({}) has an unknown attribute '{}'", n.name, n.op->name, key);
+      }
+    }
+    for (const ops::AttrDef& def : n.op->attrs) {
+      const std::string key(def.name);
+      if (ja.contains(key)) {
+        n.attrs.values().push_back(attr(ja[key], def, n.name));
+      } else if (def.default_value) {
+        n.attrs.values().push_back(*def.default_value);
+      } else {
+        fail("node '{}' ({}) lacks the required attribute '{}'", n.name, n.op->name, key);
+      }
+    }
+    try {
+      ops::complete_attrs(*n.op, n.attrs);
+    } catch (const Error& e) {
+      fail("node '{}': {}", n.name, e.what());
+    }
+  }
+
+  // An operator node: its operator, attributes and inputs (outputs of the nodes before it).
+  void read_operator(const json& jn, Node& n, const std::vector<NodePtr>& nodes) const {
+    if (!jn["op"].is_string()) fail("'op' of node '{}' must be a string or null", n.name);
+    const std::string op_name = jn["op"].get<std::string>();
+    n.op = ops::find_op(op_name);
+    if (n.op == nullptr) {
+      fail("node '{}' calls operator '{}', which this build of Janus does not have", n.name,
+           op_name);
+    }
+    read_attrs(jn, n);
+    if (!jn.contains("inputs") || !jn["inputs"].is_array()) {
+      fail("node '{}' has no list 'inputs'", n.name);
+    }
+    if (!n.op->accepts_inputs(jn["inputs"].size())) {
+      fail("node '{}' ({}) has {} inputs, the operator takes {}", n.name, op_name,
+           jn["inputs"].size(), n.op->inputs.size());
+    }
+    for (size_t i = 0; i < jn["inputs"].size(); ++i) {
+      n.inputs.push_back(
+          entry(jn["inputs"][i], fmt::format("input {} of node '{}'", i, n.name), nodes));
+    }
+  }
 };
 
 }  // namespace
@@ -133,45 +247,9 @@ std::string Symbol::tojson() const {
 
 Symbol Symbol::fromjson(std::string_view text, std::string_view source) {
   const Reader r{source};
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    r.fail("not valid JSON ({})", e.what());
-  }
-  if (!doc.is_object()) r.fail("expected a JSON object at the top, got {}", doc.type_name());
-  if (!doc.contains("format") || doc["format"] != kFormat) {
-    r.fail("field 'format' must be \"{}\"", kFormat);
-  }
-  if (!doc.contains("version") || !doc["version"].is_number_integer()) {
-    r.fail("field 'version' must be an integer");
-  }
-  if (doc["version"].get<int64_t>() != kVersion) {
-    r.fail("format version {} is not supported, expected {}", doc["version"].get<int64_t>(),
-           kVersion);
-  }
-  if (!doc.contains("nodes") || !doc["nodes"].is_array()) r.fail("field 'nodes' must be a list");
-  if (!doc.contains("outputs") || !doc["outputs"].is_array()) {
-    r.fail("field 'outputs' must be a list");
-  }
+  const json doc = r.parse(text);
   std::vector<NodePtr> nodes;
-  std::unordered_map<std::string, size_t> names;
-  auto entry = [&](const json& j, std::string_view what) {
-    if (!j.is_array() || j.size() != 2 || !j[0].is_number_unsigned() ||
-        !j[1].is_number_unsigned()) {
-      r.fail("{} must be a pair [node, output] of non-negative integers, got {}", what, j.dump());
-    }
-    const auto node = j[0].get<uint64_t>();
-    const auto index = j[1].get<uint64_t>();
-    if (node >= nodes.size()) {
-      r.fail("{} refers to node {}, but only {} nodes come before it", what, node, nodes.size());
-    }
-    if (index >= nodes[node]->num_outputs()) {
-      r.fail("{} refers to output {} of node '{}', which has {}", what, index, nodes[node]->name,
-             nodes[node]->num_outputs());
-    }
-    return NodeEntry{nodes[node], static_cast<uint32_t>(index)};
-  };
+  std::unordered_set<std::string> variable_names;
   for (size_t k = 0; k < doc["nodes"].size(); ++k) {
     const json& jn = doc["nodes"][k];
     if (!jn.is_object()) r.fail("node {} must be an object", k);
@@ -181,71 +259,18 @@ Symbol Symbol::fromjson(std::string_view text, std::string_view source) {
     if (n->name.empty()) r.fail("node {} has an empty name", k);
     if (!jn.contains("op")) r.fail("node '{}' has no field 'op'", n->name);
     if (jn["op"].is_null()) {
-      if (!names.emplace(n->name, k).second) r.fail("variable name '{}' appears twice", n->name);
-      if (jn.contains("shape")) {
-        DType dtype = DType::kFloat32;
-        if (jn.contains("dtype")) {
-          if (!jn["dtype"].is_string()) r.fail("dtype of variable '{}' must be a string", n->name);
-          try {
-            dtype = parse_dtype(jn["dtype"].get<std::string>());
-          } catch (const Error& e) {
-            r.fail("variable '{}': {}", n->name, e.what());
-          }
-        }
-        const auto dims = r.ints(jn["shape"], fmt::format("shape of variable '{}'", n->name));
-        for (int64_t d : dims) {
-          if (d < 0) r.fail("shape of variable '{}' has a negative extent {}", n->name, d);
-        }
-        n->specs.push_back(ops::TensorSpec{Shape(dims), dtype, cpu()});
+      if (!variable_names.insert(n->name).second) {
+        r.fail("variable name '{}' appears twice", n->name);
       }
-      nodes.push_back(std::move(n));
-      continue;
-    }
-    if (!jn["op"].is_string()) r.fail("'op' of node '{}' must be a string or null", n->name);
-    const std::string op_name = jn["op"].get<std::string>();
-    n->op = ops::find_op(op_name);
-    if (n->op == nullptr) {
-      r.fail("node '{}' calls operator '{}', which this build of Janus does not have", n->name,
-             op_name);
-    }
-    const json empty_obj = json::object();
-    const json& ja = jn.contains("attrs") ? jn["attrs"] : empty_obj;
-    if (!ja.is_object()) r.fail("'attrs' of node '{}' must be an object", n->name);
-    for (const auto& [key, value] : ja.items()) {
-      if (n->op->attr_index(key) < 0) {
-        r.fail("node '{}' ({}) has an unknown attribute '{}'", n->name, op_name, key);
-      }
-    }
-    for (const ops::AttrDef& def : n->op->attrs) {
-      const std::string key(def.name);
-      if (ja.contains(key)) {
-        n->attrs.values().push_back(r.attr(ja[key], def, n->name));
-      } else if (def.default_value) {
-        n->attrs.values().push_back(*def.default_value);
-      } else {
-        r.fail("node '{}' ({}) lacks the required attribute '{}'", n->name, op_name, key);
-      }
-    }
-    try {
-      ops::complete_attrs(*n->op, n->attrs);
-    } catch (const Error& e) {
-      r.fail("node '{}': {}", n->name, e.what());
-    }
-    if (!jn.contains("inputs") || !jn["inputs"].is_array()) {
-      r.fail("node '{}' has no list 'inputs'", n->name);
-    }
-    if (!n->op->accepts_inputs(jn["inputs"].size())) {
-      r.fail("node '{}' ({}) has {} inputs, the operator takes {}", n->name, op_name,
-             jn["inputs"].size(), n->op->inputs.size());
-    }
-    for (size_t i = 0; i < jn["inputs"].size(); ++i) {
-      n->inputs.push_back(entry(jn["inputs"][i], fmt::format("input {} of node '{}'", i, n->name)));
+      r.read_variable(jn, *n);
+    } else {
+      r.read_operator(jn, *n, nodes);
     }
     nodes.push_back(std::move(n));
   }
   std::vector<NodeEntry> outputs;
   for (size_t i = 0; i < doc["outputs"].size(); ++i) {
-    outputs.push_back(entry(doc["outputs"][i], fmt::format("output {}", i)));
+    outputs.push_back(r.entry(doc["outputs"][i], fmt::format("output {}", i), nodes));
   }
   if (outputs.empty()) r.fail("the graph has no outputs");
   return Symbol(std::move(outputs));

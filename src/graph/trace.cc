@@ -17,6 +17,14 @@ NDArray Tracer::input(std::string name, const ops::TensorSpec& spec) {
   return ph;
 }
 
+const NodePtr& Tracer::input_node(const NDArray& placeholder) const {
+  auto it =
+      placeholder.defined() ? placeholders_.find(placeholder.storage().get()) : placeholders_.end();
+  JANUS_CHECK(it != placeholders_.end() && it->second.node->is_variable(), ValueError,
+              "tracing: input_node: the array is not an input placeholder of this trace");
+  return it->second.node;
+}
+
 // The entry that holds `a`'s value. A view made by NDArray::reshape of a traced value (same
 // storage, other shape) becomes a reshape node; other views cannot be traced.
 NodeEntry Tracer::entry_of(const NDArray& a, std::string_view user) {

@@ -80,10 +80,10 @@ Sequential& Sequential::add(BlockPtr block) {
   return *this;
 }
 
-NDArray Sequential::forward(const NDArray& x) {
-  NDArray y = x;
-  for (const auto& [local, child] : children()) y = (*child)(y);
-  return y;
+std::vector<NDArray> Sequential::forward(const std::vector<NDArray>& xs) {
+  std::vector<NDArray> ys = xs;
+  for (const auto& [local, child] : children()) ys = (*child)(ys);
+  return ys;
 }
 
 const BlockPtr& Sequential::operator[](size_t i) const {

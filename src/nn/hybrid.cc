@@ -1,6 +1,9 @@
 // Hybridization of blocks: trace forward once per input signature, cache the compiled graph,
 // run it; export it with the parameters.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "hybrid_state.h"
 #include "janus/autograd/autograd.h"
@@ -15,26 +18,279 @@
 #include "janus/ops/shape.h"
 
 namespace janus::nn {
+namespace {
+
+// The block whose default list-form forward is running the one-array form on this thread: if
+// that one is the default too, the block overrides neither.
+thread_local const Block* t_default_forward = nullptr;
+
+graph::CachedOpOptions cached_op_options(const HybridizeOptions& o) {
+  return {o.static_alloc, o.static_shape};
+}
+
+// "[2, 4]" for one input, "[2, 4], [2, 3]" for several.
+std::string shapes_of(const graph::InputSignature& sig) {
+  std::vector<std::string> shapes;
+  for (const ops::TensorSpec& s : sig.inputs) shapes.push_back(s.shape.to_string());
+  return fmt::format("{}", fmt::join(shapes, ", "));
+}
+
+bool same_shapes(const graph::InputSignature& a, const graph::InputSignature& b) {
+  if (a.inputs.size() != b.inputs.size()) return false;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    if (a.inputs[i].shape != b.inputs[i].shape) return false;
+  }
+  return true;
+}
+
+// Traces block.forward on placeholders of the inputs xs and compiles the graph; logs `reason`.
+std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray>& xs,
+                                         const HybridizeOptions& options,
+                                         const std::string& reason) {
+  const ParameterDict params = block.collect_params();
+  graph::Tracer tracer([&params](const NDArray& a) -> std::optional<std::string> {
+    for (const auto& [name, p] : params) {
+      if (p->initialized() && p->data().storage() == a.storage()) return name;
+    }
+    return std::nullopt;
+  });
+  const std::vector<std::string> input_names = graph::default_input_names(xs.size());
+  std::vector<NDArray> placeholders;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    placeholders.push_back(
+        tracer.input(input_names[i], {xs[i].shape(), xs[i].dtype(), xs[i].device()}));
+  }
+  std::vector<NDArray> ys;
+  {
+    graph::TraceScope scope(tracer);
+    ys = block.forward(placeholders);
+  }
+  JANUS_CHECK(!ys.empty(), ValueError, "{}: forward gave no outputs", block.name());
+  auto entry = std::make_shared<HybridEntry>();
+  entry->symbol = tracer.finish(ys);
+  // An input that forward does not read is no argument of the graph.
+  entry->binding = graph::bind_arguments(entry->symbol.list_arguments(), input_names, block.name(),
+                                         /*require_inputs=*/false);
+  std::vector<NDArray> values;
+  for (const std::string& name : entry->binding.parameter_names) {
+    entry->params.push_back(params.at(name));
+    values.push_back(entry->params.back()->data());
+  }
+  std::vector<ops::TensorSpec> specs;
+  for (const NDArray& a : entry->binding.gather(xs, values)) {
+    specs.push_back({a.shape(), a.dtype(), a.device()});
+  }
+  entry->op = std::make_shared<graph::CachedOp>(entry->symbol, std::move(specs),
+                                                cached_op_options(options));
+  JANUS_LOG(kInfo, "hybridize: {} traced: {}; {} operators", block.name(), reason,
+            tracer.recorded());
+  return entry;
+}
+
+// The training graphs of an entry: differentiated with respect to the parameters that take
+// gradients and the inputs that need one (input_grads), each compiled.
+std::shared_ptr<TrainPlan> make_train_plan(const HybridEntry& entry,
+                                           const std::vector<bool>& input_grads,
+                                           const graph::CachedOpOptions& options) {
+  auto plan = std::make_shared<TrainPlan>();
+  const std::vector<std::string>& names = entry.op->argument_names();
+  std::vector<std::string> wrt;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const graph::ArgumentSource& src = entry.binding.sources[i];
+    const bool wanted = src.kind == graph::ArgumentSource::Kind::kInput
+                            ? input_grads[src.index]
+                            : entry.params[src.index]->grad_req() != autograd::GradReq::kNull;
+    if (!wanted) continue;
+    wrt.push_back(names[i]);
+    plan->wrt_index.push_back(i);
+  }
+  // The entry's compiled op checked these specs; rebuild them from its graph's arguments.
+  std::vector<ops::TensorSpec> specs;
+  for (const graph::NodePtr& n : entry.symbol.graph().arguments()) specs.push_back(n->specs.at(0));
+  const graph::GradientGraphs gg = graph::make_gradient_graphs(entry.symbol, specs, wrt);
+  plan->num_outputs = gg.num_outputs;
+  plan->forward_args = gg.forward_args;
+  std::vector<ops::TensorSpec> fspecs;
+  for (size_t a : gg.forward_args) fspecs.push_back(specs[a]);
+  plan->forward = std::make_shared<graph::CachedOp>(gg.forward, std::move(fspecs), options);
+  plan->backward_args = gg.backward_args;
+  const std::vector<ops::TensorSpec>& fouts = plan->forward->output_specs();
+  std::vector<ops::TensorSpec> bspecs;
+  for (const graph::BackwardArg& a : gg.backward_args) {
+    switch (a.kind) {
+      case graph::BackwardArg::Kind::kInput:
+        bspecs.push_back(specs[a.index]);
+        break;
+      case graph::BackwardArg::Kind::kSaved:
+        bspecs.push_back(fouts[gg.num_outputs + a.index]);
+        break;
+      case graph::BackwardArg::Kind::kHeadGrad:
+        bspecs.push_back(fouts[a.index]);
+        break;
+    }
+  }
+  plan->backward = std::make_shared<graph::CachedOp>(gg.backward, std::move(bspecs), options);
+  return plan;
+}
+
+// The gradients of the entry's arguments: backward's arguments gathered by their roles.
+std::vector<NDArray> run_backward(const TrainPlan& plan, const ops::GradArgs& ga,
+                                  const std::vector<NDArray>& saved) {
+  std::vector<NDArray> bargs;
+  for (const graph::BackwardArg& a : plan.backward_args) {
+    switch (a.kind) {
+      case graph::BackwardArg::Kind::kInput:
+        bargs.push_back(ga.x(a.index));
+        break;
+      case graph::BackwardArg::Kind::kSaved:
+        bargs.push_back(saved.at(a.index));
+        break;
+      case graph::BackwardArg::Kind::kHeadGrad:
+        bargs.push_back(ga.dy(a.index));
+        break;
+    }
+  }
+  const std::vector<NDArray> grads = (*plan.backward)(bargs);
+  std::vector<NDArray> out(ga.inputs.size());
+  for (size_t j = 0; j < plan.wrt_index.size(); ++j) out[plan.wrt_index[j]] = grads[j];
+  return out;
+}
+
+// A recorded call: the forward graph also returns what backward needs, and backward is one
+// compiled graph too, recorded as one autograd node.
+std::vector<NDArray> run_recorded(const std::string& name, HybridEntry& entry,
+                                  const std::vector<NDArray>& xs, const std::vector<NDArray>& args,
+                                  const graph::CachedOpOptions& options) {
+  std::vector<bool> input_grads;
+  for (const NDArray& x : xs) input_grads.push_back(autograd::requires_grad(x));
+  std::shared_ptr<TrainPlan>& plan = entry.train[input_grads];
+  if (!plan) plan = make_train_plan(entry, input_grads, options);
+  std::vector<NDArray> fargs;
+  for (size_t a : plan->forward_args) fargs.push_back(args[a]);
+  std::vector<NDArray> outs = (*plan->forward)(fargs);
+  const auto split = outs.begin() + static_cast<std::ptrdiff_t>(plan->num_outputs);
+  std::vector<NDArray> ys(outs.begin(), split);
+  // An output that is an argument (forward returned an input or a parameter as it is) or an
+  // earlier output: a handle of its own, so that recording gives it this node's history
+  // without taking the argument's (a leaf's gradient buffer) or the other output's.
+  for (size_t i = 0; i < ys.size(); ++i) {
+    auto same = [&](const NDArray& a) { return a.storage() == ys[i].storage(); };
+    if (std::any_of(args.begin(), args.end(), same) ||
+        std::any_of(ys.begin(), ys.begin() + static_cast<std::ptrdiff_t>(i), same)) {
+      ys[i] = ys[i].detach();
+    }
+  }
+  // Detached: a saved value may be an output itself (relu's gradient reads its output), and the
+  // outputs get this node's autograd history: captured as is, the node would hold itself alive.
+  std::vector<NDArray> saved;
+  for (auto it = split; it != outs.end(); ++it) saved.push_back(it->detach());
+  autograd::record_function(fmt::format("hybridized {}", name), args, ys,
+                            // The tape hands back the arguments (detached) as ga.inputs.
+                            [plan, saved = std::move(saved)](const ops::GradArgs& ga) {
+                              return run_backward(*plan, ga, saved);
+                            });
+  return ys;
+}
+
+}  // namespace
 
 Block::~Block() = default;
+
+std::vector<NDArray> Block::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(xs.size() == 1, ValueError,
+              "{}: forward takes one input, got {}; a block with several inputs overrides "
+              "forward(const std::vector<NDArray>&)",
+              name_, xs.size());
+  const Block* outer = t_default_forward;
+  t_default_forward = this;
+  struct Restore {
+    const Block* outer;
+    ~Restore() { t_default_forward = outer; }
+  } restore{outer};
+  return {forward(xs[0])};
+}
+
+NDArray Block::forward(const NDArray& x) {
+  JANUS_CHECK(t_default_forward != this, NotImplementedError,
+              "{}: the block overrides neither form of forward", name_);
+  std::vector<NDArray> ys = forward(std::vector<NDArray>{x});
+  JANUS_CHECK(ys.size() == 1, ValueError,
+              "{}: forward gave {} outputs; call the block with a list of inputs to get them all",
+              name_, ys.size());
+  return ys[0];
+}
+
+NDArray Block::operator()(const NDArray& x) {
+  // Imperative, or inside the trace of an enclosing hybridized block (which records this
+  // block's operators into its own graph).
+  if (!is_hybridized() || graph::is_tracing()) return forward(x);
+  std::vector<NDArray> ys = call_hybridized({x});
+  JANUS_CHECK(ys.size() == 1, ValueError,
+              "{}: forward gave {} outputs; call the block with a list of inputs to get them all",
+              name_, ys.size());
+  return ys[0];
+}
+
+std::vector<NDArray> Block::operator()(const std::vector<NDArray>& xs) {
+  if (!is_hybridized() || graph::is_tracing()) return forward(xs);
+  return call_hybridized(xs);
+}
+
+std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
+  HybridState& h = *hybrid_;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    JANUS_CHECK(xs[i].defined(), ValueError, "{}: input {} is undefined", name_, i);
+  }
+  graph::InputSignature sig = graph::InputSignature::of(xs, autograd::is_training());
+  std::shared_ptr<HybridEntry> entry = h.cache.find(sig);
+  if (!entry) {
+    if (h.options.static_shape && h.first) {
+      JANUS_CHECK(same_shapes(*h.first, sig), ShapeError,
+                  "{}: hybridized with static_shape for input shape {}, got {}", name_,
+                  shapes_of(*h.first), shapes_of(sig));
+    }
+    h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
+                               : fmt::format("new input signature {} (cached: {})", sig.to_string(),
+                                             h.last_sig ? h.last_sig->to_string() : "none");
+    entry = h.cache.insert(sig, trace_entry(*this, xs, h.options, h.reason));
+    if (!h.first) h.first = sig;
+  }
+  h.last = entry;
+  h.last_sig = std::move(sig);
+  std::vector<NDArray> values;
+  values.reserve(entry->params.size());
+  bool any_grad = false;
+  for (const ParameterPtr& p : entry->params) {
+    values.push_back(p->data());
+    any_grad = any_grad || autograd::requires_grad(values.back());
+  }
+  for (const NDArray& x : xs) any_grad = any_grad || autograd::requires_grad(x);
+  const std::vector<NDArray> args = entry->binding.gather(xs, values);
+  if (!autograd::is_recording() || !any_grad) return (*entry->op)(args);
+  return run_recorded(name_, *entry, xs, args, cached_op_options(h.options));
+}
 
 void Block::hybridize(bool active, const HybridizeOptions& options) {
   JANUS_CHECK(options.cache_size > 0, ValueError, "{}: hybridize: cache_size must be at least 1",
               name_);
   if (!hybrid_) hybrid_ = std::make_unique<HybridState>();
-  const bool changed = hybrid_->options.static_alloc != options.static_alloc ||
-                       hybrid_->options.static_shape != options.static_shape;
-  hybrid_->active = active;
-  hybrid_->options = options;
+  HybridState& h = *hybrid_;
+  const bool changed = h.options.static_alloc != options.static_alloc ||
+                       h.options.static_shape != options.static_shape;
+  h.active = active;
+  h.options = options;
+  h.cache.set_capacity(options.cache_size);
   if (changed || !active) {
-    hybrid_->cache.clear();
-    hybrid_->last = nullptr;
+    h.cache.clear();
+    h.first.reset();
+    h.last = nullptr;
+    h.last_sig.reset();
   }
   for (auto& [local, child] : children_) child->hybridize(active, options);
 }
 
 bool Block::is_hybridized() const { return hybrid_ && hybrid_->active; }
-int64_t Block::trace_count() const { return hybrid_ ? hybrid_->traces : 0; }
+int64_t Block::trace_count() const { return hybrid_ ? hybrid_->cache.compilations() : 0; }
 std::string Block::last_trace_reason() const { return hybrid_ ? hybrid_->reason : ""; }
 
 graph::Symbol Block::symbol() const {
@@ -43,171 +299,28 @@ graph::Symbol Block::symbol() const {
   return hybrid_->last->symbol;
 }
 
-namespace {
-
-// The training graphs of a signature: differentiated with respect to the parameters that take
-// gradients (and the input when it needs one), each compiled.
-std::shared_ptr<TrainPlan> make_train_plan(const HybridState::Entry& entry, bool data_grad,
-                                           const graph::CachedOpOptions& options) {
-  auto plan = std::make_shared<TrainPlan>();
-  const std::vector<std::string>& names = entry.op->argument_names();
-  std::vector<ops::TensorSpec> specs;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const ParameterPtr& p = entry.params[i];
-    const bool wanted = p ? p->grad_req() != autograd::GradReq::kNull : data_grad;
-    if (wanted) {
-      plan->wrt.push_back(names[i]);
-      plan->wrt_index.push_back(i);
-    }
-  }
-  // The entry's compiled op checked these specs; rebuild them from its graph's arguments.
-  for (const graph::NodePtr& n : entry.symbol.graph().arguments()) specs.push_back(n->specs.at(0));
-  const graph::GradientGraphs gg = graph::make_gradient_graphs(entry.symbol, specs, plan->wrt);
-  auto position = [&](const std::string& name) -> int64_t {
-    auto it = std::find(names.begin(), names.end(), name);
-    JANUS_ASSERT(it != names.end(), "gradient graph argument '{}' is not an argument", name);
-    return it - names.begin();
-  };
-  std::vector<ops::TensorSpec> fspecs;
-  for (const std::string& name : gg.forward.list_arguments()) {
-    plan->forward_args.push_back(position(name));
-    fspecs.push_back(specs[static_cast<size_t>(plan->forward_args.back())]);
-  }
-  plan->forward = std::make_shared<graph::CachedOp>(gg.forward, std::move(fspecs), options);
-  std::vector<ops::TensorSpec> bspecs;
-  for (const std::string& name : gg.backward.list_arguments()) {
-    if (name.starts_with("_head_grad")) {
-      plan->backward_args.push_back(TrainPlan::kHeadGrad);
-      bspecs.push_back(plan->forward->output_specs()[0]);
-    } else if (name.starts_with("_saved")) {
-      const int64_t k = std::stoll(name.substr(6));
-      plan->backward_args.push_back(-1 - k);
-      bspecs.push_back(plan->forward->output_specs()[gg.num_outputs + static_cast<size_t>(k)]);
-    } else {
-      plan->backward_args.push_back(position(name));
-      bspecs.push_back(specs[static_cast<size_t>(plan->backward_args.back())]);
-    }
-  }
-  plan->backward = std::make_shared<graph::CachedOp>(gg.backward, std::move(bspecs), options);
-  return plan;
-}
-
-}  // namespace
-
-NDArray Block::operator()(const NDArray& x) {
-  // Imperative, or inside the trace of an enclosing hybridized block (which records this
-  // block's operators into its own graph).
-  if (!is_hybridized() || graph::is_tracing()) return forward(x);
-  HybridState& h = *hybrid_;
-  const Signature sig{x.shape(), x.dtype(), x.device(), autograd::is_training()};
-  HybridState::Entry* hit = nullptr;
-  for (auto& e : h.cache) {
-    if (e.sig == sig) hit = &e;
-  }
-  if (hit == nullptr) {
-    if (h.options.static_shape && !h.cache.empty()) {
-      JANUS_CHECK(h.cache.front().sig.shape == sig.shape, ShapeError,
-                  "{}: hybridized with static_shape for input shape {}, got {}", name_,
-                  h.cache.front().sig.shape, sig.shape);
-    }
-    h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
-                               : fmt::format("new input signature {} (cached: {})", sig.to_string(),
-                                             h.last != nullptr ? h.last->sig.to_string() : "none");
-    const ParameterDict params = collect_params();
-    graph::Tracer tracer([&params](const NDArray& a) -> std::optional<std::string> {
-      for (const auto& [name, p] : params) {
-        if (p->initialized() && p->data().storage() == a.storage()) return name;
-      }
-      return std::nullopt;
-    });
-    NDArray ph = tracer.input("data", {x.shape(), x.dtype(), x.device()});
-    NDArray y;
-    {
-      graph::TraceScope scope(tracer);
-      y = forward(ph);
-    }
-    graph::Symbol sym = tracer.finish({&y, 1});
-    std::vector<ops::TensorSpec> specs;
-    std::vector<ParameterPtr> arg_params;
-    for (const std::string& name : sym.list_arguments()) {
-      arg_params.push_back(name == "data" ? nullptr : params.at(name));
-      const NDArray a = name == "data" ? x : params.at(name)->data();
-      specs.push_back({a.shape(), a.dtype(), a.device()});
-    }
-    auto op = std::make_shared<graph::CachedOp>(
-        sym, std::move(specs),
-        graph::CachedOpOptions{h.options.static_alloc, h.options.static_shape});
-    ++h.traces;
-    JANUS_LOG(kInfo, "hybridize: {} traced (trace {}): {}; {} operators", name_, h.traces, h.reason,
-              tracer.recorded());
-    if (h.cache.size() >= h.options.cache_size) {
-      auto oldest = std::min_element(h.cache.begin(), h.cache.end(),
-                                     [](auto& a, auto& b) { return a.last_used < b.last_used; });
-      h.cache.erase(oldest);
-    }
-    h.cache.push_back({sig, std::move(sym), std::move(op), std::move(arg_params), 0});
-    hit = &h.cache.back();
-  }
-  hit->last_used = ++h.clock;
-  h.last = hit;
-  std::vector<NDArray> args;
-  args.reserve(hit->params.size());
-  bool any_grad = false;
-  for (const ParameterPtr& p : hit->params) {
-    args.push_back(p ? p->data() : x);
-    any_grad = any_grad || autograd::requires_grad(args.back());
-  }
-  if (!autograd::is_recording() || !any_grad) return (*hit->op)(args).at(0);
-  // Recording: the forward graph also returns what backward needs, and backward is one
-  // compiled graph too, recorded as one autograd node.
-  const bool data_grad = autograd::requires_grad(x);
-  auto& plan = hit->train[data_grad ? 1 : 0];
-  if (!plan) {
-    plan = make_train_plan(*hit, data_grad, {h.options.static_alloc, h.options.static_shape});
-  }
-  std::vector<NDArray> fargs;
-  for (int64_t a : plan->forward_args) fargs.push_back(args[static_cast<size_t>(a)]);
-  std::vector<NDArray> outs = (*plan->forward)(fargs);
-  const NDArray y = outs[0];
-  // Detached: a saved value may be y itself (relu's gradient reads its output), and y gets this
-  // node's autograd history: captured as is, the node would hold itself alive.
-  std::vector<NDArray> saved;
-  for (auto it = outs.begin() + 1; it != outs.end(); ++it) saved.push_back(it->detach());
-  autograd::record_function(fmt::format("hybridized {}", name_), args, {&y, 1},
-                            // The tape hands back the arguments (detached) as ga.inputs.
-                            [plan, saved = std::move(saved)](const ops::GradArgs& ga) {
-                              std::vector<NDArray> bargs;
-                              for (int64_t a : plan->backward_args) {
-                                bargs.push_back(a == TrainPlan::kHeadGrad ? ga.dy(0)
-                                                : a >= 0 ? ga.x(static_cast<size_t>(a))
-                                                         : saved[static_cast<size_t>(-1 - a)]);
-                              }
-                              std::vector<NDArray> grads = (*plan->backward)(bargs);
-                              std::vector<NDArray> out(ga.inputs.size());
-                              for (size_t j = 0; j < plan->wrt_index.size(); ++j)
-                                out[plan->wrt_index[j]] = grads[j];
-                              return out;
-                            });
-  return y;
-}
-
 void Block::export_model(const std::string& prefix, int epoch) const {
   const graph::Symbol sym = symbol();
   JANUS_CHECK(epoch >= 0 && epoch <= 9999, ValueError, "{}: export: epoch {} must be in [0, 9999]",
               name_, epoch);
-  const ParameterDict params = collect_params();
+  const HybridEntry& entry = *hybrid_->last;
+  const std::vector<std::string>& pnames = entry.binding.parameter_names;
   graph::NamedArrays arrays;
   for (const graph::NodePtr& n : sym.graph().nodes) {
     if (!n->is_variable()) continue;
     if (n->constant.defined()) {
       arrays.emplace_back(n->name, n->constant);
-    } else if (n->name != "data") {
-      arrays.emplace_back(n->name, params.at(n->name)->data());
+      continue;
     }
+    auto p = std::find(pnames.begin(), pnames.end(), n->name);
+    if (p != pnames.end()) arrays.emplace_back(n->name, entry.params[p - pnames.begin()]->data());
   }
+  const std::vector<std::string> inputs =
+      graph::default_input_names(hybrid_->last_sig->inputs.size());
   sym.save(prefix + "-symbol.json");
-  graph::save_safetensors(fmt::format("{}-{:04d}.safetensors", prefix, epoch), arrays,
-                          {{"format", "janus.params"}, {"inputs", "data"}});
+  graph::save_safetensors(
+      fmt::format("{}-{:04d}.safetensors", prefix, epoch), arrays,
+      {{"format", "janus.params"}, {"inputs", fmt::format("{}", fmt::join(inputs, ","))}});
 }
 
 Concurrent::Concurrent(int64_t axis) : Block("concurrent"), axis_(axis) {}

@@ -1,63 +1,52 @@
-// What a hybridized block keeps: its compiled graphs per input signature. Private to src/nn.
+// What a hybridized block keeps: its compiled graphs per input signature (in the graph layer's
+// one cache), each with its argument binding and, once recorded, its training graphs. Private
+// to src/nn.
 #pragma once
 
-#include <fmt/format.h>
-
-#include <climits>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "janus/graph/bind.h"
 #include "janus/graph/cached_op.h"
+#include "janus/graph/gradient.h"
+#include "janus/graph/graph_cache.h"
 #include "janus/nn/block.h"
 
 namespace janus::nn {
 
-struct Signature {
-  Shape shape;
-  DType dtype;
-  Device device;
-  bool training;
-
-  bool operator==(const Signature& o) const {
-    return shape == o.shape && dtype == o.dtype && device == o.device && training == o.training;
-  }
-  std::string to_string() const {
-    return fmt::format("{} {} on {}, {}", shape, dtype_name(dtype), device,
-                       training ? "training" : "inference");
-  }
+/// A signature's graphs for training: forward (outputs, then the values backward needs) and
+/// backward (the gradients of the arguments that need them), both compiled.
+struct TrainPlan {
+  std::vector<size_t> wrt_index;  // per gradient of backward: its argument of the entry
+  std::shared_ptr<graph::CachedOp> forward, backward;
+  size_t num_outputs = 0;  // forward's first outputs are the block's; the rest are saved
+  /// Per argument of forward: its argument of the entry.
+  std::vector<size_t> forward_args;
+  /// Per argument of backward: an argument of the entry, a saved value or an output gradient.
+  std::vector<graph::BackwardArg> backward_args;
 };
 
-/// A signature's graphs for training: forward (outputs, then the values backward needs) and
-/// backward (the gradients of `wrt`), both compiled.
-struct TrainPlan {
-  std::vector<std::string> wrt;
-  std::vector<size_t> wrt_index;  // position of each wrt name among the entry's arguments
-  std::shared_ptr<graph::CachedOp> forward, backward;
-  /// Where each argument of forward / backward comes from: >= 0 an argument of the entry;
-  /// -1 - k the saved value k; kHeadGrad the output's gradient.
-  std::vector<int64_t> forward_args, backward_args;
-  static constexpr int64_t kHeadGrad = INT64_MIN;
+/// One traced signature.
+struct HybridEntry {
+  graph::Symbol symbol;
+  std::shared_ptr<graph::CachedOp> op;
+  graph::ArgumentBinding binding;    // inputs "data"/"data<i>", then the parameters
+  std::vector<ParameterPtr> params;  // per binding.parameter_names
+  /// Built at the first recorded call, per set of inputs that need a gradient.
+  std::map<std::vector<bool>, std::shared_ptr<TrainPlan>> train;
 };
 
 struct HybridState {
-  struct Entry {
-    Signature sig;
-    graph::Symbol symbol;
-    std::shared_ptr<graph::CachedOp> op;
-    /// Per argument of op: its parameter (null for the input "data").
-    std::vector<ParameterPtr> params;
-    /// Built at the first recorded call: [0] when the input needs no gradient, [1] when it does.
-    std::shared_ptr<TrainPlan> train[2];
-    uint64_t last_used = 0;
-  };
   bool active = false;
   HybridizeOptions options;
-  std::vector<Entry> cache;
-  uint64_t clock = 0;
-  int64_t traces = 0;
+  graph::GraphCache<HybridEntry> cache;
+  std::optional<graph::InputSignature> first;  // with static_shape: the shapes allowed
   std::string reason;
-  const Entry* last = nullptr;
+  std::shared_ptr<const HybridEntry> last;
+  std::optional<graph::InputSignature> last_sig;
 };
 
 }  // namespace janus::nn

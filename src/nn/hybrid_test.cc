@@ -307,13 +307,208 @@ TEST_F(ExportTest, ImportsNamesMissingAndUnknownParameters) {
   (*net)(ones({1, 784}));
   net->export_model(prefix());
   graph::save_safetensors(prefix() + "-0000.safetensors", {{"1.weight", ones({256, 784})}});
-  EXPECT_THAT(
-      error_of<ValueError>([&] {
-        SymbolBlock::imports(prefix() + "-symbol.json", {"data"}, prefix() + "-0000.safetensors");
-      }),
-      HasSubstr("needs parameter '1.bias', which '" + prefix() + "-0000.safetensors' lacks"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                SymbolBlock::imports(prefix() + "-symbol.json", {"data"},
+                                     prefix() + "-0000.safetensors");
+              }),
+              HasSubstr("needs parameter '1.bias', which is neither an input nor in '" + prefix() +
+                        "-0000.safetensors'"));
   EXPECT_THAT(error_of<ValueError>([&] { SymbolBlock::imports(prefix() + "-symbol.json", {"x"}); }),
               HasSubstr("the graph has no argument named 'x'"));
+}
+
+// Two inputs and two outputs (Gluon's forward(a, b) returning a tuple), with parameters.
+class TwoInTwoOut : public Block {
+ public:
+  TwoInTwoOut() : Block("twoio") { dense_ = register_child(std::make_shared<Dense>(4), "dense"); }
+  using Block::forward;
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override {
+    return {(*dense_)(xs[0]) + xs[1], xs[0] * xs[1]};
+  }
+
+ private:
+  std::shared_ptr<Dense> dense_;
+};
+
+// The same two-input, two-output block imperatively and hybridized: equal outputs, and equal
+// gradients of the parameters and of both inputs, whichever outputs the loss reads (an output
+// that it does not read has a zero gradient).
+TEST(Hybridize, TwoInputTwoOutputBlockAgreesWithImperative) {
+  const NDArray a = randn({3, 4}, 31), b = randn({3, 4}, 32);
+  seed(5);
+  auto imperative = std::make_shared<TwoInTwoOut>();
+  imperative->initialize(Xavier());
+  (*imperative)({a, b});
+  seed(5);
+  auto hybrid = std::make_shared<TwoInTwoOut>();
+  hybrid->initialize(Xavier());
+  hybrid->hybridize();
+  (*hybrid)({a, b});
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<NDArray> yi = (*imperative)({a, b}), yh = (*hybrid)({a, b});
+    ASSERT_EQ(yi.size(), 2u);
+    ASSERT_EQ(yh.size(), 2u);
+    expect_bitwise(yi[0], yh[0]);
+    expect_bitwise(yi[1], yh[1]);
+  }
+  EXPECT_EQ(hybrid->trace_count(), 1);
+  EXPECT_THAT(hybrid->symbol().list_arguments(), ::testing::Contains("data1"));
+  EXPECT_EQ(hybrid->symbol().num_outputs(), 2u);
+  // Heads: both outputs, the first only, the second only.
+  for (int heads = 0; heads < 3; ++heads) {
+    std::vector<NDArray> grads[2];
+    for (auto* net : {static_cast<Block*>(imperative.get()), static_cast<Block*>(hybrid.get())}) {
+      // A parameter that backward does not reach keeps its old gradient imperatively, where
+      // the hybridized block's one backward node writes zeros: start both from zeros.
+      net->collect_params().zero_grad();
+      const NDArray xa = a.detach(), xb = b.detach();
+      autograd::attach_grad(xa);
+      autograd::attach_grad(xb);
+      NDArray l;
+      {
+        autograd::RecordScope record;
+        const std::vector<NDArray> ys = (*net)({xa, xb});
+        l = heads == 0 ? sum(ys[0] * ys[1]) : heads == 1 ? sum(ys[0]) : sum(ys[1] * ys[1]);
+      }
+      autograd::backward(l);
+      auto& g = grads[net == hybrid.get() ? 1 : 0];
+      g.push_back(autograd::grad(xa));
+      g.push_back(autograd::grad(xb));
+      for (const auto& [name, p] : net->collect_params()) g.push_back(p->grad());
+    }
+    ASSERT_EQ(grads[0].size(), grads[1].size());
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << "heads " << heads << ", gradient " << i);
+      expect_bitwise(grads[0][i], grads[1][i]);
+    }
+  }
+  EXPECT_EQ(hybrid->trace_count(), 2);  // inference, then training mode
+  wait_all();
+}
+
+// Each child's outputs are the next one's inputs, imperatively and hybridized.
+TEST(Hybridize, SequentialChainsBlocksWithSeveralInputsAndOutputs) {
+  const NDArray a = randn({2, 4}, 41), b = randn({2, 4}, 42);
+  std::vector<NDArray> ys[2];
+  for (int hybridized = 0; hybridized < 2; ++hybridized) {
+    seed(6);
+    auto net = std::make_shared<Sequential>();
+    net->add(std::make_shared<TwoInTwoOut>(), std::make_shared<TwoInTwoOut>());
+    net->initialize(Xavier());
+    if (hybridized == 1) net->hybridize();
+    ys[hybridized] = (*net)({a, b});
+  }
+  ASSERT_EQ(ys[0].size(), 2u);
+  ASSERT_EQ(ys[1].size(), 2u);
+  expect_bitwise(ys[0][0], ys[1][0]);
+  expect_bitwise(ys[0][1], ys[1][1]);
+}
+
+class OneInTwoOut : public Block {
+ public:
+  OneInTwoOut() : Block("oneintwoout") {}
+  using Block::forward;
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override {
+    return {xs.at(0), xs.at(0) * xs.at(0)};
+  }
+};
+
+// forward returns its input as an output: recording the hybridized call must not take over the
+// input's autograd identity (a leaf with a gradient buffer).
+TEST(Hybridize, AnInputReturnedAsAnOutputKeepsItsGradient) {
+  const NDArray x0 = randn({2, 3}, 61);
+  NDArray grads[2];
+  for (int hybridized = 0; hybridized < 2; ++hybridized) {
+    OneInTwoOut block;
+    if (hybridized == 1) block.hybridize();
+    const NDArray x = x0.detach();
+    autograd::attach_grad(x);
+    NDArray l;
+    {
+      autograd::RecordScope record;
+      const std::vector<NDArray> ys = block(std::vector<NDArray>{x});
+      l = sum(ys[0]) + sum(ys[1]);
+    }
+    autograd::backward(l);
+    grads[hybridized] = autograd::grad(x);  // still a leaf: ValueError otherwise
+  }
+  expect_bitwise(grads[0], grads[1]);
+}
+
+class Forwardless : public Block {
+ public:
+  Forwardless() : Block("forwardless") {}
+};
+
+TEST(Block, InputAndOutputCountsAreChecked) {
+  Forwardless none;
+  EXPECT_THAT(error_of<NotImplementedError>([&] { none(ones({1})); }),
+              HasSubstr("overrides neither form of forward"));
+  Dense dense(2);
+  dense.initialize();
+  EXPECT_THAT(error_of<ValueError>([&] {
+                dense({ones({1, 2}), ones({1, 2})});
+              }),
+              HasSubstr("forward takes one input, got 2"));
+  OneInTwoOut split;
+  EXPECT_THAT(error_of<ValueError>([&] {
+                split(ones({1, 4}));
+              }),
+              HasSubstr("call the block with a list of inputs"));
+  EXPECT_EQ(split(std::vector<NDArray>{ones({1, 4})}).size(), 2u);
+  wait_all();
+}
+
+// Two logical CPU devices while alive; the count is restored after every array is released.
+struct TwoCpuDevices {
+  int saved = num_cpu_devices();
+  TwoCpuDevices() { set_num_cpu_devices(std::max(saved, 2)); }
+  ~TwoCpuDevices() {
+    wait_all();  // the test's arrays are gone: release cpu(1) memory while cpu(1) exists
+    set_num_cpu_devices(saved);
+  }
+};
+
+// The one compiled-graph cache keys on the device: SymbolBlock's own cache (shape and dtype
+// only) reused a graph compiled for cpu(0) for an input on cpu(1).
+TEST(SymbolBlock, CompilesAgainForAnInputOnAnotherDevice) {
+  const TwoCpuDevices devices;
+  SymbolBlock block(graph::Symbol::op("relu", {graph::Symbol::var("data")}));
+  const NDArray x = randn({2, 3}, 7);
+  const NDArray y0 = block(x);
+  const NDArray y1 = block(copyto(x, cpu(1)));
+  EXPECT_EQ(y0.device(), cpu(0));
+  EXPECT_EQ(y1.device(), cpu(1));
+  expect_bitwise(y0, y1);
+}
+
+TEST_F(ExportTest, TwoInputTwoOutputBlockRunsFromItsFiles) {
+  auto net = std::make_shared<TwoInTwoOut>();
+  net->initialize(Xavier());
+  net->hybridize();
+  const NDArray a = randn({3, 4}, 51), b = randn({3, 4}, 52);
+  const std::vector<NDArray> ys = (*net)({a, b});
+  net->export_model(prefix());
+  graph::Metadata meta;
+  graph::load_safetensors(prefix() + "-0000.safetensors", &meta);
+  EXPECT_THAT(meta, ::testing::Contains(
+                        std::pair<const std::string, std::string>{"inputs", "data0,data1"}));
+  auto imported = SymbolBlock::imports(prefix() + "-symbol.json", {"data0", "data1"},
+                                       prefix() + "-0000.safetensors");
+  const std::vector<NDArray> yi = (*imported)({a, b});
+  deploy::Predictor predictor(prefix() + "-symbol.json", prefix() + "-0000.safetensors",
+                              {"data0", "data1"});
+  const std::vector<NDArray> yp = predictor.run(std::vector{a, b});
+  ASSERT_EQ(yi.size(), 2u);
+  ASSERT_EQ(yp.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    expect_bitwise(yi[i], ys[i]);
+    expect_bitwise(yp[i], ys[i]);
+  }
+  // Inputs in the other order are the other arguments.
+  auto swapped = SymbolBlock::imports(prefix() + "-symbol.json", {"data1", "data0"},
+                                      prefix() + "-0000.safetensors");
+  expect_bitwise((*swapped)({b, a})[0], ys[0]);
 }
 
 }  // namespace

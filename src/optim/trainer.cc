@@ -65,6 +65,108 @@ double parse_rate(const std::string& path, const std::string& text) {
   return v;
 }
 
+// Reads a states file against a trainer's parameters and optimizer. Every check happens here,
+// before load_states changes the optimizer, so a bad file leaves it as it was.
+struct StatesReader {
+  const std::string& path;
+  const std::vector<std::pair<std::string, nn::ParameterPtr>>& params;
+  const Optimizer& optimizer;
+
+  void check_content(const nn::Metadata& meta) const {
+    auto content = meta.find(std::string(kContentKey));
+    JANUS_CHECK(content != meta.end() && content->second == kContent, FormatError,
+                "load_states: '{}' holds no optimizer states (its metadata lacks {} = {}; "
+                "parameters load with nn::load_parameters)",
+                path, kContentKey, kContent);
+    const std::string saved_by = meta.contains("optimizer") ? meta.at("optimizer") : "?";
+    JANUS_CHECK(saved_by == optimizer.name(), ValueError,
+                "load_states: '{}' holds states of optimizer '{}', but this trainer uses '{}'",
+                path, saved_by, optimizer.name());
+  }
+
+  // The position of the trainer's parameter `param`, of which the file holds `what`.
+  size_t param_index(const std::string& param, const std::string& what) const {
+    size_t i = 0;
+    while (i < params.size() && params[i].first != param) ++i;
+    JANUS_CHECK(i < params.size(), ValueError,
+                "load_states: '{}' holds {} for parameter '{}', which this trainer does not "
+                "have; its parameters are {}",
+                path, what, param, fmt::join(parameter_names(), ", "));
+    return i;
+  }
+
+  std::vector<std::string> parameter_names() const {
+    std::vector<std::string> names;
+    for (const auto& [n, p] : params) names.push_back(n);
+    return names;
+  }
+
+  // Update counts by parameter: every parameter with a state must have one.
+  std::map<size_t, int64_t> read_counts(const nn::Metadata& meta) const {
+    std::map<size_t, int64_t> counts;
+    for (const auto& [key, value] : meta) {
+      if (!key.starts_with(kCountPrefix)) continue;
+      const std::string param = key.substr(kCountPrefix.size());
+      counts[param_index(param, "an update count")] = parse_count(path, key, value);
+    }
+    return counts;
+  }
+
+  // States by parameter, each complete, of its parameter's shape, dtype and device.
+  std::map<size_t, std::vector<NDArray>> read_states(
+      const nn::NamedArrays& arrays, const std::map<size_t, int64_t>& counts) const {
+    const std::vector<std::string> state_names = optimizer.state_names();
+    std::map<size_t, std::vector<NDArray>> states;
+    for (const auto& [full, value] : arrays) {
+      const size_t dot = full.rfind('.');
+      const std::string state = dot == std::string::npos ? "" : full.substr(dot + 1);
+      auto k = std::find(state_names.begin(), state_names.end(), state);
+      JANUS_CHECK(k != state_names.end(), ValueError,
+                  "load_states: '{}': array '{}' is not a state of {} (expected "
+                  "<parameter>.<{}>)",
+                  path, full, optimizer.describe(), fmt::join(state_names, "|"));
+      const std::string param = full.substr(0, dot);
+      const size_t index = param_index(param, fmt::format("state '{}'", state));
+      JANUS_CHECK(counts.contains(index), FormatError,
+                  "load_states: '{}': parameter '{}' has states but no {}{} in the metadata", path,
+                  param, kCountPrefix, param);
+      std::vector<NDArray>& slot = states[index];
+      slot.resize(state_names.size());
+      slot[static_cast<size_t>(k - state_names.begin())] =
+          on_parameter(*params[index].second, param, full, value);
+    }
+    for (const auto& [index, slot] : states) {
+      for (size_t k = 0; k < slot.size(); ++k) {
+        JANUS_CHECK(slot[k].defined(), FormatError,
+                    "load_states: '{}': parameter '{}' has no state '{}' (expected {})", path,
+                    params[index].first, state_names[k], fmt::join(state_names, ", "));
+      }
+    }
+    return states;
+  }
+
+  // A state value checked against its parameter's shape, in its dtype and on its device.
+  NDArray on_parameter(const nn::Parameter& p, const std::string& param, const std::string& full,
+                       const NDArray& value) const {
+    JANUS_CHECK(!p.shape_known() || value.shape() == p.shape(), ShapeError,
+                "load_states: '{}': state '{}' has shape {}, but parameter '{}' has shape {}", path,
+                full, value.shape(), param, p.shape());
+    NDArray v = value.dtype() == p.dtype() ? value : cast(value, p.dtype());
+    const Device device = p.initialized() ? p.data().device() : p.device();
+    return v.device() == device ? v : copyto(v, device);
+  }
+
+  // The optimizer's update count: the file's, or at least every parameter's.
+  int64_t read_num_update(const nn::Metadata& meta, const std::map<size_t, int64_t>& counts) const {
+    int64_t num_update = 0;
+    for (const auto& [index, count] : counts) num_update = std::max(num_update, count);
+    if (meta.contains("num_update")) {
+      num_update = std::max(num_update, parse_count(path, "num_update", meta.at("num_update")));
+    }
+    return num_update;
+  }
+};
+
 }  // namespace
 
 Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer)
@@ -116,75 +218,11 @@ void Trainer::save_states(const std::string& path) const {
 void Trainer::load_states(const std::string& path) {
   nn::Metadata meta;
   const nn::NamedArrays arrays = nn::load_safetensors(path, &meta);
-  auto content = meta.find(std::string(kContentKey));
-  JANUS_CHECK(content != meta.end() && content->second == kContent, FormatError,
-              "load_states: '{}' holds no optimizer states (its metadata lacks {} = {}; "
-              "parameters load with nn::load_parameters)",
-              path, kContentKey, kContent);
-  const std::string saved_by = meta.contains("optimizer") ? meta.at("optimizer") : "?";
-  JANUS_CHECK(saved_by == optimizer_->name(), ValueError,
-              "load_states: '{}' holds states of optimizer '{}', but this trainer uses '{}'", path,
-              saved_by, optimizer_->name());
-
-  std::map<std::string, size_t> index_of;
-  for (size_t i = 0; i < params_.size(); ++i) index_of.emplace(params_[i].first, i);
-  auto param_index = [&](const std::string& param, const std::string& what) {
-    auto it = index_of.find(param);
-    std::vector<std::string> names;
-    for (const auto& [n, p] : params_) names.push_back(n);
-    JANUS_CHECK(it != index_of.end(), ValueError,
-                "load_states: '{}' holds {} for parameter '{}', which this trainer does not "
-                "have; its parameters are {}",
-                path, what, param, fmt::join(names, ", "));
-    return it->second;
-  };
-
-  // Counts first: every parameter with a state must have one.
-  std::map<size_t, int64_t> counts;
-  for (const auto& [key, value] : meta) {
-    if (!key.starts_with(kCountPrefix)) continue;
-    const std::string param = key.substr(kCountPrefix.size());
-    counts[param_index(param, "an update count")] = parse_count(path, key, value);
-  }
-
-  const std::vector<std::string> state_names = optimizer_->state_names();
-  std::map<size_t, std::vector<NDArray>> states;
-  for (const auto& [full, value] : arrays) {
-    const size_t dot = full.rfind('.');
-    const std::string state = dot == std::string::npos ? "" : full.substr(dot + 1);
-    auto k = std::find(state_names.begin(), state_names.end(), state);
-    JANUS_CHECK(k != state_names.end(), ValueError,
-                "load_states: '{}': array '{}' is not a state of {} (expected "
-                "<parameter>.<{}>)",
-                path, full, optimizer_->describe(), fmt::join(state_names, "|"));
-    const std::string param = full.substr(0, dot);
-    const size_t index = param_index(param, fmt::format("state '{}'", state));
-    const nn::Parameter& p = *params_[index].second;
-    JANUS_CHECK(!p.shape_known() || value.shape() == p.shape(), ShapeError,
-                "load_states: '{}': state '{}' has shape {}, but parameter '{}' has shape {}", path,
-                full, value.shape(), param, p.shape());
-    JANUS_CHECK(counts.contains(index), FormatError,
-                "load_states: '{}': parameter '{}' has states but no {}{} in the metadata", path,
-                param, kCountPrefix, param);
-    NDArray v = value.dtype() == p.dtype() ? value : cast(value, p.dtype());
-    const Device device = p.initialized() ? p.data().device() : p.device();
-    if (v.device() != device) v = copyto(v, device);
-    std::vector<NDArray>& slot = states[index];
-    slot.resize(state_names.size());
-    slot[static_cast<size_t>(k - state_names.begin())] = v;
-  }
-  for (const auto& [index, slot] : states) {
-    for (size_t k = 0; k < slot.size(); ++k) {
-      JANUS_CHECK(slot[k].defined(), FormatError,
-                  "load_states: '{}': parameter '{}' has no state '{}' (expected {})", path,
-                  params_[index].first, state_names[k], fmt::join(state_names, ", "));
-    }
-  }
-  int64_t num_update = 0;
-  for (const auto& [index, count] : counts) num_update = std::max(num_update, count);
-  if (meta.contains("num_update")) {
-    num_update = std::max(num_update, parse_count(path, "num_update", meta.at("num_update")));
-  }
+  const StatesReader r{path, params_, *optimizer_};
+  r.check_content(meta);
+  const std::map<size_t, int64_t> counts = r.read_counts(meta);
+  const std::map<size_t, std::vector<NDArray>> states = r.read_states(arrays, counts);
+  const int64_t num_update = r.read_num_update(meta, counts);
   const bool restore_rate = !optimizer_->lr_scheduler() && meta.contains("learning_rate");
   const double rate = restore_rate ? parse_rate(path, meta.at("learning_rate")) : 0.0;
 

@@ -6,14 +6,19 @@
 //   NDArray y = p.run(x);                     // compiled for x's shape on first use, cached
 #pragma once
 
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "janus/core/ndarray.h"
+#include "janus/graph/bind.h"
+#include "janus/graph/graph_cache.h"
 #include "janus/graph/symbol.h"
+
+namespace janus::graph {
+class CachedOp;
+}
 
 namespace janus::deploy {
 
@@ -21,31 +26,32 @@ class Predictor {
  public:
   /// Loads the graph and its parameters onto `device`. FormatError naming the file for a
   /// malformed one; ValueError naming the argument when the parameters lack one that the graph
-  /// needs (other than the inputs), or hold one that the graph does not have; ShapeError when a
-  /// parameter's shape differs from the one recorded in the graph.
+  /// needs (other than the inputs), or hold one that the graph does not have, or when an input
+  /// name is not an argument; ShapeError when a parameter's shape differs from the one recorded
+  /// in the graph (see graph::bind_parameters).
   Predictor(const std::string& symbol_file, const std::string& params_file,
-            std::vector<std::string> input_names = {"data"}, Device device = cpu());
+            std::vector<std::string> input_names = graph::default_input_names(1),
+            Device device = cpu());
   ~Predictor();
 
-  /// Runs the graph on `inputs` (in input_names order): compiled for their shapes on first use
-  /// (kept per shape), then one engine operation per call. Returns at once.
+  /// Runs the graph on `inputs` (in input_names order): compiled for their signature (shapes,
+  /// dtypes, devices) on first use and kept (the 8 most recently used), then one engine operation
+  /// per call. Returns at once.
   std::vector<NDArray> run(std::span<const NDArray> inputs);
   NDArray run(const NDArray& input) { return run(std::span<const NDArray>(&input, 1)).at(0); }
 
   const std::vector<std::string>& input_names() const { return input_names_; }
   std::vector<std::string> output_names() const { return symbol_.list_outputs(); }
   const graph::Symbol& symbol() const { return symbol_; }
-  /// Times a graph was compiled (one per new input shape).
+  /// Times a graph was compiled (one per new input signature).
   int compilations() const;
 
  private:
-  struct Cache;
   graph::Symbol symbol_;
   std::vector<std::string> input_names_;
-  std::vector<std::string> arg_names_;
-  std::map<std::string, NDArray> params_;
-  Device device_;
-  std::unique_ptr<Cache> cache_;
+  graph::ArgumentBinding binding_;
+  std::vector<NDArray> params_;  // per binding_.parameter_names
+  graph::GraphCache<graph::CachedOp> cache_;
 };
 
 }  // namespace janus::deploy

@@ -9,13 +9,31 @@
 
 namespace janus::graph {
 
+/// Where an argument of the backward graph comes from.
+struct BackwardArg {
+  enum class Kind : uint8_t {
+    kInput,     // argument `index` of the differentiated graph (list_arguments order)
+    kSaved,     // forward's output num_outputs + `index`: a value that forward saved
+    kHeadGrad,  // the gradient of the graph's output `index`
+  };
+  Kind kind;
+  size_t index;
+
+  bool operator==(const BackwardArg&) const = default;
+};
+
 /// A forward graph split for training: `forward` computes the outputs and then the values that
 /// backward needs ("saved"); `backward` computes the gradients of the chosen arguments from
-/// the arguments, the saved values ("_saved<k>") and the outputs' gradients ("_head_grad<i>").
+/// the arguments, the saved values and the outputs' gradients. The roles of both graphs'
+/// arguments are given here, typed; their variable names are for reading dumps only.
 struct GradientGraphs {
   Symbol forward;
   size_t num_outputs = 0;  // forward's first outputs are the graph's; the rest are saved values
-  Symbol backward;         // one output per entry of `wrt`, in that order
+  /// Per argument of forward (list_arguments order): its position among the graph's arguments.
+  std::vector<size_t> forward_args;
+  Symbol backward;  // one output per entry of `wrt`, in that order
+  /// Per argument of backward (list_arguments order): where its value comes from.
+  std::vector<BackwardArg> backward_args;
   std::vector<std::string> wrt;
 };
 

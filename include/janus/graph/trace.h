@@ -32,6 +32,9 @@ class Tracer : public ops::TraceHook {
 
   /// A placeholder for the graph input `name`.
   NDArray input(std::string name, const ops::TensorSpec& spec);
+  /// The variable node of a placeholder that input() made: how a caller finds its inputs among
+  /// the finished graph's arguments without going by their names.
+  const NodePtr& input_node(const NDArray& placeholder) const;
 
   /// The graph that computes `outputs` from the inputs, parameters and captured constants.
   Symbol finish(std::span<const NDArray> outputs);

@@ -6,6 +6,13 @@
 //   net->add(std::make_shared<nn::Dense>(10));
 //   net->initialize(nn::Xavier());
 //   NDArray y = (*net)(x);                  // shapes of the first layer inferred from x
+//
+// A block with several inputs or outputs overrides the list form of forward:
+//
+//   std::vector<NDArray> forward(const std::vector<NDArray>& xs) override {
+//     return {xs[0] + xs[1], xs[0] * xs[1]};
+//   }
+//   std::vector<NDArray> ys = (*block)({a, b});   // hybridized too: one graph, two outputs
 #pragma once
 
 #include <memory>
@@ -44,10 +51,20 @@ class Block {
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
 
-  /// The output for input `x`. Training-dependent layers read autograd::is_training().
-  virtual NDArray forward(const NDArray& x) = 0;
-  /// forward(x), or, once hybridized, the compiled graph of forward for x's signature (shape,
-  /// dtype, device, training mode), traced on the first call with that signature.
+  /// The outputs for the inputs `xs` (Gluon's forward(*args)): override this form for a block
+  /// with several inputs or outputs. The default runs the one-array form on a single input.
+  /// Training-dependent layers read autograd::is_training().
+  virtual std::vector<NDArray> forward(const std::vector<NDArray>& xs);
+  /// The output for input `x`: override this form for a block with one input and one output
+  /// (most layers). The default runs the list form and expects one output. A block overrides
+  /// at least one of the two; calling one that overrides neither raises NotImplementedError.
+  virtual NDArray forward(const NDArray& x);
+
+  /// forward(xs), or, once hybridized, the compiled graph of forward for the inputs' signature
+  /// (each input's shape, dtype and device, and the training mode), traced on the first call
+  /// with that signature.
+  std::vector<NDArray> operator()(const std::vector<NDArray>& xs);
+  /// The one-input, one-output call: operator()({x}), which must give one output.
   NDArray operator()(const NDArray& x);
 
   /// Every block is hybridizable (Gluon's HybridBlock): with `active`, calls run the traced and
@@ -63,8 +80,9 @@ class Block {
   std::string last_trace_reason() const;
   /// The graph of the most recent hybridized call; ValueError before the first one.
   graph::Symbol symbol() const;
-  /// Writes `prefix`-symbol.json (the graph of the most recent hybridized call, input "data")
-  /// and `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
+  /// Writes `prefix`-symbol.json (the graph of the most recent hybridized call; its inputs are
+  /// named "data", or "data0", "data1", ... for several, see graph::default_input_names) and
+  /// `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
   /// SymbolBlock::imports and deploy::Predictor load without this code. Gluon's `export`.
   void export_model(const std::string& prefix, int epoch = 0) const;
 
@@ -101,6 +119,7 @@ class Block {
 
  private:
   void add_child(std::shared_ptr<Block> child, std::string local);
+  std::vector<NDArray> call_hybridized(const std::vector<NDArray>& xs);
   void collect_into(const std::string& prefix, ParameterDict& out) const;
   void summary_into(const std::string& label, int depth, std::string& out) const;
 
@@ -127,7 +146,9 @@ class Sequential : public Block {
     add(std::move(first));
     return add(std::forward<B>(rest)...);
   }
-  NDArray forward(const NDArray& x) override;
+  using Block::forward;
+  /// Each child's outputs are the next one's inputs (a child may take and give several).
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
   size_t size() const { return children().size(); }
   const BlockPtr& operator[](size_t i) const;
   std::string describe() const override { return "Sequential"; }
@@ -140,6 +161,7 @@ class Concurrent : public Block {
  public:
   explicit Concurrent(int64_t axis = -1);
   Concurrent& add(BlockPtr block);
+  using Block::forward;
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 

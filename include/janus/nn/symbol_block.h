@@ -4,41 +4,50 @@
 //
 //   auto net = nn::SymbolBlock::imports("lenet-symbol.json", {"data"}, "lenet-0010.safetensors");
 //   NDArray y = (*net)(x);
+//   std::vector<NDArray> ys = (*two_in_two_out)({a, b});   // inputs in input_names order
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "janus/graph/bind.h"
+#include "janus/graph/graph_cache.h"
 #include "janus/graph/symbol.h"
 #include "janus/nn/block.h"
+
+namespace janus::graph {
+class CachedOp;
+}
 
 namespace janus::nn {
 
 class SymbolBlock : public Block {
  public:
-  /// `outputs` computed from the argument `input_name`; every other argument becomes a
-  /// parameter with that name (shape from the graph's declaration, or deferred).
-  SymbolBlock(graph::Symbol outputs, std::string input_name = "data");
+  /// `outputs` computed from the arguments `input_names` (the block's inputs, in that order);
+  /// every other argument becomes a parameter with that name (shape from the graph's
+  /// declaration, or deferred). ValueError when an input name is not an argument.
+  SymbolBlock(graph::Symbol outputs,
+              std::vector<std::string> input_names = graph::default_input_names(1));
 
   /// Loads an exported model: the graph file, then the parameters from `params_file` (when
-  /// given) onto `device`. Errors name the file and the problem (see deploy::Predictor).
+  /// given) onto `device`. Errors name the file and the problem (see graph::bind_parameters).
   static std::shared_ptr<SymbolBlock> imports(const std::string& symbol_file,
                                               const std::vector<std::string>& input_names,
                                               const std::string& params_file = "",
                                               Device device = cpu());
 
-  /// The graph's first output for input x.
-  NDArray forward(const NDArray& x) override;
+  using Block::forward;
+  /// Every output of the graph for the inputs xs (in input_names order); compiled per input
+  /// signature (shape, dtype, device).
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
   std::string describe() const override;
 
  private:
-  struct Compiled;
   graph::Symbol symbol_;
-  std::string input_name_;
-  std::vector<std::string> arg_names_;
-  std::vector<std::shared_ptr<Compiled>> compiled_;
+  std::vector<std::string> input_names_;
+  graph::ArgumentBinding binding_;
+  graph::GraphCache<graph::CachedOp> compiled_;
 };
 
 }  // namespace janus::nn

@@ -1,0 +1,85 @@
+// What a compiled graph holds: its steps (one per operator node), its slots (one per value) and
+// the buffers that memory planning gave the intermediate values. Private to src/graph
+// (cached_op.cc compiles and runs it, plan_memory.cc plans its memory).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "janus/engine/engine.h"
+#include "janus/graph/cached_op.h"
+
+namespace janus::graph {
+
+inline constexpr int kNoBuffer = -1;
+
+inline size_t spec_bytes(const ops::TensorSpec& s) {
+  return static_cast<size_t>(s.shape.numel()) * dtype_size(s.dtype);
+}
+
+/// Buffers are 64-byte multiples, so every view starts aligned for vector loads.
+inline size_t round_up(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+struct CachedOp::Impl {
+  struct Step {
+    const ops::OpDef* op = nullptr;
+    ops::KernelFn kernel = nullptr;
+    ops::Attrs attrs;
+    std::string name;
+    std::vector<int> in, out;  // slots
+  };
+  enum class SlotKind : uint8_t { kArgument, kConstant, kOutput, kIntermediate };
+  struct Slot {
+    SlotKind kind = SlotKind::kIntermediate;
+    ops::TensorSpec spec;
+    int index = -1;  // argument position, constant position or output position
+    int buffer = kNoBuffer;
+    int last_use = -1;
+  };
+
+  Graph source;  // the graph as given: what run_imperative runs (no fused nodes)
+  Graph graph;   // after the passes
+  CachedOpOptions options;
+  std::vector<std::string> arg_names;
+  std::vector<ops::TensorSpec> arg_specs;
+  std::vector<ops::TensorSpec> out_specs;
+  std::vector<NDArray> constants;
+  std::vector<Slot> slots;
+  std::vector<Step> steps;
+  std::vector<int> output_slots;  // per graph output
+  std::vector<size_t> buffer_bytes;
+  std::vector<NDArray> static_views;  // per slot (intermediates only) with static_alloc
+  std::vector<int> mutated_args;
+  Device device = cpu();
+  MemoryPlan plan;
+
+  // One call's values, per slot, and the engine vars that its operation reads and writes.
+  struct BoundCall {
+    std::vector<NDArray> values;
+    std::vector<Var*> reads, writes;
+    // Without static_alloc: the intermediates' storages, made here without memory (and without an
+    // engine var: nothing outside the operation sees them); the operation takes their blocks from
+    // the allocator when it starts and returns them when it ends. Allocated at the push instead,
+    // a backward graph's buffers would be held through the whole forward before it, since the
+    // frontend runs ahead.
+    std::vector<std::shared_ptr<Storage>> scratch;
+  };
+
+  void compile(const Symbol& symbol);
+  // compile's steps, in order.
+  std::unordered_map<const Node*, int> add_argument_slots(const std::vector<NodePtr>& args);
+  void add_constant_slot(const Node& n, std::unordered_map<const Node*, int>& first_slot);
+  void add_step(const Node& n, std::unordered_map<const Node*, int>& first_slot);
+  void add_outputs(const std::unordered_map<const Node*, int>& first_slot);
+  void plan_memory();  // plan_memory.cc
+  std::vector<NDArray> make_views(const std::vector<NDArray>& buffers) const;
+  // A call: binds its values, then (inside its engine operation) runs the steps.
+  BoundCall bind_call(std::span<const NDArray> args) const;
+  void run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
+                 const std::vector<std::shared_ptr<Storage>>& scratch, const RunContext& ctx) const;
+};
+
+}  // namespace janus::graph
