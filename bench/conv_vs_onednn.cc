@@ -19,10 +19,11 @@
 
 #include <dnnl.hpp>
 
-#include "bench_util.h"
-#include "suite.h"
-#include "machine.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
+#include "machine.h"
+#include "suite.h"
 
 namespace {
 
@@ -70,7 +71,8 @@ class OneDnnConv {
 
     for (auto& [arg, mem] : args_) {
       auto* p = static_cast<float*>(mem.get_data_handle());
-      for (size_t i = 0; i < mem.get_desc().get_size() / sizeof(float); ++i) p[i] = 0.01f * static_cast<float>(i % 13);
+      for (size_t i = 0; i < mem.get_desc().get_size() / sizeof(float); ++i)
+        p[i] = 0.01f * static_cast<float>(i % 13);
     }
     // Its own scratchpad: the primitive runs on the worker, not where it was built.
     args_.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng));
@@ -125,9 +127,10 @@ Result run_case(const Case& c, dnnl::engine& eng) {
     bs.push_back(worker_sample_us(blocked));
   }
   const Result r{bench::median(js), bench::median(ps), bench::median(hs), bench::median(bs)};
-  std::printf("%-28s %10.0f %10.0f %8.2fx   %10.0f %10.0f   oneDNN: plain %s, nhwc %s, blocked %s\n",
-              c.name, r.janus_us, r.onednn_us, r.janus_us / r.onednn_us, r.nhwc_us, r.blocked_us,
-              plain.impl().c_str(), nhwc.impl().c_str(), blocked.impl().c_str());
+  std::printf(
+      "%-28s %10.0f %10.0f %8.2fx   %10.0f %10.0f   oneDNN: plain %s, nhwc %s, blocked %s\n",
+      c.name, r.janus_us, r.onednn_us, r.janus_us / r.onednn_us, r.nhwc_us, r.blocked_us,
+      plain.impl().c_str(), nhwc.impl().c_str(), blocked.impl().c_str());
   return r;
 }
 
@@ -158,7 +161,6 @@ int run(const bench::Options& options) {
 
 const bench::Registration reg{
     "conv_vs_onednn",
-    "LeNet convolutions (batch 256): Janus conv2d time over oneDNN called directly",
-    run};
+    "LeNet convolutions (batch 256): Janus conv2d time over oneDNN called directly", run};
 
 }  // namespace

@@ -23,10 +23,11 @@
 #include <functional>
 #include <vector>
 
-#include "bench_util.h"
-#include "suite.h"
-#include "machine.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
+#include "machine.h"
+#include "suite.h"
 
 namespace {
 
@@ -180,7 +181,6 @@ int run(const bench::Options& options) {
 
 const bench::Registration reg{
     "elementwise_bandwidth",
-    "add of 16M floats: bandwidth as a fraction of the measured copy bandwidth",
-    run};
+    "add of 16M floats: bandwidth as a fraction of the measured copy bandwidth", run};
 
 }  // namespace

@@ -16,9 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "janus/janus.h"
+
 #include "bench_util.h"
 #include "suite.h"
-#include "janus/janus.h"
 
 namespace {
 
@@ -89,9 +90,8 @@ bool measure(Results& r) {
   {
     std::vector<Var*> vars(kBatchSize);
     for (auto& v : vars) v = e.new_var();
-    r.empty_one_var = time_batches(kBatches, [&](int i) {
-      e.push(empty_kernel, {}, {vars[static_cast<size_t>(i)]}, dev);
-    });
+    r.empty_one_var = time_batches(
+        kBatches, [&](int i) { e.push(empty_kernel, {}, {vars[static_cast<size_t>(i)]}, dev); });
     for (Var* v : vars) e.delete_var(v, {});
   }
   // (i) Empty kernel, no vars.
@@ -170,8 +170,8 @@ void print_per_push(const char* what, const PerPush& t, const PerPush& n) {
 }
 
 void print_throughput(const char* what, const Throughput& t, const Throughput& n) {
-  std::printf("%-44s %12.0f %10.4f %10.4f %12.0f %10.4f\n", what, t.ops_per_s, t.issue_s,
-              t.total_s, n.ops_per_s, n.total_s);
+  std::printf("%-44s %12.0f %10.4f %10.4f %12.0f %10.4f\n", what, t.ops_per_s, t.issue_s, t.total_s,
+              n.ops_per_s, n.total_s);
 }
 
 }  // namespace
@@ -180,9 +180,10 @@ namespace {
 
 int run(const bench::Options& options) {
   try {
-    std::printf("engine_push: %d cores, batches of %d pushes x %d batches, %d ops for "
-                "throughput\n",
-                janus::hardware_cores(), kBatchSize, kBatches, kThroughputOps);
+    std::printf(
+        "engine_push: %d cores, batches of %d pushes x %d batches, %d ops for "
+        "throughput\n",
+        janus::hardware_cores(), kBatchSize, kBatches, kThroughputOps);
     Results threaded, naive;
     bool ok = true;
     janus::set_engine(EngineKind::kThreaded, janus::engine_options_from_env());
@@ -206,12 +207,12 @@ int run(const bench::Options& options) {
     print_throughput("dependent chain, 200k tiny kernels, 1 var", threaded.chain, naive.chain);
     print_throughput("independent, 200k tiny kernels, own vars", threaded.independent,
                      naive.independent);
-    print_throughput("op-API chain, 50k x (x = x + 1)", threaded.op_api_chain,
-                     naive.op_api_chain);
-    std::printf("\nthreaded vs targets: tiny add %.3f us per push (target 1.0), chain %.0f ops/s "
-                "(target 500000); threaded/naive tiny add ratio %.2f\n",
-                threaded.tiny_add.median_us, threaded.chain.ops_per_s,
-                threaded.tiny_add.median_us / naive.tiny_add.median_us);
+    print_throughput("op-API chain, 50k x (x = x + 1)", threaded.op_api_chain, naive.op_api_chain);
+    std::printf(
+        "\nthreaded vs targets: tiny add %.3f us per push (target 1.0), chain %.0f ops/s "
+        "(target 500000); threaded/naive tiny add ratio %.2f\n",
+        threaded.tiny_add.median_us, threaded.chain.ops_per_s,
+        threaded.tiny_add.median_us / naive.tiny_add.median_us);
     if (!ok) {
       std::fprintf(stderr, "engine_push: a correctness check failed (see above)\n");
       return 1;
@@ -232,8 +233,7 @@ int run(const bench::Options& options) {
 }
 
 const bench::Registration reg{
-    "engine_push",
-    "cost of pushing one tiny operator (push_us) and dependent-chain throughput",
+    "engine_push", "cost of pushing one tiny operator (push_us) and dependent-chain throughput",
     run};
 
 }  // namespace

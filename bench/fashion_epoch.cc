@@ -12,8 +12,9 @@
 #include <sstream>
 #include <string>
 
-#include "bench_util.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "machine.h"
 #include "suite.h"
 #include "train.h"
@@ -58,10 +59,11 @@ int run_epoch(const std::string& model, double macs, const bench::Options& optio
   const double peak = bench::sgemm_peak_gflops(threads);
   const double samples = static_cast<double>(o.limit > 0 ? o.limit : kTrainSamples);
   const double floor_s = 3.0 * 2.0 * macs * samples / (peak * 1e9);
-  std::printf("epoch: imperative %.3f s (test accuracy %.4f), hybridized %.3f s (%.4f); floor "
-              "%.3f s (%.2f GFLOP at %.1f GFLOP/s, %d threads)\n",
-              imperative.seconds, imperative.test_acc, hybridized.seconds, hybridized.test_acc,
-              floor_s, 6.0 * macs * samples / 1e9, peak, threads);
+  std::printf(
+      "epoch: imperative %.3f s (test accuracy %.4f), hybridized %.3f s (%.4f); floor "
+      "%.3f s (%.2f GFLOP at %.1f GFLOP/s, %d threads)\n",
+      imperative.seconds, imperative.test_acc, hybridized.seconds, hybridized.test_acc, floor_s,
+      6.0 * macs * samples / 1e9, peak, threads);
   bench::print_json_line(name, {{"epoch_s", imperative.seconds},
                                 {"hybridized_epoch_s", hybridized.seconds},
                                 {"test_acc", imperative.test_acc},
@@ -76,9 +78,10 @@ int run_mlp(const bench::Options& options) { return run_epoch("mlp", kMlpMacs, o
 int run_lenet(const bench::Options& options) { return run_epoch("lenet", kLenetMacs, options); }
 
 const bench::Registration mlp_reg{
-    "fashion_mlp_epoch",
-    "one Fashion-MNIST epoch of the MLP 784-256-10, imperative and hybridized", run_mlp};
-const bench::Registration lenet_reg{
-    "fashion_lenet_epoch", "one Fashion-MNIST epoch of LeNet, imperative and hybridized", run_lenet};
+    "fashion_mlp_epoch", "one Fashion-MNIST epoch of the MLP 784-256-10, imperative and hybridized",
+    run_mlp};
+const bench::Registration lenet_reg{"fashion_lenet_epoch",
+                                    "one Fashion-MNIST epoch of LeNet, imperative and hybridized",
+                                    run_lenet};
 
 }  // namespace

@@ -5,11 +5,12 @@
 // line.
 #include <cstdio>
 
-#include "bench_util.h"
-#include "suite.h"
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
+
+#include "bench_util.h"
 #include "models.h"
+#include "suite.h"
 
 namespace {
 

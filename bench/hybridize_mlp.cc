@@ -5,10 +5,11 @@
 // its copy bandwidth (each weight is read once per call). Ends with one JSON line.
 #include <cstdio>
 
-#include "bench_util.h"
-#include "suite.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "machine.h"
+#include "suite.h"
 
 namespace {
 
@@ -89,7 +90,6 @@ int run(const bench::Options& options) {
 
 const bench::Registration reg{
     "hybridize_mlp",
-    "seed MLP 512-256-128-2, batch 1, 1000 calls: imperative vs hybridized vs floor",
-    run};
+    "seed MLP 512-256-128-2, batch 1, 1000 calls: imperative vs hybridized vs floor", run};
 
 }  // namespace

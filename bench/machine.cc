@@ -3,8 +3,9 @@
 // beside the figures they bound. Ends with one JSON line.
 #include <cstdio>
 
-#include "bench_util.h"
 #include "janus/profile/hardware.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {

@@ -21,7 +21,9 @@ inline void on_compute_worker(const std::function<void()>& fn) {
 }
 
 inline int janus_kernel_threads() { return janus::profile::kernel_threads(); }
-inline double sgemm_peak_gflops(int threads) { return janus::profile::measure_sgemm_gflops(threads); }
+inline double sgemm_peak_gflops(int threads) {
+  return janus::profile::measure_sgemm_gflops(threads);
+}
 inline double copy_bandwidth_gbs(int threads) { return janus::profile::measure_copy_gbs(threads); }
 
 }  // namespace bench

@@ -20,17 +20,19 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <dnnl.hpp>
 #include <exception>
 #include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "bench_util.h"
-#include "suite.h"
-#include "machine.h"
+#include <dnnl.hpp>
+
 #include "janus/janus.h"
+
+#include "bench_util.h"
+#include "machine.h"
+#include "suite.h"
 
 namespace {
 
@@ -244,8 +246,7 @@ int run(const bench::Options& options) {
   }
 }
 
-const bench::Registration reg{"matmul_vs_onednn",
-                              "matmul 1000^3 (and two other shapes): Janus time over oneDNN sgemm",
-                              run};
+const bench::Registration reg{
+    "matmul_vs_onednn", "matmul 1000^3 (and two other shapes): Janus time over oneDNN sgemm", run};
 
 }  // namespace

@@ -11,9 +11,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench_util.h"
 #include "janus/janus.h"
 #include "janus/profile/profiler.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {
@@ -63,9 +64,10 @@ int run(const bench::Options& options) {
   std::printf("profiler_overhead: %d tiny operators per round, %d rounds each\n", calls, rounds);
   std::printf("  profiler off: %.4f s per round (%.0f ns per operator)\n", off_s, per_op_ns);
   std::printf("  profiler on:  %.4f s per round -> %+.1f%%\n", on_s, 100 * on_fraction);
-  std::printf("  the off path: 2 checks of %.2f ns per operator -> %.3f%% of a call (target <= "
-              "1%%)\n",
-              check, 100 * off_fraction);
+  std::printf(
+      "  the off path: 2 checks of %.2f ns per operator -> %.3f%% of a call (target <= "
+      "1%%)\n",
+      check, 100 * off_fraction);
   bench::print_json_line("profiler_overhead", {{"off_fraction", off_fraction},
                                                {"on_fraction", on_fraction},
                                                {"check_ns", check},
@@ -73,8 +75,7 @@ int run(const bench::Options& options) {
   return 0;
 }
 
-const bench::Registration reg{"profiler_overhead",
-                              "cost of the profiler when off (per-operator checks) and when on",
-                              run};
+const bench::Registration reg{
+    "profiler_overhead", "cost of the profiler when off (per-operator checks) and when on", run};
 
 }  // namespace

@@ -13,9 +13,10 @@
 #include <exception>
 #include <vector>
 
+#include "janus/janus.h"
+
 #include "bench_util.h"
 #include "suite.h"
-#include "janus/janus.h"
 
 namespace {
 
@@ -118,10 +119,11 @@ int run(const bench::Options& options) {
     const double waitall_s = bench::median(f.waitall);
     const double wait_to_read_s = bench::median(f.wait_to_read);
     const double issue_s = bench::median(f.issue), finish_s = bench::median(f.finish);
-    std::printf("\nratios: sync/async %.2f, waitall/wait_to_read %.2f, finish/issue %.0f "
-                "(issue is %.3f%% of finish)\n",
-                sync_s / async_s, waitall_s / wait_to_read_s, finish_s / issue_s,
-                100.0 * issue_s / finish_s);
+    std::printf(
+        "\nratios: sync/async %.2f, waitall/wait_to_read %.2f, finish/issue %.0f "
+        "(issue is %.3f%% of finish)\n",
+        sync_s / async_s, waitall_s / wait_to_read_s, finish_s / issue_s,
+        100.0 * issue_s / finish_s);
     bench::print_json_line("sync_vs_async", {{"sync_s", sync_s},
                                              {"async_s", async_s},
                                              {"waitall_s", waitall_s},
@@ -146,8 +148,8 @@ int run_async_matmul(const bench::Options& options) {
   std::printf("%-48s %10s %10s %10s\n", "experiment (seconds)", "median", "min", "mean");
   row("10 x (random_normal, dot): issue", f.issue);
   row("10 x (random_normal, dot): finish (wait_all)", f.finish);
-  bench::print_json_line("async_matmul", {{"issue_s", bench::median(f.issue)},
-                                          {"finish_s", bench::median(f.finish)}});
+  bench::print_json_line(
+      "async_matmul", {{"issue_s", bench::median(f.issue)}, {"finish_s", bench::median(f.finish)}});
   return 0;
 }
 
@@ -156,8 +158,6 @@ const bench::Registration async_matmul_reg{
     run_async_matmul};
 
 const bench::Registration reg{
-    "sync_vs_async",
-    "1000 x (y = x + 1) with a barrier per call vs one at the end; blockers",
-    run};
+    "sync_vs_async", "1000 x (y = x + 1) with a barrier per call vs one at the end; blockers", run};
 
 }  // namespace

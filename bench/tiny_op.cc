@@ -6,8 +6,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench_util.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {
@@ -25,9 +26,10 @@ int run(const bench::Options& options) {
     rounds.push_back(t.seconds());
   }
   const double total_s = bench::median(rounds) * (100'000.0 / calls);
-  std::printf("tiny_op: %d x (c = a + b) on 1-element arrays: %.4f s (median of 3), %.2f us per "
-              "call%s\n",
-              calls, bench::median(rounds), total_s * 10.0, options.quick ? " (quick)" : "");
+  std::printf(
+      "tiny_op: %d x (c = a + b) on 1-element arrays: %.4f s (median of 3), %.2f us per "
+      "call%s\n",
+      calls, bench::median(rounds), total_s * 10.0, options.quick ? " (quick)" : "");
   bench::print_json_line("tiny_op", {{"total_s", total_s}, {"per_op_us", total_s * 10.0}});
   return 0;
 }

@@ -6,17 +6,19 @@
 // `ps`, and the peak of Janus' allocator). The loop's FLOPs (forward 2mnk per layer, backward
 // twice that, no input gradient for the first layer) are compared with this machine's sgemm
 // peak measured by a large oneDNN product. Ends with one JSON line.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
-#include "bench_util.h"
-#include "suite.h"
-#include "machine.h"
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
+
+#include "bench_util.h"
+#include "machine.h"
+#include "suite.h"
 
 namespace {
 
@@ -60,11 +62,13 @@ Run epoch(nn::Sequential& net, janus::optim::Trainer& trainer, bool barrier) {
     }
     janus::wait_all();
   }
-  const Run r{timer.seconds(), rss_mb() - rss0,
-              static_cast<double>(janus::memory_stats(janus::cpu()).peak_bytes_in_use - in_use0) / 1e6};
+  const Run r{
+      timer.seconds(), rss_mb() - rss0,
+      static_cast<double>(janus::memory_stats(janus::cpu()).peak_bytes_in_use - in_use0) / 1e6};
   std::printf("time per epoch: %.4f sec\n", r.epoch_s);
-  std::printf("increased memory: %f MB (process RSS); Janus allocator peak above the start: %.1f MB\n",
-              r.rss_mb, r.peak_mb);
+  std::printf(
+      "increased memory: %f MB (process RSS); Janus allocator peak above the start: %.1f MB\n",
+      r.rss_mb, r.peak_mb);
   return r;
 }
 
@@ -84,7 +88,8 @@ int run(const bench::Options& options) {
   net.initialize();
   janus::optim::Trainer trainer(net.collect_params(), janus::optim::make_optimizer("sgd", 0.01));
   // One batch first, so that initialisation is not counted.
-  janus::wait_to_read(nn::L2Loss()(net(janus::random_normal(0, 1, {kBatch, 512})), janus::ones({kBatch})));
+  janus::wait_to_read(
+      nn::L2Loss()(net(janus::random_normal(0, 1, {kBatch, 512})), janus::ones({kBatch})));
 
   std::printf("\n-- with a barrier (wait_to_read on the loss) after each batch\n");
   const Run with = epoch(net, trainer, true);
@@ -94,10 +99,13 @@ int run(const bench::Options& options) {
   // Forward 2*B*(512*2048 + 2048*512 + 512*1); backward: weight gradients of every layer and
   // input gradients of layers 2 and 3 (the data needs none).
   const double fwd = 2.0 * kBatch * (512.0 * 2048 + 2048.0 * 512 + 512.0);
-  const double bwd = 2.0 * kBatch * (512.0 * 2048 + 2048.0 * 512 + 512.0) + 2.0 * kBatch * (2048.0 * 512 + 512.0);
+  const double bwd =
+      2.0 * kBatch * (512.0 * 2048 + 2048.0 * 512 + 512.0) + 2.0 * kBatch * (2048.0 * 512 + 512.0);
   const double gflops = (fwd + bwd) * kBatches / with.epoch_s / 1e9;
-  std::printf("\nthe loop: %.1f GFLOP/s with the barrier = %.0f%% of the sgemm peak; without: %.1f GFLOP/s\n",
-              gflops, 100 * gflops / peak, (fwd + bwd) * kBatches / without.epoch_s / 1e9);
+  std::printf(
+      "\nthe loop: %.1f GFLOP/s with the barrier = %.0f%% of the sgemm peak; without: %.1f "
+      "GFLOP/s\n",
+      gflops, 100 * gflops / peak, (fwd + bwd) * kBatches / without.epoch_s / 1e9);
   std::printf("effect the seed describes (barrier bounds memory): %s\n",
               with.peak_mb <= without.peak_mb ? "holds" : "does not hold");
   bench::print_json_line("training_loop", {{"epoch_s", with.epoch_s},
@@ -113,7 +121,6 @@ int run(const bench::Options& options) {
 
 const bench::Registration reg{
     "training_loop",
-    "seed training loop (MLP 512-2048-512-1, batch 1024, 150 batches) vs sgemm peak",
-    run};
+    "seed training loop (MLP 512-2048-512-1, batch 1024, 150 batches) vs sgemm peak", run};
 
 }  // namespace

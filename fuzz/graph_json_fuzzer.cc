@@ -2,9 +2,10 @@
 // round trip and shape inference. Anything but a FormatError (or a clean load) is a bug.
 #include <string_view>
 
-#include "fuzz_target.h"
 #include "janus/base/error.h"
 #include "janus/graph/symbol.h"
+
+#include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

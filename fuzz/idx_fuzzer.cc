@@ -7,15 +7,15 @@
 #include <fstream>
 #include <string>
 
-#include "fuzz_target.h"
 #include "janus/base/error.h"
 #include "janus/data/idx.h"
 
+#include "fuzz_target.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("janus_fuzz_" + std::to_string(::getpid()) + ".idx"))
-          .string();
+  static const std::string path = (std::filesystem::temp_directory_path() /
+                                   ("janus_fuzz_" + std::to_string(::getpid()) + ".idx"))
+                                      .string();
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -7,9 +7,10 @@
 #include <fstream>
 #include <string>
 
-#include "fuzz_target.h"
 #include "janus/base/error.h"
 #include "janus/graph/safetensors.h"
+
+#include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = (std::filesystem::temp_directory_path() /

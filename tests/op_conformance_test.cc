@@ -13,6 +13,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+
 #include "testing/op_spec.h"
 
 namespace janus::testing {
@@ -95,20 +96,22 @@ void check_sample(const OpSpec& spec, const ops::OpDef& op, const OpSample& s, s
   std::mt19937 rng(seed_of(spec.op, k));
   const std::vector<RefTensor> in = make_inputs(spec, s, rng);
   const ops::Attrs attrs = complete(op, s.attrs);
-  const std::string where = fmt::format("{} sample {} (shapes {})", spec.op, k,
-                                        fmt::join(s.shapes, ", "));
+  const std::string where =
+      fmt::format("{} sample {} (shapes {})", spec.op, k, fmt::join(s.shapes, ", "));
   const std::vector<RefTensor> want = spec.reference(in, attrs);
 
   auto run = [&](DType fdtype) { return ops::invoke(op, to_arrays(in, s, fdtype), s.attrs); };
   const std::vector<NDArray> out64 = run(DType::kFloat64);
   ASSERT_EQ(out64.size(), want.size()) << where;
   for (size_t j = 0; j < want.size(); ++j) {
-    expect_close(out64[j], want[j], spec.rtol64, spec.atol64, where + " float64 output " + std::to_string(j));
+    expect_close(out64[j], want[j], spec.rtol64, spec.atol64,
+                 where + " float64 output " + std::to_string(j));
   }
   if (spec.check_float32) {
     const std::vector<NDArray> out32 = run(DType::kFloat32);
     for (size_t j = 0; j < want.size(); ++j) {
-      expect_close(out32[j], want[j], spec.rtol32, spec.atol32, where + " float32 output " + std::to_string(j));
+      expect_close(out32[j], want[j], spec.rtol32, spec.atol32,
+                   where + " float32 output " + std::to_string(j));
     }
   }
   if (!spec.check_grad || op.not_differentiable) return;
@@ -157,8 +160,8 @@ void check_sample(const OpSpec& spec, const ops::OpDef& op, const OpSample& s, s
       const double got = analytic[static_cast<size_t>(e)];
       if (std::fabs(got - numeric) > spec.grad_atol + spec.grad_rtol * std::fabs(numeric) &&
           reported++ < 5) {
-        ADD_FAILURE() << where << ": gradient of input " << i << " element " << e << " is "
-                      << got << ", finite differences give " << numeric;
+        ADD_FAILURE() << where << ": gradient of input " << i << " element " << e << " is " << got
+                      << ", finite differences give " << numeric;
       }
     }
   }
@@ -174,7 +177,8 @@ class ConformanceTest : public ::testing::Test {
       GTEST_SKIP() << spec_->note;
     }
     ASSERT_FALSE(spec_->samples.empty()) << spec_->op << ": no samples";
-    for (size_t k = 0; k < spec_->samples.size(); ++k) check_sample(*spec_, op, spec_->samples[k], k);
+    for (size_t k = 0; k < spec_->samples.size(); ++k)
+      check_sample(*spec_, op, spec_->samples[k], k);
   }
 
  private:
@@ -200,8 +204,9 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   for (const auto& spec : janus::testing::op_specs()) {
     const auto* s = &spec;
-    ::testing::RegisterTest("Conformance", spec.op.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [s]() -> ::testing::Test* { return new janus::testing::ConformanceTest(s); });
+    ::testing::RegisterTest(
+        "Conformance", spec.op.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+        [s]() -> ::testing::Test* { return new janus::testing::ConformanceTest(s); });
   }
   return RUN_ALL_TESTS();
 }

@@ -3,12 +3,12 @@
 // front ("--epochs: ..."). Part of the janus program (tools/).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace janus::tools {
 

@@ -1,19 +1,18 @@
 // The janus program as a new user meets it: bad input gives one line on stderr, naming the
 // option, the value and what was expected, and exit status 1. Runs build/janus (JANUS_CLI).
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "janus/engine/array.h"
 #include "janus/graph/safetensors.h"
 #include "janus/graph/symbol.h"
+
 #include "tools_test_util.h"
 
 namespace janus::tools {
@@ -64,8 +63,7 @@ TEST(Cli, TrainRefusesBadNumbersAtParseTime) {
   expect_refused("train --momentum 1",
                  "janus train: --momentum: expected a number in [0, 1), got 1");
   expect_refused("train --wd -1", "janus train: --wd: expected a non-negative number, got -1");
-  expect_refused("train --seed -1",
-                 "janus train: --seed: expected a non-negative integer, got -1");
+  expect_refused("train --seed -1", "janus train: --seed: expected a non-negative integer, got -1");
   expect_refused("train --limit -5",
                  "janus train: --limit: expected a non-negative integer, got -5");
   expect_refused("train --model resnet", "janus train: --model: 'resnet' is not one of mlp, lenet");
@@ -78,8 +76,9 @@ TEST(Cli, TrainRefusesAMissingDeviceNamingTheOnesThereAre) {
   EXPECT_EQ(r.status, 1);
   EXPECT_THAT(r.err, StartsWith("janus train: --device: device cpu:5 does not exist, expected one "
                                 "of: cpu:0"));
-  expect_refused("train --device tpu", "janus train: --device: cannot read 'tpu' as a device, "
-                                       "expected cpu:N");
+  expect_refused("train --device tpu",
+                 "janus train: --device: cannot read 'tpu' as a device, "
+                 "expected cpu:N");
 }
 
 TEST(Cli, TrainChecksEveryOutputPathBeforeTraining) {
@@ -114,8 +113,9 @@ TEST(Cli, BareJanusPrintsTheHelpAndFails) {
 
 TEST(Cli, ParseErrorsAreOneLowercaseLineAndExitOne) {
   expect_refused("trian", "janus: the following argument was not expected: trian");
-  expect_refused("train --epoch", "janus train: the following argument was not expected: "
-                                  "--epoch");
+  expect_refused("train --epoch",
+                 "janus train: the following argument was not expected: "
+                 "--epoch");
   expect_refused("run", "janus run: prefix is required");
   expect_refused("run m --epoch -1", "janus run: --epoch: expected a non-negative integer, got -1");
   expect_refused("run m --repeat -1",

@@ -3,8 +3,8 @@
 
 #include <charconv>
 #include <cstring>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 

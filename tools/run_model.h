@@ -13,11 +13,11 @@ namespace janus::tools {
 
 struct RunOptions {
   std::string prefix;
-  std::optional<int> epoch;    // absent: the highest-numbered PREFIX-NNNN.safetensors
-  std::string input;           // .npy file
+  std::optional<int> epoch;  // absent: the highest-numbered PREFIX-NNNN.safetensors
+  std::string input;         // .npy file
   bool random = false;
   std::vector<int64_t> shape;  // with random input; empty: the input shape that the graph records
-  int repeat = 10;  // timed calls after the first
+  int repeat = 10;             // timed calls after the first
 };
 
 /// Checks the options (ValueError naming the option) and runs, printing every output of the

@@ -10,6 +10,7 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+
 #include "npy.h"
 #include "testing/test_util.h"
 #include "tools_test_util.h"
@@ -20,10 +21,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using training::train;
-using training::TrainOptions;
 using testing::npy;
 using testing::temp_dir;
+using training::train;
+using training::TrainOptions;
 
 void write(const std::filesystem::path& p, const std::string& bytes) {
   testing::write_file(p, bytes);
@@ -51,16 +52,19 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
               HasSubstr("Fortran-order arrays are not supported"));
   // The shape's extents: too large to read, an element count that overflows, negative.
   write(dir / "huge.npy", npy("{'descr': '<f4', 'fortran_order': False, "
-                              "'shape': (99999999999999999999, 4), }", ""));
+                              "'shape': (99999999999999999999, 4), }",
+                              ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "huge.npy").string()); }),
               HasSubstr("the shape (99999999999999999999, 4) has the extent 99999999999999999999, "
                         "expected an integer from 0 to 9223372036854775807"));
   write(dir / "overflow.npy", npy("{'descr': '<f4', 'fortran_order': False, "
-                                  "'shape': (4611686018427387904, 4), }", ""));
+                                  "'shape': (4611686018427387904, 4), }",
+                                  ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "overflow.npy").string()); }),
               HasSubstr("shape [4611686018427387904, 4]: the element count overflows int64"));
   write(dir / "bytes.npy", npy("{'descr': '<f8', 'fortran_order': False, "
-                               "'shape': (2305843009213693952, 2), }", ""));
+                               "'shape': (2305843009213693952, 2), }",
+                               ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "bytes.npy").string()); }),
               HasSubstr("shape [2305843009213693952, 2] of float64 needs more than "
                         "18446744073709551615 data bytes, the file holds 0"));

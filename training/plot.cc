@@ -17,11 +17,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -59,9 +68,10 @@ std::string training_plot_svg(const std::vector<EpochResult>& epochs, const std:
       "<text x=\"{2}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{3}</text>\n",
       kWidth, kHeight, kWidth / 2, escape(title));
   // Frame, horizontal grid and the ticks of both axes.
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                     "stroke=\"#444\"/>\n",
-                     kLeft, kTop, plot_w, plot_h);
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+      "stroke=\"#444\"/>\n",
+      kLeft, kTop, plot_w, plot_h);
   for (int t = 0; t <= 5; ++t) {
     const double f = t / 5.0, y = kTop + plot_h * (1.0 - f);
     svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
@@ -77,12 +87,14 @@ std::string training_plot_svg(const std::vector<EpochResult>& epochs, const std:
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">epoch</text>\n",
                      kLeft + plot_w / 2, kHeight - 14);
-  svg += fmt::format("<text x=\"16\" y=\"{0}\" transform=\"rotate(-90 16 {0})\" "
-                     "text-anchor=\"middle\">loss</text>\n",
-                     kTop + plot_h / 2);
-  svg += fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(90 {0} {1})\" "
-                     "text-anchor=\"middle\">accuracy</text>\n",
-                     kWidth - 14, kTop + plot_h / 2);
+  svg += fmt::format(
+      "<text x=\"16\" y=\"{0}\" transform=\"rotate(-90 16 {0})\" "
+      "text-anchor=\"middle\">loss</text>\n",
+      kTop + plot_h / 2);
+  svg += fmt::format(
+      "<text x=\"{0}\" y=\"{1}\" transform=\"rotate(90 {0} {1})\" "
+      "text-anchor=\"middle\">accuracy</text>\n",
+      kWidth - 14, kTop + plot_h / 2);
 
   struct Series {
     const char* name;
@@ -104,16 +116,18 @@ std::string training_plot_svg(const std::vector<EpochResult>& epochs, const std:
       marks += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", x_of(i),
                            y, s.color);
     }
-    svg += fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
-                       "points=\"{}\"/>\n",
-                       s.name, s.color, points);
+    svg += fmt::format(
+        "<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+        "points=\"{}\"/>\n",
+        s.name, s.color, points);
     svg += marks;
     // Legend, bottom right inside the plot.
     const double ly = kTop + plot_h - 50 + 16 * row++;
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
-                       "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                       kLeft + plot_w - 110, ly, kLeft + plot_w - 90, s.color,
-                       kLeft + plot_w - 84, ly + 4, s.name);
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+        "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+        kLeft + plot_w - 110, ly, kLeft + plot_w - 90, s.color, kLeft + plot_w - 84, ly + 4,
+        s.name);
   }
   svg += "</svg>\n";
   return svg;

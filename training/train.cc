@@ -1,29 +1,29 @@
 // `janus train`: Fashion-MNIST with a named model.
 #include "train.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 
-#include <fmt/format.h>
-
-#include <unistd.h>
-
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/data/data_loader.h"
 #include "janus/data/fashion_mnist.h"
-#include "janus/profile/profiler.h"
 #include "janus/engine/array.h"
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
-#include "janus/optim/lr_scheduler.h"
 #include "janus/nn/serialization.h"
-#include "plot.h"
 #include "janus/ops/ops.h"
+#include "janus/optim/lr_scheduler.h"
 #include "janus/optim/trainer.h"
+#include "janus/profile/profiler.h"
+
 #include "models.h"
+#include "plot.h"
 
 namespace janus::training {
 namespace {
@@ -73,10 +73,9 @@ std::shared_ptr<const data::ArrayDataset> head(const data::FashionMNIST& set, in
   if (n == 0 || n >= set.size()) {
     return std::make_shared<data::ArrayDataset>(set.arrays());
   }
-  return std::make_shared<data::ArrayDataset>(std::vector<NDArray>{
-      set.images().slice(0, n), set.labels().slice(0, n)});
+  return std::make_shared<data::ArrayDataset>(
+      std::vector<NDArray>{set.images().slice(0, n), set.labels().slice(0, n)});
 }
-
 
 void print_progress(std::ostream& out, int epoch, int epochs, int64_t done, int64_t total,
                     double seconds) {
@@ -104,15 +103,16 @@ double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
 void write_log(const std::string& path, const TrainOptions& o, const std::vector<EpochResult>& rs) {
   std::ofstream f(path);
   JANUS_CHECK(f.good(), IOError, "--log-json: cannot write '{}'", path);
-  f << fmt::format("{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"lr_schedule\": \"{}\", "
-                   "\"batch_size\": {}, \"seed\": {}, \"epochs\": [",
-                   o.model, o.optimizer, o.lr, o.lr_schedule, o.batch_size, o.seed);
+  f << fmt::format(
+      "{{\"model\": \"{}\", \"optimizer\": \"{}\", \"lr\": {}, \"lr_schedule\": \"{}\", "
+      "\"batch_size\": {}, \"seed\": {}, \"epochs\": [",
+      o.model, o.optimizer, o.lr, o.lr_schedule, o.batch_size, o.seed);
   for (size_t i = 0; i < rs.size(); ++i) {
     const EpochResult& r = rs[i];
-    f << fmt::format("{}\n  {{\"epoch\": {}, \"loss\": {}, \"train_acc\": {}, \"test_acc\": {}, "
-                     "\"seconds\": {}, \"samples_per_s\": {}}}",
-                     i == 0 ? "" : ",", r.epoch, r.loss, r.train_acc, r.test_acc, r.seconds,
-                     r.samples_per_s);
+    f << fmt::format(
+        "{}\n  {{\"epoch\": {}, \"loss\": {}, \"train_acc\": {}, \"test_acc\": {}, "
+        "\"seconds\": {}, \"samples_per_s\": {}}}",
+        i == 0 ? "" : ",", r.epoch, r.loss, r.train_acc, r.test_acc, r.seconds, r.samples_per_s);
   }
   f << "\n]}\n";
 }
@@ -221,10 +221,10 @@ EpochResult train_epoch(const EpochContext& c, int epoch) {
 
 void print_epoch(std::ostream& out, const TrainOptions& o, const EpochResult& r) {
   if (o.progress) out << "\r" << std::string(80, ' ') << "\r";
-  out << fmt::format("epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
-                     "({:.0f} samples/s)\n",
-                     r.epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds,
-                     r.samples_per_s)
+  out << fmt::format(
+             "epoch {:>2}/{}: loss {:.4f}, train acc {:.4f}, test acc {:.4f}, {:.1f} s "
+             "({:.0f} samples/s)\n",
+             r.epoch, o.epochs, r.loss, r.train_acc, r.test_acc, r.seconds, r.samples_per_s)
       << std::flush;
 }
 
@@ -252,17 +252,18 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
   check_options(o);
   seed(o.seed);
   const DataSets sets = load_data(o);
-  data::DataLoader train_loader(sets.train, {.batch_size = o.batch_size, .shuffle = true,
-                                             .seed = o.seed, .num_workers = o.num_workers});
+  data::DataLoader train_loader(
+      sets.train,
+      {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed, .num_workers = o.num_workers});
   data::DataLoader test_loader(sets.test, {.batch_size = 1024, .num_workers = o.num_workers});
   const auto net = make_net(o, *sets.train);
   optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches());
 
-  out << fmt::format("training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
-                     "lr {}{}, {} epochs, seed {}\n",
-                     o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer,
-                     o.lr, o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)",
-                     o.epochs, o.seed);
+  out << fmt::format(
+      "training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
+      "lr {}{}, {} epochs, seed {}\n",
+      o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer, o.lr,
+      o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)", o.epochs, o.seed);
   const EpochContext context{o, *net, trainer, train_loader, test_loader, sets.train->size(), out};
   std::vector<EpochResult> results;
   if (!o.profile.empty()) profiler::start();

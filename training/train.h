@@ -26,15 +26,15 @@ struct TrainOptions {
   /// Train on the first `limit` training samples and test on the first limit / 6 test samples
   /// (0: all). For quick runs and the integration test.
   int64_t limit = 0;
-  int num_workers = 1;  // data loader threads
-  std::string data_root;  // empty: the Debian package's directory
-  std::string log_json;   // per-epoch figures, rewritten after each epoch, and their chart
-                          // (the same path with .svg, see plot.h)
-  std::string save;       // parameters, safetensors, after training
+  int num_workers = 1;        // data loader threads
+  std::string data_root;      // empty: the Debian package's directory
+  std::string log_json;       // per-epoch figures, rewritten after each epoch, and their chart
+                              // (the same path with .svg, see plot.h)
+  std::string save;           // parameters, safetensors, after training
   std::string profile;        // Chrome trace of the whole run (and a table on `out`)
   bool hybridize = false;     // train and evaluate the compiled graph of the model
   std::string export_prefix;  // with hybridize: PREFIX-symbol.json + PREFIX-NNNN.safetensors
-  bool progress = true;   // a progress bar on `out`
+  bool progress = true;       // a progress bar on `out`
 };
 
 struct EpochResult {

@@ -1,5 +1,7 @@
 // Integration: `janus train` learns Fashion-MNIST. One short epoch on a subset must reach an
 // accuracy far above chance (10%); the full accuracy targets are checked by the benchmarks.
+#include "train.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,10 +10,10 @@
 #include <sstream>
 
 #include "janus/base/error.h"
+
 #include "models.h"
 #include "plot.h"
 #include "testing/test_util.h"
-#include "train.h"
 
 namespace janus::training {
 namespace {
@@ -72,8 +74,8 @@ TEST(Train, LeNetTrainsOnATinySubset) {
 TEST(Plot, OnePointPerEpochOnEachSeriesScaledToItsAxis) {
   std::vector<EpochResult> rs;
   for (int i = 1; i <= 3; ++i) {
-    rs.push_back(EpochResult{.epoch = i, .loss = 1.0 / i, .train_acc = 0.5 + 0.1 * i,
-                             .test_acc = 0.4 + 0.1 * i});
+    rs.push_back(EpochResult{
+        .epoch = i, .loss = 1.0 / i, .train_acc = 0.5 + 0.1 * i, .test_acc = 0.4 + 0.1 * i});
   }
   const std::string svg = training_plot_svg(rs, "a <title> & more");
   EXPECT_THAT(svg, HasSubstr("a &lt;title&gt; &amp; more"));
@@ -81,8 +83,9 @@ TEST(Plot, OnePointPerEpochOnEachSeriesScaledToItsAxis) {
   // The plot area is x 64..576, y 40..324 (height 284); loss axis 0..1, accuracy 0..1.
   EXPECT_THAT(svg, HasSubstr("class=\"loss\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\" "
                              "points=\"64.0,40.0 320.0,182.0 576.0,229.3\""));
-  EXPECT_THAT(svg, HasSubstr("class=\"test acc\" fill=\"none\" stroke=\"#2ca02c\" stroke-width=\"2\" "
-                             "points=\"64.0,182.0 320.0,153.6 576.0,125.2\""));
+  EXPECT_THAT(svg,
+              HasSubstr("class=\"test acc\" fill=\"none\" stroke=\"#2ca02c\" stroke-width=\"2\" "
+                        "points=\"64.0,182.0 320.0,153.6 576.0,125.2\""));
   EXPECT_EQ(plot_path_for("out/run.json"), "out/run.svg");
 }
 

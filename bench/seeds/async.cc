@@ -14,9 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "janus/janus.h"
+
 #include "bench_util.h"
 #include "suite.h"
-#include "janus/janus.h"
 
 namespace {
 
@@ -48,9 +49,10 @@ void dependency_graph() {
                                     : "the naive engine ran each of them inside the call");
   t.reset();
   std::cout << "z = " << z << std::endl;  // a blocker: waits for z, then prints
-  std::printf("printing z is a blocker: it waited for x, y, x * y and z (%.1f us) and shows "
-              "[[3., 3.]] as in the seed\n",
-              t.us());
+  std::printf(
+      "printing z is a blocker: it waited for x, y, x * y and z (%.1f us) and shows "
+      "[[3., 3.]] as in the seed\n",
+      t.us());
 }
 
 struct IssueFinish {
@@ -84,17 +86,19 @@ IssueFinish random_dot_loop(bool print_memory) {
 
 // (b) Section 12.2.1: issuing is fast, computing is not.
 IssueFinish issue_versus_finish() {
-  section("(b) Asynchrony via backend: 10 x (a = random_normal(0, 1, (1000, 1000)); "
-          "b = dot(a, a))");
+  section(
+      "(b) Asynchrony via backend: 10 x (a = random_normal(0, 1, (1000, 1000)); "
+      "b = dot(a, a))");
   const janus::EngineKind kind = janus::engine().kind();
   const std::string name(janus::engine_kind_name(kind));
   IssueFinish r = random_dot_loop(/*print_memory=*/true);
   std::printf("janus (%s engine), time to issue: %.4f sec (%.0f us)\n", name.c_str(), r.issue_s,
               r.issue_s * 1e6);
   std::printf("Done (after janus::wait_all()):         %.4f sec\n", r.finish_s);
-  std::printf("issuing took %.2f%% of the total; the engine computed in the background for the "
-              "remaining %.4f sec\n",
-              100.0 * r.issue_s / r.finish_s, r.finish_s - r.issue_s);
+  std::printf(
+      "issuing took %.2f%% of the total; the engine computed in the background for the "
+      "remaining %.4f sec\n",
+      100.0 * r.issue_s / r.finish_s, r.finish_s - r.issue_s);
 
   // The synchronous baseline, like the seed's NumPy line: the naive engine runs every
   // operation before the call returns, so issuing *is* finishing.
@@ -110,9 +114,10 @@ IssueFinish issue_versus_finish() {
       const NDArray w = janus::random_normal(0, 1, {1000, 1000});
       janus::wait_to_read(janus::dot(w, w));  // warm the restored engine's workers again
     }
-    std::printf("for comparison, the naive (synchronous, NumPy-like) engine: issue %.4f sec, "
-                "done %.4f sec\n",
-                naive.issue_s, naive.finish_s);
+    std::printf(
+        "for comparison, the naive (synchronous, NumPy-like) engine: issue %.4f sec, "
+        "done %.4f sec\n",
+        naive.issue_s, naive.finish_s);
   }
   return r;
 }
@@ -141,13 +146,15 @@ void sync_versus_async() {
   std::printf("asynchronous (y.wait_to_read() once):       %.4f sec (%.1f us per iteration)\n",
               async_s, async_s * 1e3);
   if (asynchronous_engine()) {
-    std::printf("asynchronous is %.1fx faster: the frontend queues the next addition while the "
-                "engine runs the previous one (t1 + 1000 t2 + t3 instead of 1000 (t1 + t2 + t3))\n",
-                sync_s / async_s);
+    std::printf(
+        "asynchronous is %.1fx faster: the frontend queues the next addition while the "
+        "engine runs the previous one (t1 + 1000 t2 + t3 instead of 1000 (t1 + t2 + t3))\n",
+        sync_s / async_s);
   } else {
-    std::printf("ratio %.1fx: the naive engine computes inside every call, so both loops do the "
-                "same work\n",
-                sync_s / async_s);
+    std::printf(
+        "ratio %.1fx: the naive engine computes inside every call, so both loops do the "
+        "same work\n",
+        sync_s / async_s);
   }
   std::cout << "y = " << y << std::endl;
 }
@@ -175,11 +182,12 @@ void barriers_and_blockers() {
 
   std::printf("waitall:      %.4f sec\n", waitall_s);
   std::printf("wait_to_read: %.4f sec\n", wait_to_read_s);
-  std::printf("to_vector (an implicit blocker, like asnumpy): %.4f sec (%zu values)\n",
-              to_vector_s, host.size());
-  std::printf("wait_all and wait_to_read take about the same time here (ratio %.2f): only one "
-              "operation was pending\n",
-              waitall_s / wait_to_read_s);
+  std::printf("to_vector (an implicit blocker, like asnumpy): %.4f sec (%zu values)\n", to_vector_s,
+              host.size());
+  std::printf(
+      "wait_all and wait_to_read take about the same time here (ratio %.2f): only one "
+      "operation was pending\n",
+      waitall_s / wait_to_read_s);
 }
 
 }  // namespace
@@ -205,13 +213,14 @@ int run(const bench::Options& options) {
     barriers_and_blockers();
 
     const bool held = r.issue_s * 10.0 < r.finish_s;
-    std::printf("\nVerdict: issue time << finish time %s (issue %.4f sec vs finish %.4f sec, "
-                "%.0fx) -- total run %.2f sec\n",
-                held ? "HELD" : "did NOT hold", r.issue_s, r.finish_s, r.finish_s / r.issue_s,
-                total.seconds());
-    bench::print_json_line("seed_async", {{"issue_s", r.issue_s},
-                                          {"finish_s", r.finish_s},
-                                          {"holds", held ? 1.0 : 0.0}});
+    std::printf(
+        "\nVerdict: issue time << finish time %s (issue %.4f sec vs finish %.4f sec, "
+        "%.0fx) -- total run %.2f sec\n",
+        held ? "HELD" : "did NOT hold", r.issue_s, r.finish_s, r.finish_s / r.issue_s,
+        total.seconds());
+    bench::print_json_line(
+        "seed_async",
+        {{"issue_s", r.issue_s}, {"finish_s", r.finish_s}, {"holds", held ? 1.0 : 0.0}});
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "seed_async: %s\n", e.what());

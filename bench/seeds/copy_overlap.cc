@@ -8,8 +8,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench_util.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {
@@ -65,9 +66,10 @@ int run(const bench::Options& options) {
   std::printf("Run on cpu(1): %.4f sec\nCopy to cpu(0): %.4f sec\n", r, c);
   std::printf("Run on cpu(1) and copy to cpu(0): %.4f sec\n", b);
   const bool holds = b < r + 0.5 * c;
-  std::printf("effect (copies overlap compute: together < run + copy / 2 = %.4f sec): %s (%.0f%% "
-              "of the copy time hidden)\n",
-              r + 0.5 * c, holds ? "HOLDS" : "does NOT hold", 100.0 * (r + c - b) / c);
+  std::printf(
+      "effect (copies overlap compute: together < run + copy / 2 = %.4f sec): %s (%.0f%% "
+      "of the copy time hidden)\n",
+      r + 0.5 * c, holds ? "HOLDS" : "does NOT hold", 100.0 * (r + c - b) / c);
   bench::print_json_line("seed_copy_overlap", {{"run_s", r},
                                                {"copy_s", c},
                                                {"both_s", b},

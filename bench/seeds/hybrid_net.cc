@@ -8,9 +8,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "bench_util.h"
 #include "janus/graph/trace.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {
@@ -64,17 +65,17 @@ int run(const bench::Options& options) {
   const int again = net->lines - before - traced;
   std::printf("-> [%g, %g]\n", c[0], c[1]);
   const bool holds = traced == 1 && again == 0 && a == b && b == c;
-  std::printf("\neffect (the forward's prints appear while tracing only; same outputs): %s "
-              "(forward ran %d time(s) on the first hybridized call, %d on the second)\n",
-              holds ? "HOLDS" : "does NOT hold", traced, again);
+  std::printf(
+      "\neffect (the forward's prints appear while tracing only; same outputs): %s "
+      "(forward ran %d time(s) on the first hybridized call, %d on the second)\n",
+      holds ? "HOLDS" : "does NOT hold", traced, again);
   bench::print_json_line("seed_hybrid_net", {{"traced_runs", static_cast<double>(traced)},
                                              {"later_runs", static_cast<double>(again)},
                                              {"holds", holds ? 1.0 : 0.0}});
   return 0;
 }
 
-const bench::Registration reg{"seed_hybrid_net",
-                              "seed 12.1: a hybridized forward runs (and prints) only when traced",
-                              run};
+const bench::Registration reg{
+    "seed_hybrid_net", "seed 12.1: a hybridized forward runs (and prints) only when traced", run};
 
 }  // namespace

@@ -9,8 +9,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench_util.h"
 #include "janus/janus.h"
+
+#include "bench_util.h"
 #include "suite.h"
 
 namespace {
@@ -61,9 +62,10 @@ int run(const bench::Options& options) {
   std::printf("cpu(0) time: %.4f sec\ncpu(1) time: %.4f sec\ncpu(0) & cpu(1): %.4f sec\n", a, b,
               ab);
   const bool holds = ab < 0.8 * (a + b);
-  std::printf("effect (both devices at once take less than the sum of the parts): %s (%.2f of the "
-              "sum)\n",
-              holds ? "HOLDS" : "does NOT hold", ab / (a + b));
+  std::printf(
+      "effect (both devices at once take less than the sum of the parts): %s (%.2f of the "
+      "sum)\n",
+      holds ? "HOLDS" : "does NOT hold", ab / (a + b));
   bench::print_json_line("seed_parallel_devices", {{"cpu0_s", a},
                                                    {"cpu1_s", b},
                                                    {"both_s", ab},

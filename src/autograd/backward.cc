@@ -8,6 +8,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "tape.h"
 
 namespace janus::autograd {

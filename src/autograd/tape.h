@@ -47,7 +47,9 @@ struct Node {
 
   std::string_view name() const { return op != nullptr ? op->name : function_name; }
   const ops::GradFn& grad() const { return op != nullptr ? op->grad : function_grad; }
-  bool differentiable() const { return op != nullptr ? !op->not_differentiable && op->grad : bool(function_grad); }
+  bool differentiable() const {
+    return op != nullptr ? !op->not_differentiable && op->grad : bool(function_grad);
+  }
 };
 
 /// True when `meta` leads to an array that needs a gradient.

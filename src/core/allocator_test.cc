@@ -190,7 +190,9 @@ TEST(Allocator, UnknownDevicesAreRejected) {
     allocator_for(cpu(kMaxDevicesPerType));
     ADD_FAILURE() << "allocator_for accepted a cpu id past the last one";
   } catch (const DeviceError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("allocator: no allocator for device cpu(64), expected cpu(0) to cpu(63)"));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr("allocator: no allocator for device cpu(64), expected cpu(0) to cpu(63)"));
   }
   try {
     allocator_for(gpu(0));

@@ -51,9 +51,9 @@ std::string to_string(Device device) {
 
 Device parse_device(std::string_view text) {
   auto fail = [&] {
-    detail::throw_error<ValueError>(std::source_location::current(),
-                                    "device: cannot parse '{}', expected cpu, cpu:N, cpu(N) or gpu:N",
-                                    text);
+    detail::throw_error<ValueError>(
+        std::source_location::current(),
+        "device: cannot parse '{}', expected cpu, cpu:N, cpu(N) or gpu:N", text);
   };
   Device d;
   std::string_view rest;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "janus/base/error.h"
+
 #include "testing/test_util.h"
 
 namespace janus {

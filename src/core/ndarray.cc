@@ -6,7 +6,8 @@
 namespace janus {
 
 NDArray::NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes)
-    : impl_(std::make_shared<Impl>(Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr})) {}
+    : impl_(std::make_shared<Impl>(
+          Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr})) {}
 
 NDArray NDArray::reshape(const Shape& shape) const {
   JANUS_CHECK(defined(), ValueError, "reshape: the array is undefined");
@@ -17,13 +18,14 @@ NDArray NDArray::slice(int64_t begin, int64_t end) const {
   JANUS_CHECK(defined(), ValueError, "slice: the array is undefined");
   JANUS_CHECK(ndim() >= 1, IndexError, "slice: cannot slice a scalar (shape [])");
   const int64_t rows = shape()[0];
-  JANUS_CHECK(0 <= begin && begin <= end && end <= rows, IndexError,
-              "slice: range [{}, {}) is outside axis 0 of shape {}, expected 0 <= begin <= end <= {}",
-              begin, end, shape(), rows);
+  JANUS_CHECK(
+      0 <= begin && begin <= end && end <= rows, IndexError,
+      "slice: range [{}, {}) is outside axis 0 of shape {}, expected 0 <= begin <= end <= {}",
+      begin, end, shape(), rows);
   Shape out = shape();
   out[0] = end - begin;
-  const size_t row_bytes = static_cast<size_t>(shape().numel() / std::max<int64_t>(rows, 1)) *
-                           dtype_size(dtype());
+  const size_t row_bytes =
+      static_cast<size_t>(shape().numel() / std::max<int64_t>(rows, 1)) * dtype_size(dtype());
   return NDArray(storage(), std::move(out), dtype(), offset_bytes() + begin * row_bytes);
 }
 

@@ -11,6 +11,7 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+
 #include "testing/test_util.h"
 
 namespace janus {

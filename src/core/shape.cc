@@ -15,8 +15,8 @@ int64_t Shape::numel() const {
     // Every array's shape passes here (allocation, views, shape rules): an overflowing product
     // would otherwise wrap, to 0 elements or a negative count, and reach the allocator.
     JANUS_CHECK(!__builtin_mul_overflow(n, d, &n), ShapeError,
-                "shape {}: the element count overflows int64, expected at most {} elements",
-                *this, std::numeric_limits<int64_t>::max());
+                "shape {}: the element count overflows int64, expected at most {} elements", *this,
+                std::numeric_limits<int64_t>::max());
   }
   return n;
 }
@@ -34,8 +34,8 @@ Shape resolve_reshape(const Shape& from, const Shape& to) {
       continue;
     }
     JANUS_CHECK(to[i] >= 0, ShapeError,
-                "reshape: target shape {} has a negative extent at axis {}, expected >= 0 or -1", to,
-                i);
+                "reshape: target shape {} has a negative extent at axis {}, expected >= 0 or -1",
+                to, i);
     known *= to[i];
   }
   Shape out = to;

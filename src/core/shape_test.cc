@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "janus/base/error.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -26,10 +27,14 @@ TEST(Shape, NumelAndNdim) {
 
 TEST(Shape, NumelThatOverflowsIsAShapeError) {
   // 2^62 * 4 wrapped to 0 elements before the check.
-  EXPECT_THAT(error_of<ShapeError>([] { (Shape{int64_t{1} << 62, 4}).numel(); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                (Shape{int64_t{1} << 62, 4}).numel();
+              }),
               HasSubstr("shape [4611686018427387904, 4]: the element count overflows int64, "
                         "expected at most 9223372036854775807 elements"));
-  EXPECT_THAT(error_of<ShapeError>([] { (Shape{int64_t{1} << 32, int64_t{1} << 32}).numel(); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                (Shape{int64_t{1} << 32, int64_t{1} << 32}).numel();
+              }),
               HasSubstr("overflows int64"));
   EXPECT_EQ((Shape{int64_t{1} << 62, 4, 0}).numel(), 0);  // empty, whatever the other extents
   EXPECT_EQ((Shape{int64_t{1} << 62, 1}).numel(), int64_t{1} << 62);

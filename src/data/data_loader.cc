@@ -207,8 +207,8 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   JANUS_CHECK(dataset != nullptr, ValueError, "DataLoader: the dataset is null");
   JANUS_CHECK(options.batch_size >= 1, ValueError, "DataLoader: batch_size is {}, expected >= 1",
               options.batch_size);
-  JANUS_CHECK(options.num_workers >= 0, ValueError,
-              "DataLoader: num_workers is {}, expected >= 0", options.num_workers);
+  JANUS_CHECK(options.num_workers >= 0, ValueError, "DataLoader: num_workers is {}, expected >= 0",
+              options.num_workers);
   JANUS_CHECK(options.prefetch >= 0, ValueError,
               "DataLoader: prefetch is {}, expected >= 0 (0 means 2 * num_workers)",
               options.prefetch);

@@ -14,6 +14,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::data {
@@ -89,8 +90,7 @@ TEST(DataLoader, NextGoesThroughAnEpochThenStartsTheNext) {
 
 TEST(DataLoader, KeepAndDiscard) {
   DataLoader keep(make_rows(10), {.batch_size = 4, .last_batch = LastBatch::kKeep});
-  EXPECT_EQ(run_epoch(keep),
-            (Indices{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
+  EXPECT_EQ(run_epoch(keep), (Indices{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
   DataLoader discard(make_rows(10), {.batch_size = 4, .last_batch = LastBatch::kDiscard});
   EXPECT_EQ(discard.num_batches(), 2);
   EXPECT_EQ(run_epoch(discard), (Indices{{0, 1, 2, 3}, {4, 5, 6, 7}}));
@@ -125,8 +125,9 @@ TEST(DataLoader, RolloverIsCarriedOnlyFromAnEpochThatEnded) {
 }
 
 TEST(DataLoader, RolloverWithShuffleVisitsEverySampleOnce) {
-  DataLoader loader(make_rows(10),
-                    {.batch_size = 3, .shuffle = true, .seed = 7, .last_batch = LastBatch::kRollover});
+  DataLoader loader(
+      make_rows(10),
+      {.batch_size = 3, .shuffle = true, .seed = 7, .last_batch = LastBatch::kRollover});
   std::vector<std::vector<int64_t>> orders;
   for (int epoch = 0; epoch < 5; ++epoch) orders.push_back(flatten_indices(run_epoch(loader)));
   // Epoch e shows the c samples carried from epoch e-1, then a prefix of its own permutation
@@ -351,8 +352,7 @@ TEST(DataLoader, BadOptions) {
               HasSubstr("num_workers is -1, expected >= 0"));
   EXPECT_THAT(error_of<ValueError>([&] { DataLoader l(ds, {.prefetch = -2}); }),
               HasSubstr("prefetch is -2"));
-  EXPECT_THAT(error_of<ValueError>([&] { DataLoader l(nullptr); }),
-              HasSubstr("dataset is null"));
+  EXPECT_THAT(error_of<ValueError>([&] { DataLoader l(nullptr); }), HasSubstr("dataset is null"));
 }
 
 }  // namespace

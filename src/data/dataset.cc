@@ -69,7 +69,8 @@ Sample Dataset::get_batch(std::span<const int64_t> indices) const {
         [rows = std::move(rows), dst = static_cast<char*>(stacked.raw_data()),
          row_bytes = first.nbytes()](const RunContext&) {
           if (row_bytes == 0) return;
-          for (size_t i = 0; i < rows.size(); ++i) std::memcpy(dst + i * row_bytes, rows[i], row_bytes);
+          for (size_t i = 0; i < rows.size(); ++i)
+            std::memcpy(dst + i * row_bytes, rows[i], row_bytes);
         },
         reads, writes, first.device(), Lane::kCopy, 0, "batchify");
     out.push_back(std::move(stacked));

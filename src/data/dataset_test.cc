@@ -6,6 +6,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::data {
@@ -58,14 +59,20 @@ TEST(ArrayDataset, BatchesAreIndependentOfTheSource) {
 TEST(ArrayDataset, ErrorsNameTheProblem) {
   NDArray a = zeros({4, 2});
   NDArray b = zeros({3});
-  EXPECT_THAT(error_of<ShapeError>([&] { ArrayDataset ds({a, b}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                ArrayDataset ds({a, b});
+              }),
               HasSubstr("arrays have different lengths: array 0 has 4 samples (shape [4, 2]), "
                         "array 1 has 3 (shape [3])"));
   EXPECT_THAT(error_of<ValueError>([&] { ArrayDataset ds({}); }),
               HasSubstr("needs at least one array"));
-  EXPECT_THAT(error_of<ShapeError>([&] { ArrayDataset ds({a, zeros({})}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                ArrayDataset ds({a, zeros({})});
+              }),
               HasSubstr("array 1 is a scalar"));
-  EXPECT_THAT(error_of<ValueError>([&] { ArrayDataset ds({a, NDArray()}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                ArrayDataset ds({a, NDArray()});
+              }),
               HasSubstr("array 1 is undefined"));
 
   ArrayDataset ds({a});
@@ -96,8 +103,9 @@ TEST(TransformDataset, AppliesTheTransformAndStacksWithTheDefaultBatch) {
   EXPECT_THAT(to_vector<float>(b[0]), ElementsAre(109, 110, 111, 103, 104, 105));
   EXPECT_THAT(to_vector<int32_t>(b[1]), ElementsAre(3, 1));
 
-  EXPECT_THAT(error_of<ValueError>([&] { TransformDataset t(nullptr, [](Sample s) { return s; }); }),
-              HasSubstr("base dataset is null"));
+  EXPECT_THAT(
+      error_of<ValueError>([&] { TransformDataset t(nullptr, [](Sample s) { return s; }); }),
+      HasSubstr("base dataset is null"));
   EXPECT_THAT(error_of<ValueError>([&] { TransformDataset t(base, nullptr); }),
               HasSubstr("transform is empty"));
 }

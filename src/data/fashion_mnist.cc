@@ -15,8 +15,7 @@ constexpr int64_t kSide = 28;
 constexpr int kNumClasses = 10;
 
 std::string split_path(const std::string& root, bool train, std::string_view kind) {
-  return (std::filesystem::path(root) /
-          fmt::format("{}-{}", train ? "train" : "t10k", kind))
+  return (std::filesystem::path(root) / fmt::format("{}-{}", train ? "train" : "t10k", kind))
       .string();
 }
 
@@ -59,8 +58,7 @@ std::vector<NDArray> load_split(const std::string& root, bool train) {
   auto* label_out = labels.data<int32_t>();
   for (int64_t i = 0; i < n; ++i) {
     JANUS_CHECK(label_bytes[i] < kNumClasses, FormatError,
-                "'{}': label {} of sample {} is outside [0, 9]", labels_path,
-                label_bytes[i], i);
+                "'{}': label {} of sample {} is outside [0, 9]", labels_path, label_bytes[i], i);
     label_out[i] = label_bytes[i];
   }
 

@@ -4,17 +4,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
-
 #include "janus/data/data_loader.h"
 #include "janus/data/idx.h"
 #include "janus/engine/array.h"
+
 #include "testing/test_util.h"
 
 namespace janus::data {
@@ -28,9 +28,7 @@ using Bytes = std::vector<uint8_t>;
 
 // --- The installed data set -----------------------------------------------------------------
 
-bool installed() {
-  return fs::exists(fs::path(kFashionMNISTRoot) / "t10k-labels-idx1-ubyte.gz");
-}
+bool installed() { return fs::exists(fs::path(kFashionMNISTRoot) / "t10k-labels-idx1-ubyte.gz"); }
 
 /// Loaded once per program: the training set alone is 188 MB of float32.
 const FashionMNIST& installed_split(bool train) {
@@ -75,8 +73,8 @@ TEST(FashionMNIST, ReadsTheTrainingSet) {
 
 TEST(FashionMNIST, LoadsInBatches) {
   if (!installed()) GTEST_SKIP() << "the Debian package dataset-fashion-mnist is not installed";
-  auto test_set = std::shared_ptr<const FashionMNIST>(&installed_split(false),
-                                                      [](const FashionMNIST*) {});
+  auto test_set =
+      std::shared_ptr<const FashionMNIST>(&installed_split(false), [](const FashionMNIST*) {});
   DataLoader loader(test_set, {.batch_size = 256, .shuffle = true, .seed = 1, .num_workers = 2});
   EXPECT_EQ(loader.num_batches(), 40);  // 39 full batches and one of 16
   auto b = loader.next();
@@ -167,7 +165,8 @@ class FakeFiles : public ::testing::Test {
 
   void write(std::string_view name, const Bytes& bytes) const {
     std::ofstream f(root_ / name, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   }
 
   /// A valid test split, gzip-compressed; then `name` replaced by `bytes` when given.
@@ -208,23 +207,22 @@ TEST_F(FakeFiles, PlainIdxFilesAreReadToo) {
 TEST_F(FakeFiles, MissingFileNamesThePathAndThePackage) {
   const std::string msg = load_error<IOError>();
   EXPECT_THAT(msg, AllOf(StartsWith("FashionMNIST (test set): "),
-                         HasSubstr(path("t10k-images-idx3-ubyte.gz")),
-                         HasSubstr("does not exist"), HasSubstr("dataset-fashion-mnist")));
+                         HasSubstr(path("t10k-images-idx3-ubyte.gz")), HasSubstr("does not exist"),
+                         HasSubstr("dataset-fashion-mnist")));
   write_split();
   fs::remove(root_ / "t10k-labels-idx1-ubyte.gz");
   EXPECT_THAT(load_error<IOError>(), HasSubstr(path("t10k-labels-idx1-ubyte.gz")));
-  EXPECT_THAT(error_of<IOError>([&] { FashionMNIST ds(path("nowhere"), /*train=*/true); }),
-              AllOf(StartsWith("FashionMNIST (train set): "),
-                    HasSubstr("train-images-idx3-ubyte.gz")));
+  EXPECT_THAT(
+      error_of<IOError>([&] { FashionMNIST ds(path("nowhere"), /*train=*/true); }),
+      AllOf(StartsWith("FashionMNIST (train set): "), HasSubstr("train-images-idx3-ubyte.gz")));
   EXPECT_THAT(error_of<IOError>([&] { read_idx(path("absent.gz")); }),
               AllOf(HasSubstr(path("absent.gz")), HasSubstr("cannot open")));
 }
 
 TEST_F(FakeFiles, BadMagicNumbers) {
   write_split(idx_file(0x12345678, {3, 28, 28}, fake_pixels()));
-  EXPECT_THAT(load_error<FormatError>(),
-              AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")),
-                    HasSubstr("bad magic number 0x12345678")));
+  EXPECT_THAT(load_error<FormatError>(), AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")),
+                                               HasSubstr("bad magic number 0x12345678")));
   // Labels where images belong: a valid IDX file of the wrong rank.
   write_split(idx_file(kLabelsMagic, {3}, {0, 1, 2}));
   EXPECT_THAT(load_error<FormatError>(),
@@ -232,8 +230,8 @@ TEST_F(FakeFiles, BadMagicNumbers) {
                     HasSubstr("expected 3 dimensions")));
   write_split(idx_file(kImagesMagic, {3, 28, 28}, fake_pixels()),
               idx_file(kImagesMagic, {3, 28, 28}, fake_pixels()));
-  EXPECT_THAT(load_error<FormatError>(),
-              AllOf(HasSubstr(path("t10k-labels-idx1-ubyte.gz")), HasSubstr("expected 1 dimension")));
+  EXPECT_THAT(load_error<FormatError>(), AllOf(HasSubstr(path("t10k-labels-idx1-ubyte.gz")),
+                                               HasSubstr("expected 1 dimension")));
   write_split(idx_file(0x00000d03, {3, 28, 28}, fake_pixels()));
   EXPECT_THAT(load_error<FormatError>(), HasSubstr("element type 0x0d, only 0x08"));
   // Not an IDX file at all (and not gzip either: zlib passes it through).
@@ -258,20 +256,22 @@ TEST_F(FakeFiles, TruncatedFiles) {
   Bytes images = idx_file(kImagesMagic, {3, 28, 28}, fake_pixels());
   images.resize(images.size() - 100);
   write_split(images);
-  EXPECT_THAT(load_error<FormatError>(),
-              AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")),
-                    HasSubstr("truncated: 2252 bytes of data, expected 2352 for shape [3, 28, 28]")));
+  EXPECT_THAT(
+      load_error<FormatError>(),
+      AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")),
+            HasSubstr("truncated: 2252 bytes of data, expected 2352 for shape [3, 28, 28]")));
   // The header stops early.
   write_split(Bytes{0, 0, 8, 3, 0, 0});
-  EXPECT_THAT(load_error<FormatError>(), HasSubstr("truncated header: 2 bytes of extents, expected 12"));
+  EXPECT_THAT(load_error<FormatError>(),
+              HasSubstr("truncated header: 2 bytes of extents, expected 12"));
   write_split(Bytes{0, 0});
   EXPECT_THAT(load_error<FormatError>(), HasSubstr("truncated: 2 bytes, expected at least 4"));
   // The gzip stream itself is cut: in the data, and just before its trailer.
   Bytes gz = gzip(idx_file(kImagesMagic, {3, 28, 28}, fake_pixels()));
   write("t10k-labels-idx1-ubyte.gz", gzip(idx_file(kLabelsMagic, {3}, {0, 9, 4})));
   write("t10k-images-idx3-ubyte.gz", Bytes(gz.begin(), gz.begin() + 1000));
-  EXPECT_THAT(load_error<FormatError>(),
-              AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")), HasSubstr("truncated gzip stream")));
+  EXPECT_THAT(load_error<FormatError>(), AllOf(HasSubstr(path("t10k-images-idx3-ubyte.gz")),
+                                               HasSubstr("truncated gzip stream")));
   write("t10k-images-idx3-ubyte.gz", Bytes(gz.begin(), gz.end() - 8));
   EXPECT_THAT(load_error<FormatError>(), HasSubstr("truncated gzip stream"));
 }

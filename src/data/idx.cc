@@ -39,9 +39,8 @@ void throw_if_stream_error(gzFile f, const std::string& path, std::string_view w
                               std::strerror(errno)));
   }
   const char* what = code == Z_BUF_ERROR ? "truncated gzip stream" : "corrupt gzip stream";
-  throw FormatError(
-      fmt::format("idx file '{}': {} while reading {} (zlib: {})", path, what, while_reading,
-                  message != nullptr ? message : "no message"));
+  throw FormatError(fmt::format("idx file '{}': {} while reading {} (zlib: {})", path, what,
+                                while_reading, message != nullptr ? message : "no message"));
 }
 
 /// Reads up to `n` bytes; returns how many were read (fewer only at the end of the stream).
@@ -78,9 +77,10 @@ NDArray read_idx(const std::string& path) {
   const size_t got_magic = read_some(f, magic, 4, path, "the magic number");
   if (got_magic < 4) {
     throw_if_stream_error(f, path, "the magic number");
-    throw FormatError(fmt::format("idx file '{}': truncated: {} bytes, expected at least 4 (the "
-                                  "magic number)",
-                                  path, got_magic));
+    throw FormatError(
+        fmt::format("idx file '{}': truncated: {} bytes, expected at least 4 (the "
+                    "magic number)",
+                    path, got_magic));
   }
   const uint32_t magic_number = big_endian_u32(magic);
   JANUS_CHECK(magic[0] == 0 && magic[1] == 0, FormatError,
@@ -100,9 +100,10 @@ NDArray read_idx(const std::string& path) {
   const size_t got_header = read_some(f, header.data(), header.size(), path, "the extents");
   if (got_header < header.size()) {
     throw_if_stream_error(f, path, "the extents");
-    throw FormatError(fmt::format("idx file '{}': truncated header: {} bytes of extents, "
-                                  "expected {} ({} dimensions)",
-                                  path, got_header, header.size(), ndim));
+    throw FormatError(
+        fmt::format("idx file '{}': truncated header: {} bytes of extents, "
+                    "expected {} ({} dimensions)",
+                    path, got_header, header.size(), ndim));
   }
   std::vector<int64_t> dims(static_cast<size_t>(ndim));
   uint64_t total = 1;
@@ -126,9 +127,10 @@ NDArray read_idx(const std::string& path) {
   }
   if (data.size() < total) {
     throw_if_stream_error(f, path, "the data");
-    throw FormatError(fmt::format("idx file '{}': truncated: {} bytes of data, expected {} for "
-                                  "shape {}",
-                                  path, data.size(), total, shape));
+    throw FormatError(
+        fmt::format("idx file '{}': truncated: {} bytes of data, expected {} for "
+                    "shape {}",
+                    path, data.size(), total, shape));
   }
   // Reading past the data also makes zlib check the gzip trailer (CRC and length).
   uint8_t extra = 0;

@@ -13,6 +13,7 @@
 #include "janus/ops/nn.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/unary.h"
+
 #include "testing/test_util.h"
 
 namespace janus::deploy {

@@ -89,10 +89,11 @@ NDArray from_host(const void* values, DType values_dtype, int64_t count, const S
   auto staged = std::make_shared<std::vector<char>>(out.nbytes());
   convert_any(values, values_dtype, staged->data(), dtype, count);
   void* dst = out.raw_data();
-  engine().push([staged, dst](const RunContext&) {
-                  if (!staged->empty()) std::memcpy(dst, staged->data(), staged->size());
-                },
-                {}, {out.var()}, device, Lane::kCopy, 0, "from_host");
+  engine().push(
+      [staged, dst](const RunContext&) {
+        if (!staged->empty()) std::memcpy(dst, staged->data(), staged->size());
+      },
+      {}, {out.var()}, device, Lane::kCopy, 0, "from_host");
   return out;
 }
 

@@ -1,13 +1,12 @@
 // The engine-backed array functions: host transfers, blockers, printing, deferred release.
+#include "janus/engine/array.h"
+
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
 #include <sstream>
 #include <thread>
-
-#include "janus/engine/array.h"
 
 namespace janus {
 namespace {
@@ -67,10 +66,12 @@ TEST(Array, StorageIsReleasedOnlyAfterItsLastPendingUse) {
   {
     NDArray a = empty({1024, 256});  // 1 MiB
     float* p = a.data<float>();
-    engine().push([&release, p](const RunContext&) {
-      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      p[0] = 1.0f;  // still ours: the release waits for this kernel
-    }, {}, {a.var()}, cpu());
+    engine().push(
+        [&release, p](const RunContext&) {
+          while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          p[0] = 1.0f;  // still ours: the release waits for this kernel
+        },
+        {}, {a.var()}, cpu());
   }  // last handle dropped while the kernel is pending
   EXPECT_GE(memory_stats(cpu()).bytes_in_use, before + 1024 * 256 * 4);
   release = true;
@@ -86,10 +87,12 @@ TEST(Array, BackPressureBoundsMemory) {
   for (int i = 0; i < 64; ++i) {
     NDArray a = empty({kBytes / 4});
     float* p = a.data<float>();
-    engine().push([p](const RunContext&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      p[0] = 2.0f;
-    }, {}, {a.var()}, cpu());
+    engine().push(
+        [p](const RunContext&) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          p[0] = 2.0f;
+        },
+        {}, {a.var()}, cpu());
   }
   wait_all();
   // Without back-pressure all 64 MiB would be held at once; with it, about 4-5 MiB.
@@ -128,8 +131,8 @@ TEST(Array, EmptyOnAMissingDeviceNamesIt) {
     empty({2}, DType::kFloat32, cpu(num_cpu_devices()));
     ADD_FAILURE() << "empty accepted a device that does not exist";
   } catch (const DeviceError& e) {
-    EXPECT_THAT(e.what(), HasSubstr(fmt::format("empty: device cpu({}) does not exist",
-                                                num_cpu_devices())));
+    EXPECT_THAT(e.what(),
+                HasSubstr(fmt::format("empty: device cpu({}) does not exist", num_cpu_devices())));
   }
 }
 

@@ -4,9 +4,10 @@
 #include <mutex>
 #include <string>
 
-#include "engine_impl.h"
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
+
+#include "engine_impl.h"
 
 namespace janus {
 namespace {
@@ -27,8 +28,8 @@ EngineKind kind_from_env() {
   const std::string v(env);
   if (v == "naive") return EngineKind::kNaive;
   if (v == "threaded") return EngineKind::kThreaded;
-  JANUS_CHECK(false, ValueError, "engine: JANUS_ENGINE='{}' is not known, expected naive or threaded",
-              v);
+  JANUS_CHECK(false, ValueError,
+              "engine: JANUS_ENGINE='{}' is not known, expected naive or threaded", v);
   return EngineKind::kThreaded;
 }
 
@@ -77,7 +78,8 @@ std::string_view engine_kind_name(EngineKind kind) {
 
 Engine& engine() {
   Engine* e = g_engine.load(std::memory_order_acquire);
-  if (e != nullptr) [[likely]] return *e;
+  if (e != nullptr) [[likely]]
+    return *e;
   std::lock_guard lock(g_engine_mu);
   e = g_engine.load(std::memory_order_relaxed);
   if (e == nullptr) {

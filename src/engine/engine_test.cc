@@ -1,5 +1,7 @@
 // Engine semantics under both engines: ordering per var, error propagation, back-pressure,
 // deferred release, priorities, lanes, and several frontend threads.
+#include "janus/engine/engine.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +10,6 @@
 #include <latch>
 #include <thread>
 
-#include "janus/engine/engine.h"
 #include "janus/base/error.h"
 
 namespace janus {
@@ -30,7 +31,9 @@ bool wait_for(std::latch& l) {
 
 class EngineTest : public testing::TestWithParam<EngineKind> {
  protected:
-  std::unique_ptr<Engine> make(EngineOptions options = {}) { return make_engine(GetParam(), options); }
+  std::unique_ptr<Engine> make(EngineOptions options = {}) {
+    return make_engine(GetParam(), options);
+  }
 };
 
 TEST_P(EngineTest, ReadAfterWriteSeesTheWrite) {
@@ -38,7 +41,12 @@ TEST_P(EngineTest, ReadAfterWriteSeesTheWrite) {
   Var* x = e->new_var();
   int value = 0;
   int seen = -1;
-  e->push([&](const RunContext&) { sleep_ms(20); value = 1; }, {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(20);
+        value = 1;
+      },
+      {}, {x}, cpu());
   e->push([&](const RunContext&) { seen = value; }, {x}, {}, cpu());
   e->wait_all();
   EXPECT_EQ(seen, 1);
@@ -50,7 +58,12 @@ TEST_P(EngineTest, WriteAfterReadWaitsForTheRead) {
   Var* x = e->new_var();
   int value = 1;
   int seen = -1;
-  e->push([&](const RunContext&) { sleep_ms(20); seen = value; }, {x}, {}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(20);
+        seen = value;
+      },
+      {x}, {}, cpu());
   e->push([&](const RunContext&) { value = 2; }, {}, {x}, cpu(), Lane::kCopy);
   e->wait_all();
   EXPECT_EQ(seen, 1);
@@ -62,7 +75,12 @@ TEST_P(EngineTest, WriteAfterWriteKeepsPushOrder) {
   auto e = make();
   Var* x = e->new_var();
   int value = 0;
-  e->push([&](const RunContext&) { sleep_ms(20); value = 1; }, {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(20);
+        value = 1;
+      },
+      {}, {x}, cpu());
   e->push([&](const RunContext&) { value = 2; }, {}, {x}, cpu(), Lane::kCopy);
   e->wait_for_var(x);
   EXPECT_EQ(value, 2);
@@ -73,7 +91,12 @@ TEST_P(EngineTest, WaitForVarWaitsOnlyForWrites) {
   auto e = make();
   Var* x = e->new_var();
   std::atomic<int> value{0};
-  e->push([&](const RunContext&) { sleep_ms(10); value = 7; }, {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(10);
+        value = 7;
+      },
+      {}, {x}, cpu());
   e->wait_for_var(x);
   EXPECT_EQ(value.load(), 7);
   e->wait_all();
@@ -153,7 +176,12 @@ TEST_P(EngineTest, DeleteVarRunsAfterThePendingOperations) {
   Var* x = e->new_var();
   std::atomic<bool> kernel_done{false};
   std::atomic<bool> released_after_kernel{false};
-  e->push([&](const RunContext&) { sleep_ms(20); kernel_done = true; }, {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(20);
+        kernel_done = true;
+      },
+      {}, {x}, cpu());
   e->delete_var(x, [&] { released_after_kernel = kernel_done.load(); });
   e->wait_all();
   EXPECT_TRUE(released_after_kernel.load());
@@ -209,7 +237,9 @@ TEST_P(EngineTest, KernelThreadsIsTheComputeLanesRunContext) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
                          testing::Values(EngineKind::kNaive, EngineKind::kThreaded),
-                         [](const auto& info) { return std::string(engine_kind_name(info.param)); });
+                         [](const auto& info) {
+                           return std::string(engine_kind_name(info.param));
+                         });
 
 // --- Threaded-engine-only behaviour -------------------------------------------------------
 
@@ -218,10 +248,12 @@ TEST(ThreadedEngine, PushReturnsBeforeTheKernelRuns) {
   Var* x = e->new_var();
   std::atomic<bool> release{false};
   std::atomic<bool> ran{false};
-  e->push([&](const RunContext&) {
-    while (!release) sleep_ms(1);
-    ran = true;
-  }, {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        while (!release) sleep_ms(1);
+        ran = true;
+      },
+      {}, {x}, cpu());
   EXPECT_FALSE(ran.load());  // push returned while the kernel is still blocked
   release = true;
   e->wait_for_var(x);
@@ -237,10 +269,12 @@ TEST(ThreadedEngine, ReadsOfOneVarRunTogether) {
   std::latch both(2);
   std::atomic<int> met{0};
   for (int i = 0; i < 2; ++i) {
-    e->push([&](const RunContext&) {
-      both.count_down();
-      if (wait_for(both)) ++met;  // only possible if the other read runs at the same time
-    }, {x}, {}, cpu());
+    e->push(
+        [&](const RunContext&) {
+          both.count_down();
+          if (wait_for(both)) ++met;  // only possible if the other read runs at the same time
+        },
+        {x}, {}, cpu());
   }
   e->wait_all();
   EXPECT_EQ(met.load(), 2);
@@ -267,12 +301,18 @@ TEST(ThreadedEngine, HigherPriorityRunsFirstAmongReadyOperations) {
   std::atomic<bool> gate{false};
   std::mutex mu;
   std::vector<int> order;
-  e->push([&](const RunContext&) { while (!gate) sleep_ms(1); }, {}, {}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        while (!gate) sleep_ms(1);
+      },
+      {}, {}, cpu());
   for (int p : {0, 5, 1, 9, 3}) {
-    e->push([&, p](const RunContext&) {
-      std::lock_guard lock(mu);
-      order.push_back(p);
-    }, {}, {}, cpu(), Lane::kCompute, p);
+    e->push(
+        [&, p](const RunContext&) {
+          std::lock_guard lock(mu);
+          order.push_back(p);
+        },
+        {}, {}, cpu(), Lane::kCompute, p);
   }
   gate = true;
   e->wait_all();
@@ -301,7 +341,11 @@ TEST(ThreadedEngine, WaitingInsideAKernelIsAnError) {
   Var* out = e->new_var();
   Engine* raw = e.get();
   std::atomic<bool> release{false};
-  e->push([&](const RunContext&) { while (!release) sleep_ms(1); }, {}, {slow}, cpu(), Lane::kCopy);
+  e->push(
+      [&](const RunContext&) {
+        while (!release) sleep_ms(1);
+      },
+      {}, {slow}, cpu(), Lane::kCopy);
   e->push([raw, slow](const RunContext&) { raw->wait_for_var(slow); }, {}, {out}, cpu(),
           Lane::kCompute, 0, "impatient");
   sleep_ms(20);
@@ -334,7 +378,8 @@ TEST(ThreadedEngine, SeveralFrontendThreadsPushAtOnce) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPushes; ++i) {
-        e->push([&, t](const RunContext&) { ++own_count[static_cast<size_t>(t)]; }, {}, {own[static_cast<size_t>(t)]}, cpu());
+        e->push([&, t](const RunContext&) { ++own_count[static_cast<size_t>(t)]; }, {},
+                {own[static_cast<size_t>(t)]}, cpu());
         // Crossed dependencies between threads: reads one var and writes another.
         Var* r = own[static_cast<size_t>((t + 1) % kThreads)];
         e->push([&](const RunContext&) { ++shared_count; }, {r}, {shared}, cpu(),

@@ -6,8 +6,9 @@
 
 #include <mutex>
 
-#include "engine_impl.h"
 #include "janus/base/error.h"
+
+#include "engine_impl.h"
 #include "opr_block.h"
 
 namespace janus {
@@ -21,9 +22,8 @@ class NaiveEngine final : public Engine {
 
   Var* new_var() override { return new Var(); }
 
-  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
-            Device device, Lane lane, int priority, std::string_view name,
-            OpDetail detail) override {
+  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes, Device device,
+            Lane lane, int priority, std::string_view name, OpDetail detail) override {
     check_device(device, "engine: push");
     // Recursive: a kernel may push further operations; they run at once, nested.
     std::lock_guard lock(mu_);

@@ -10,11 +10,13 @@ namespace janus {
 
 void set_dependencies(OprBlock* op, std::span<Var* const> reads, std::span<Var* const> writes) {
   for (Var* v : writes) {
-    JANUS_CHECK(v != nullptr, ValueError, "engine: push of '{}' lists a null var to write", op->name);
+    JANUS_CHECK(v != nullptr, ValueError, "engine: push of '{}' lists a null var to write",
+                op->name);
     if (!op->writes.contains(v)) op->writes.push_back(v);
   }
   for (Var* v : reads) {
-    JANUS_CHECK(v != nullptr, ValueError, "engine: push of '{}' lists a null var to read", op->name);
+    JANUS_CHECK(v != nullptr, ValueError, "engine: push of '{}' lists a null var to read",
+                op->name);
     if (!op->writes.contains(v) && !op->reads.contains(v)) op->reads.push_back(v);
   }
 }
@@ -50,7 +52,8 @@ std::shared_ptr<ErrorRecord> inherited_error(const OprBlock* op) {
 }
 
 std::exception_ptr capture_kernel_error(const std::string& name) {
-  const std::string context = fmt::format("operator '{}' failed", name.empty() ? "<unnamed>" : name);
+  const std::string context =
+      fmt::format("operator '{}' failed", name.empty() ? "<unnamed>" : name);
   try {
     throw;
   } catch (Error& e) {
@@ -78,9 +81,7 @@ void set_op_listener(OpListener* listener) {
   g_op_listener.store(listener, std::memory_order_release);
 }
 
-bool op_listener_installed() {
-  return g_op_listener.load(std::memory_order_relaxed) != nullptr;
-}
+bool op_listener_installed() { return g_op_listener.load(std::memory_order_relaxed) != nullptr; }
 
 void report_operation(std::string_view name, const OpDetail& detail, Device device, Lane lane,
                       int64_t start_ns, int64_t end_ns) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "janus/engine/engine.h"
+
 #include "var.h"
 
 namespace janus {

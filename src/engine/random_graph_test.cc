@@ -42,7 +42,8 @@ std::vector<RandomOp> make_program(uint32_t seed, int num_vars, int num_ops, int
 // operations changes the final state.
 std::vector<uint64_t> run_program(Engine& e, const std::vector<RandomOp>& program, int num_vars) {
   std::vector<uint64_t> values(static_cast<size_t>(num_vars));
-  for (int v = 0; v < num_vars; ++v) values[static_cast<size_t>(v)] = static_cast<uint64_t>(v) * 7919;
+  for (int v = 0; v < num_vars; ++v)
+    values[static_cast<size_t>(v)] = static_cast<uint64_t>(v) * 7919;
   std::vector<Var*> vars(static_cast<size_t>(num_vars));
   for (auto& v : vars) v = e.new_var();
   for (size_t i = 0; i < program.size(); ++i) {

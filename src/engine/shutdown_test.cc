@@ -19,9 +19,9 @@ TEST(Shutdown, ExitWithWorkInFlightFinishesTheWorkAndEnds) {
         for (int i = 0; i < 50; ++i) {
           NDArray a = empty({1024});
           keep.push_back(a);
-          engine().push([](const RunContext&) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-          }, {}, {a.var()}, cpu());
+          engine().push(
+              [](const RunContext&) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); },
+              {}, {a.var()}, cpu());
         }
         engine().push([](const RunContext&) { std::fprintf(stderr, "last kernel ran\n"); }, {},
                       {keep.back().var()}, cpu());

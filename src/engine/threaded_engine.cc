@@ -11,8 +11,9 @@
 #include <queue>
 #include <thread>
 
-#include "engine_impl.h"
 #include "janus/base/error.h"
+
+#include "engine_impl.h"
 #include "opr_block.h"
 
 namespace janus {
@@ -124,8 +125,8 @@ class WorkerPool {
   std::condition_variable cv_;
   std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> queue_;
   bool stopping_ = false;
-  int sleeping_ = 0;                // workers waiting on cv_, guarded by mu_
-  std::atomic<int> queued_{0};      // queue_.size(), readable without the lock (a hint)
+  int sleeping_ = 0;            // workers waiting on cv_, guarded by mu_
+  std::atomic<int> queued_{0};  // queue_.size(), readable without the lock (a hint)
   std::vector<std::thread> threads_;
 };
 
@@ -153,9 +154,8 @@ class ThreadedEngine final : public Engine {
 
   Var* new_var() override { return new Var(); }
 
-  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes,
-            Device device, Lane lane, int priority, std::string_view name,
-            OpDetail detail) override {
+  void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes, Device device,
+            Lane lane, int priority, std::string_view name, OpDetail detail) override {
     check_device(device, "engine: push");
     auto* op = new OprBlock();
     op->fn = std::move(kernel);
@@ -242,7 +242,8 @@ class ThreadedEngine final : public Engine {
   // kernel that pushes could deadlock the engine.
   void throttle() {
     if (tls_is_worker) return;
-    if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]] return;
+    if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
+      return;
     wait_until_in_flight_below(options_.max_in_flight);
   }
 

@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "cached_op_impl.h"
 #include "janus/base/error.h"
 #include "janus/core/allocator.h"
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
 #include "janus/graph/passes.h"
+
+#include "cached_op_impl.h"
 
 namespace janus::graph {
 

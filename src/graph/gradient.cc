@@ -42,8 +42,8 @@ void rematerialize_in_backward(const Graph& all, size_t num_forward_outputs,
       continue;
     }
     const ops::OpDef& op = *n->op;
-    const bool elementwise = op.fusion == ops::FusionClass::kElementwise ||
-                             op.fusion == ops::FusionClass::kBroadcast;
+    const bool elementwise =
+        op.fusion == ops::FusionClass::kElementwise || op.fusion == ops::FusionClass::kBroadcast;
     if (!elementwise || op.random || op.outputs.size() != 1 || !op.mutable_inputs.empty()) continue;
     bool inputs_kept = true;
     for (const NodeEntry& e : n->inputs) {

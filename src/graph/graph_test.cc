@@ -18,6 +18,7 @@
 #include "janus/ops/nn.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/unary.h"
+
 #include "testing/test_util.h"
 
 namespace janus::graph {
@@ -228,9 +229,11 @@ TEST(CachedOp, ReluGradientMasksItsIncomingGradientInPlace) {
   // where(y > 0, dy, 0), the shape of relu's gradient: where writes over dy when dy dies there.
   auto y = Symbol::var("y"), g = Symbol::var("g");
   auto dy = Symbol::op("softmax", {g});
-  auto out = Symbol::op("softmax", {Symbol::op(
-      "where", {Symbol::op("greater", {y, Symbol::op("zeros", {}, {{"shape", Shape{}}})}), dy,
-                Symbol::op("zeros", {}, {{"shape", Shape{}}})})});
+  auto out = Symbol::op(
+      "softmax",
+      {Symbol::op("where",
+                  {Symbol::op("greater", {y, Symbol::op("zeros", {}, {{"shape", Shape{}}})}), dy,
+                   Symbol::op("zeros", {}, {{"shape", Shape{}}})})});
   CachedOp op(out, {{{64}, DType::kFloat32, cpu()}, {{64}, DType::kFloat32, cpu()}});
   EXPECT_EQ(op.memory_plan().inplace, 1);
   const NDArray yv = randn({64}, 5), gv = randn({64}, 6);
@@ -325,7 +328,8 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
 
 TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
   auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
-  auto y = Symbol::op("relu", {Symbol::op("conv2d", {x, w, b}, {{"padding", std::vector<int64_t>{1}}})});
+  auto y =
+      Symbol::op("relu", {Symbol::op("conv2d", {x, w, b}, {{"padding", std::vector<int64_t>{1}}})});
   Graph g = y.graph().clone();
   const Shape shapes[] = {{2, 3, 6, 6}, {4, 3, 3, 3}, {4}};
   for (size_t i = 0; i < 3; ++i)

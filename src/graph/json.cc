@@ -2,10 +2,11 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <nlohmann/json.hpp>
 
 #include "janus/base/error.h"
 #include "janus/graph/symbol.h"

@@ -12,10 +12,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 #include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"

@@ -30,7 +30,8 @@ NDArray activate(const NDArray& x, const std::string& activation) {
   return x;
 }
 
-Activation::Activation(std::string activation) : Block("activation"), activation_(std::move(activation)) {
+Activation::Activation(std::string activation)
+    : Block("activation"), activation_(std::move(activation)) {
   check_activation(activation_);
 }
 

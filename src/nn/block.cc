@@ -1,12 +1,13 @@
 // Block naming, parameter collection and Sequential.
 #include "janus/nn/block.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <mutex>
 
-#include <fmt/format.h>
-
 #include "janus/base/error.h"
+
 #include "hybrid_state.h"
 
 namespace janus::nn {
@@ -32,8 +33,8 @@ std::string Block::summary() const {
 }
 
 void Block::summary_into(const std::string& label, int depth, std::string& out) const {
-  out += fmt::format("{:{}}{}{}\n", "", 2 * depth, label.empty() ? "" : "(" + label + "): ",
-                     describe());
+  out += fmt::format("{:{}}{}{}\n", "", 2 * depth,
+                     label.empty() ? "" : "(" + label + "): ", describe());
   for (const auto& [local, child] : children_) child->summary_into(local, depth + 1, out);
 }
 

@@ -1,13 +1,15 @@
 // Parameters, blocks, Sequential naming and parameter collection, initializers.
+#include "janus/nn/block.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "janus/engine/array.h"
-#include "janus/nn/block.h"
 #include "janus/nn/layers.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::nn {
@@ -23,7 +25,9 @@ TEST(Parameter, DeferredInitialisationWaitsForTheShape) {
   EXPECT_THAT(error_of<ValueError>([&] { p.data(); }),
               HasSubstr("parameter 'w' has shape [4, 0] with unknown (0) extents, so its "
                         "initialisation is deferred"));
-  EXPECT_THAT(error_of<ShapeError>([&] { p.infer_shape(Shape{3, 5}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                p.infer_shape(Shape{3, 5});
+              }),
               HasSubstr("parameter 'w' has shape [4, 0] (0: not known yet), cannot become [3, 5]"));
   p.infer_shape(Shape{4, 5});
   p.finish_deferred_init();
@@ -45,7 +49,8 @@ TEST(Parameter, UninitialisedAndGradlessParametersSaySo) {
 TEST(Block, SequentialNamesAndCollectsParametersByStructure) {
   Sequential net;
   net.add(std::make_shared<Dense>(8, "relu"), std::make_shared<Dense>(3));
-  EXPECT_THAT(net.collect_params().names(), ElementsAre("0.weight", "0.bias", "1.weight", "1.bias"));
+  EXPECT_THAT(net.collect_params().names(),
+              ElementsAre("0.weight", "0.bias", "1.weight", "1.bias"));
   EXPECT_THAT(net.collect_params(".*weight").names(), ElementsAre("0.weight", "1.weight"));
   EXPECT_THAT(net[0]->name(), HasSubstr("dense"));
   EXPECT_THAT(error_of<ValueError>([&] { net.collect_params("(["); }),
@@ -63,8 +68,11 @@ TEST(Block, DenseInfersItsInputSizeAndComputesXWPlusB) {
   const NDArray x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   EXPECT_EQ(to_vector<float>(net(x)), (std::vector<float>{6.5f, 6.5f, 15.5f, 15.5f}));
   EXPECT_EQ(dense->weight()->shape(), (Shape{2, 3}));
-  EXPECT_THAT(error_of<ShapeError>([&] { net(zeros({2, 4})); }),
-              HasSubstr(dense->name() + ": input of shape [2, 4] has 4 features, expected 3 (weight [2, 3])"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                net(zeros({2, 4}));
+              }),
+              HasSubstr(dense->name() +
+                        ": input of shape [2, 4] has 4 features, expected 3 (weight [2, 3])"));
   // Images are flattened: [N, 1, 1, 3] is 3 features.
   EXPECT_EQ(net(reshape(x, {2, 1, 1, 3})).shape(), (Shape{2, 2}));
 }
@@ -90,10 +98,17 @@ TEST(Block, ConvAndPoolLayersChainLikeLeNet) {
   const NDArray y = net(random_uniform(0, 1, {2, 1, 28, 28}));
   EXPECT_EQ(y.shape(), (Shape{2, 10}));
   EXPECT_EQ(net.collect_params().at("2.running_var")->shape(), (Shape{6}));
-  EXPECT_THAT(error_of<ShapeError>([&] { net(zeros({2, 3, 28, 28})); }),
-              HasSubstr("input of shape [2, 3, 28, 28] has 3 channels, expected 1 (weight [6, 1, 5, 5])"));
-  EXPECT_THAT(error_of<ShapeError>([&] { net(zeros({2, 28, 28})); }),
-              HasSubstr("input has shape [2, 28, 28], expected 4 dimensions [batch, channels, height, width]"));
+  EXPECT_THAT(
+      error_of<ShapeError>([&] {
+        net(zeros({2, 3, 28, 28}));
+      }),
+      HasSubstr("input of shape [2, 3, 28, 28] has 3 channels, expected 1 (weight [6, 1, 5, 5])"));
+  EXPECT_THAT(
+      error_of<ShapeError>([&] {
+        net(zeros({2, 28, 28}));
+      }),
+      HasSubstr(
+          "input has shape [2, 28, 28], expected 4 dimensions [batch, channels, height, width]"));
 }
 
 TEST(Block, BatchNormAndDropoutFollowTrainingMode) {

@@ -55,8 +55,8 @@ NDArray Conv2D::forward(const NDArray& x) {
               x.shape()[1], expected, weight_->shape());
   if (!weight_->initialized()) {
     JANUS_CHECK(x.shape()[1] % groups_ == 0, ShapeError,
-                "{}: input of shape {} has {} channels, which do not divide into {} groups",
-                name(), x.shape(), x.shape()[1], groups_);
+                "{}: input of shape {} has {} channels, which do not divide into {} groups", name(),
+                x.shape(), x.shape()[1], groups_);
     weight_->infer_shape(Shape{channels_, x.shape()[1] / groups_, kernel_[0], kernel_[1]});
     weight_->finish_deferred_init();
     if (bias_) bias_->finish_deferred_init();
@@ -66,9 +66,9 @@ NDArray Conv2D::forward(const NDArray& x) {
   // relu runs inside the convolution (a oneDNN post-op): one pass over the output, not two.
   static const ops::OpDef& conv = ops::get_op("conv2d");
   const bool fused_relu = activation_ == "relu";
-  const NDArray y = ops::invoke(conv, {x, w, b},
-                                {strides_, padding_, dilation_, groups_,
-                                 std::string(fused_relu ? "relu" : "")})[0];
+  const NDArray y = ops::invoke(
+      conv, {x, w, b},
+      {strides_, padding_, dilation_, groups_, std::string(fused_relu ? "relu" : "")})[0];
   return fused_relu ? y : activate(y, activation_);
 }
 
@@ -82,7 +82,10 @@ std::string Conv2D::describe() const {
 
 MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
                      std::vector<int64_t> padding)
-    : Block("pool"), pool_(std::move(pool_size)), strides_(std::move(strides)), padding_(std::move(padding)) {}
+    : Block("pool"),
+      pool_(std::move(pool_size)),
+      strides_(std::move(strides)),
+      padding_(std::move(padding)) {}
 
 NDArray MaxPool2D::forward(const NDArray& x) {
   check_image(*this, x);
@@ -91,7 +94,8 @@ NDArray MaxPool2D::forward(const NDArray& x) {
 
 std::string MaxPool2D::describe() const {
   return fmt::format("MaxPool2D(size=({}), stride=({}), padding=({}))", fmt::join(pool_, ", "),
-                     fmt::join(strides_.empty() ? pool_ : strides_, ", "), fmt::join(padding_, ", "));
+                     fmt::join(strides_.empty() ? pool_ : strides_, ", "),
+                     fmt::join(padding_, ", "));
 }
 
 AvgPool2D::AvgPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
@@ -109,7 +113,8 @@ NDArray AvgPool2D::forward(const NDArray& x) {
 
 std::string AvgPool2D::describe() const {
   return fmt::format("AvgPool2D(size=({}), stride=({}), padding=({}))", fmt::join(pool_, ", "),
-                     fmt::join(strides_.empty() ? pool_ : strides_, ", "), fmt::join(padding_, ", "));
+                     fmt::join(strides_.empty() ? pool_ : strides_, ", "),
+                     fmt::join(padding_, ", "));
 }
 
 GlobalAvgPool2D::GlobalAvgPool2D() : Block("pool") {}

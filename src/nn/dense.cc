@@ -22,8 +22,8 @@ NDArray Dense::forward(const NDArray& x) {
   JANUS_CHECK(x.ndim() >= 2 || (!flatten_ && x.ndim() >= 1), ShapeError,
               "{}: input has shape {}, expected [batch, features]", name(), x.shape());
   // Flatten keeps the batch axis; otherwise the layer applies to the last axis.
-  const int64_t features = flatten_ ? x.size() / std::max<int64_t>(x.shape()[0], 1)
-                                    : x.shape()[x.ndim() - 1];
+  const int64_t features =
+      flatten_ ? x.size() / std::max<int64_t>(x.shape()[0], 1) : x.shape()[x.ndim() - 1];
   const int64_t expected = weight_->shape()[1];
   JANUS_CHECK(expected == 0 || expected == features, ShapeError,
               "{}: input of shape {} has {} features, expected {} (weight {})", name(), x.shape(),
@@ -33,7 +33,8 @@ NDArray Dense::forward(const NDArray& x) {
     weight_->finish_deferred_init();
     if (bias_) bias_->finish_deferred_init();
   }
-  const Shape rows = flatten_ ? Shape{x.shape()[0], features} : Shape{x.size() / std::max<int64_t>(features, 1), features};
+  const Shape rows = flatten_ ? Shape{x.shape()[0], features}
+                              : Shape{x.size() / std::max<int64_t>(features, 1), features};
   const NDArray in = x.shape() == rows ? x : reshape(x, rows);
   // relu runs inside the product (a oneDNN post-op): one pass over the output instead of two.
   const bool fused_relu = bias_ && activation_ == "relu";

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "hybrid_state.h"
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
@@ -16,6 +15,8 @@
 #include "janus/graph/trace.h"
 #include "janus/nn/block.h"
 #include "janus/ops/shape.h"
+
+#include "hybrid_state.h"
 
 namespace janus::nn {
 namespace {

@@ -18,6 +18,7 @@
 #include "janus/ops/ops.h"
 #include "janus/optim/optimizer.h"
 #include "janus/optim/trainer.h"
+
 #include "testing/test_util.h"
 
 namespace janus::nn {

@@ -1,9 +1,9 @@
 // The built-in initializers.
 #include "janus/nn/initializer.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
@@ -70,8 +70,11 @@ class XavierInit final : public Initializer {
   }
 
   std::string describe() const override {
-    return fmt::format("Xavier({}, {}, {})", rnd_ == XavierRandom::kUniform ? "uniform" : "gaussian",
-                       factor_ == XavierFactor::kIn ? "in" : factor_ == XavierFactor::kOut ? "out" : "avg",
+    return fmt::format("Xavier({}, {}, {})",
+                       rnd_ == XavierRandom::kUniform ? "uniform" : "gaussian",
+                       factor_ == XavierFactor::kIn    ? "in"
+                       : factor_ == XavierFactor::kOut ? "out"
+                                                       : "avg",
                        magnitude_);
   }
 

@@ -14,7 +14,8 @@ namespace {
 NDArray label_like(const char* loss, const NDArray& pred, const NDArray& label) {
   JANUS_CHECK(pred.ndim() >= 1, ShapeError, "{}: prediction has shape {}, expected [batch, ...]",
               loss, pred.shape());
-  if (label.shape() == pred.shape()) return label.dtype() == pred.dtype() ? label : cast(label, pred.dtype());
+  if (label.shape() == pred.shape())
+    return label.dtype() == pred.dtype() ? label : cast(label, pred.dtype());
   JANUS_CHECK(label.size() == pred.size(), ShapeError,
               "{}: label of shape {} does not match prediction of shape {}", loss, label.shape(),
               pred.shape());
@@ -62,7 +63,8 @@ NDArray SigmoidBinaryCrossEntropyLoss::operator()(const NDArray& pred, const NDA
     const NDArray b = mul(log(add(subtract(1.0, pred), kEps)), subtract(1.0, z));
     return per_sample(negative(add(a, b)));
   }
-  const NDArray loss = add(subtract(maximum(pred, 0.0), mul(pred, z)), log1p(exp(negative(abs(pred)))));
+  const NDArray loss =
+      add(subtract(maximum(pred, 0.0), mul(pred, z)), log1p(exp(negative(abs(pred)))));
   return per_sample(loss);
 }
 

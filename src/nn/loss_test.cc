@@ -1,13 +1,15 @@
 // Losses and metrics against hand-computed values.
+#include "janus/nn/loss.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "janus/engine/array.h"
-#include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::nn {
@@ -21,8 +23,9 @@ TEST(Loss, L2AndL1PerSample) {
   EXPECT_EQ(to_vector<float>(L2Loss()(pred, label)), (std::vector<float>{1.0f, 2.25f}));
   EXPECT_EQ(to_vector<float>(L1Loss()(pred, label)), (std::vector<float>{1.0f, 1.5f}));
   // A label of pred's size is reshaped, as in Gluon ([N] for [N, 1]).
-  EXPECT_EQ(to_vector<float>(L2Loss()(reshape(pred, {4, 1}), from_vector<float>({1, 2, 3, 4}, {4}))),
-            (std::vector<float>{0, 0, 0, 0.5f}));
+  EXPECT_EQ(
+      to_vector<float>(L2Loss()(reshape(pred, {4, 1}), from_vector<float>({1, 2, 3, 4}, {4}))),
+      (std::vector<float>{0, 0, 0, 0.5f}));
   EXPECT_THAT(error_of<ShapeError>([&] { L2Loss()(pred, zeros({3})); }),
               HasSubstr("L2Loss: label of shape [3] does not match prediction of shape [2, 2]"));
 }
@@ -40,7 +43,8 @@ TEST(Loss, SoftmaxCrossEntropyAndSigmoidBinaryCrossEntropy) {
   EXPECT_NEAR(bce[1], std::log(2.0), 1e-12);
   EXPECT_NEAR(bce[2], 0.0, 1e-12);
   const NDArray p = from_vector<double>({0.5, 0.9}, {2, 1});
-  const std::vector<double> bce_p = to_vector<double>(SigmoidBinaryCrossEntropyLoss(true)(p, from_vector<double>({1, 0}, {2, 1})));
+  const std::vector<double> bce_p = to_vector<double>(
+      SigmoidBinaryCrossEntropyLoss(true)(p, from_vector<double>({1, 0}, {2, 1})));
   EXPECT_NEAR(bce_p[0], std::log(2.0), 1e-9);
   EXPECT_NEAR(bce_p[1], -std::log(0.1), 1e-9);
 }
@@ -48,10 +52,13 @@ TEST(Loss, SoftmaxCrossEntropyAndSigmoidBinaryCrossEntropy) {
 TEST(Metric, AccuracyAndMeanLossAccumulate) {
   Accuracy acc;
   EXPECT_TRUE(std::isnan(acc.get()));
-  acc.update(from_vector<int32_t>({0, 1}, {2}), from_vector<float>({0.9f, 0.1f, 0.8f, 0.2f}, {2, 2}));
+  acc.update(from_vector<int32_t>({0, 1}, {2}),
+             from_vector<float>({0.9f, 0.1f, 0.8f, 0.2f}, {2, 2}));
   acc.update(from_vector<int32_t>({1}, {1}), from_vector<float>({0.3f, 0.7f}, {1, 2}));
   EXPECT_DOUBLE_EQ(acc.get(), 2.0 / 3.0);
-  EXPECT_THAT(error_of<ShapeError>([&] { acc.update(zeros({3}), zeros({2, 2})); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                acc.update(zeros({3}), zeros({2, 2}));
+              }),
               HasSubstr("Accuracy: 3 labels (shape [3]) for predictions of shape [2, 2]"));
   MeanLoss ml;
   ml.update(from_vector<float>({1, 2}, {2}));

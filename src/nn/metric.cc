@@ -15,12 +15,11 @@ void Accuracy::update(const NDArray& label, const NDArray& pred) {
               "Accuracy: {} labels (shape {}) for predictions of shape {}, expected one label per "
               "row",
               label.size(), label.shape(), pred.shape());
-  const NDArray predicted = pred.ndim() == 1 && !is_floating(pred.dtype())
-                                ? pred
-                                : argmax(pred, pred.ndim() - 1);
-  const NDArray hits = sum(cast(equal(cast(predicted, DType::kInt64),
-                                      cast(reshape(label, predicted.shape()), DType::kInt64)),
-                                DType::kFloat64));
+  const NDArray predicted =
+      pred.ndim() == 1 && !is_floating(pred.dtype()) ? pred : argmax(pred, pred.ndim() - 1);
+  const NDArray hits = sum(cast(
+      equal(cast(predicted, DType::kInt64), cast(reshape(label, predicted.shape()), DType::kInt64)),
+      DType::kFloat64));
   correct_ = correct_.defined() ? add(correct_, hits) : hits;
   count_ += label.size();
 }

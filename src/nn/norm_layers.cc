@@ -25,8 +25,8 @@ BatchNorm::BatchNorm(int64_t axis, double momentum, double epsilon, bool center,
 NDArray BatchNorm::forward(const NDArray& x) {
   const int64_t axis = axis_ < 0 ? axis_ + x.ndim() : axis_;
   JANUS_CHECK(x.ndim() >= 2 && axis >= 0 && axis < x.ndim(), ShapeError,
-              "{}: input has shape {}, expected at least 2 dimensions with channel axis {}",
-              name(), x.shape(), axis_);
+              "{}: input has shape {}, expected at least 2 dimensions with channel axis {}", name(),
+              x.shape(), axis_);
   const int64_t channels = x.shape()[axis];
   const int64_t expected = gamma_->shape()[0];
   JANUS_CHECK(expected == 0 || expected == channels, ShapeError,
@@ -44,7 +44,8 @@ NDArray BatchNorm::forward(const NDArray& x) {
 
 std::string BatchNorm::describe() const {
   return fmt::format("BatchNorm(axis={}, momentum={}, eps={}, channels={})", axis_, momentum_,
-                     epsilon_, gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
+                     epsilon_,
+                     gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
 }
 
 LayerNorm::LayerNorm(double epsilon, int64_t in_channels) : Block("layernorm"), epsilon_(epsilon) {

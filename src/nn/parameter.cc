@@ -47,8 +47,8 @@ void Parameter::initialize(const InitializerPtr& default_init, Device device, bo
 void Parameter::finish_deferred_init() {
   if (initialized() || pending_init_ == nullptr) return;
   JANUS_CHECK(shape_known(), ShapeError,
-              "parameter '{}': shape {} still has unknown (0) extents, cannot initialise it",
-              name_, shape_);
+              "parameter '{}': shape {} still has unknown (0) extents, cannot initialise it", name_,
+              shape_);
   // Runs for real even when the first forward is being traced (hybridize).
   ops::ScopedTraceHook not_traced(nullptr);
   data_ = pending_init_->make(shape_, dtype_, device_);

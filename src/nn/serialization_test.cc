@@ -16,6 +16,7 @@
 #include "janus/nn/block.h"
 #include "janus/nn/layers.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::nn {

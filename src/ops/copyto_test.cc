@@ -9,6 +9,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {

@@ -12,6 +12,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -31,27 +32,42 @@ TEST(OpLinspace, Float64MatchesNumPyExactly) {
   const Case cases[] = {
       {0, 1, 5, true, {0.0, 0.25, 0.5, 0.75, 1.0}},
       {0, 1, 5, false, {0.0, 0.2, 0.4, 0.6000000000000001, 0.8}},
-      {-2.5, 7.3, 11, true, {-2.5, -1.52, -0.5399999999999998, 0.4400000000000004,
-                             1.4200000000000004, 2.4000000000000004, 3.380000000000001, 4.36,
-                             5.340000000000001, 6.32, 7.3}},
-      {1, 0, 7, false, {1.0, 0.8571428571428572, 0.7142857142857143, 0.5714285714285714,
-                        0.4285714285714286, 0.2857142857142858, 0.1428571428571429}},
-      {0.1, 0.7, 13, true, {0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.44999999999999996, 0.5,
-                            0.5499999999999999, 0.6, 0.6499999999999999, 0.7}},
-      {0.0, 1.0, 10, false, {0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001,
-                             0.7000000000000001, 0.8, 0.9}},
+      {-2.5,
+       7.3,
+       11,
+       true,
+       {-2.5, -1.52, -0.5399999999999998, 0.4400000000000004, 1.4200000000000004,
+        2.4000000000000004, 3.380000000000001, 4.36, 5.340000000000001, 6.32, 7.3}},
+      {1,
+       0,
+       7,
+       false,
+       {1.0, 0.8571428571428572, 0.7142857142857143, 0.5714285714285714, 0.4285714285714286,
+        0.2857142857142858, 0.1428571428571429}},
+      {0.1,
+       0.7,
+       13,
+       true,
+       {0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.44999999999999996, 0.5, 0.5499999999999999, 0.6,
+        0.6499999999999999, 0.7}},
+      {0.0,
+       1.0,
+       10,
+       false,
+       {0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001, 0.7000000000000001, 0.8,
+        0.9}},
       {3, 3, 4, true, {3.0, 3.0, 3.0, 3.0}},
-      {2, 5, 1, true, {2.0}},   // num = 1: [start], whatever the endpoint
+      {2, 5, 1, true, {2.0}},  // num = 1: [start], whatever the endpoint
       {2, 5, 1, false, {2.0}},
-      {0, 1, 0, true, {}},      // num = 0: empty
+      {0, 1, 0, true, {}},  // num = 0: empty
       {0, 1, 0, false, {}},
       {-1e300, 1e300, 5, true, {-1e300, -5e299, 0.0, 5e299, 1e300}},
       // The step underflows to zero: NumPy divides i by num - 1 first (gh-5437).
       {0, 1e-323, 6, true, {0.0, 0.0, 5e-324, 5e-324, 1e-323, 1e-323}},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(fmt::format("linspace({}, {}, {}, endpoint={})", c.start, c.stop, c.num,
-                             c.endpoint));
+    SCOPED_TRACE(
+        fmt::format("linspace({}, {}, {}, endpoint={})", c.start, c.stop, c.num, c.endpoint));
     NDArray a = linspace(c.start, c.stop, c.num, c.endpoint, DType::kFloat64);
     EXPECT_EQ(a.shape(), (Shape{c.num}));
     EXPECT_EQ(a.dtype(), DType::kFloat64);
@@ -125,16 +141,14 @@ std::vector<double> eye_reference(int64_t n, int64_t m, int64_t k) {
 TEST(OpEye, KnownMatrices) {
   EXPECT_EQ(to_vector<float>(eye(3)), (std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
   // np.eye(3, 4, 1)
-  EXPECT_EQ(to_vector<float>(eye(3, 4, 1)),
-            (std::vector<float>{0, 1, 0, 0,  //
-                                0, 0, 1, 0,  //
-                                0, 0, 0, 1}));
+  EXPECT_EQ(to_vector<float>(eye(3, 4, 1)), (std::vector<float>{0, 1, 0, 0,  //
+                                                                0, 0, 1, 0,  //
+                                                                0, 0, 0, 1}));
   // np.eye(4, 3, -2)
-  EXPECT_EQ(to_vector<float>(eye(4, 3, -2)),
-            (std::vector<float>{0, 0, 0,  //
-                                0, 0, 0,  //
-                                1, 0, 0,  //
-                                0, 1, 0}));
+  EXPECT_EQ(to_vector<float>(eye(4, 3, -2)), (std::vector<float>{0, 0, 0,  //
+                                                                 0, 0, 0,  //
+                                                                 1, 0, 0,  //
+                                                                 0, 1, 0}));
   // np.eye(2, 5, 3) and a non-square main diagonal
   EXPECT_EQ(to_vector<float>(eye(2, 5, 3)), (std::vector<float>{0, 0, 0, 1, 0, 0, 0, 0, 0, 1}));
   EXPECT_EQ(to_vector<float>(eye(3, 2)), (std::vector<float>{1, 0, 0, 1, 0, 0}));

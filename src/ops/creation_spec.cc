@@ -35,7 +35,8 @@ JANUS_OP_SPEC({.op = "arange",
                                   step = a.get<double>(2);
                      const double n = std::max(0.0, std::ceil((stop - start) / step));
                      RefTensor t = ref_zeros(Shape{static_cast<int64_t>(n)});
-                     for (int64_t i = 0; i < t.size(); ++i) t[i] = start + static_cast<double>(i) * step;
+                     for (int64_t i = 0; i < t.size(); ++i)
+                       t[i] = start + static_cast<double>(i) * step;
                      return std::vector<RefTensor>{t};
                    },
                .samples = {{{}, {0.0, 5.0, 1.0, DType::kFloat64}},

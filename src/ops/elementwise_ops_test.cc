@@ -11,6 +11,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -138,7 +139,9 @@ TEST(OpWhere, GradientSkipsTheCondition) {
 TEST(OpSubtract, MismatchesAreTypedErrorsNamingTheOperator) {
   EXPECT_THAT(error_of<TypeError>([] { subtract(zeros({2}), zeros({2}, DType::kInt32)); }),
               HasSubstr("subtract: inputs have dtypes float32 and int32, expected the same dtype"));
-  EXPECT_THAT(error_of<ShapeError>([] { maximum(zeros({2, 3}), zeros({4, 3})); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                maximum(zeros({2, 3}), zeros({4, 3}));
+              }),
               HasSubstr("maximum: shapes [2, 3] and [4, 3] cannot be broadcast together"));
   EXPECT_THAT(error_of<TypeError>([] { less(zeros({2}, DType::kInt64), zeros({2})); }),
               HasSubstr("less: inputs have dtypes int64 and float32"));
@@ -150,20 +153,24 @@ TEST(OpDivide, IntegerInputsAreRejected) {
               HasSubstr("divide: input has dtype int32, expected a floating dtype"));
   EXPECT_THAT(error_of<TypeError>([&] { i / 2.0; }),
               HasSubstr("divide_scalar: input has dtype int32, expected a floating dtype"));
-  EXPECT_THAT(error_of<TypeError>([&] { 2.0 / i; }), HasSubstr("rdivide_scalar: input has dtype int32"));
+  EXPECT_THAT(error_of<TypeError>([&] { 2.0 / i; }),
+              HasSubstr("rdivide_scalar: input has dtype int32"));
   EXPECT_THAT(error_of<TypeError>([&] { power(i, i); }), HasSubstr("power: input has dtype int32"));
   EXPECT_THAT(error_of<TypeError>([] { power(zeros({1}, DType::kUInt8), 2.0); }),
               HasSubstr("power_scalar: input has dtype uint8"));
 }
 
 TEST(OpWhere, BranchDTypesMustMatchAndShapesBroadcast) {
-  EXPECT_THAT(error_of<TypeError>([] {
-                where(zeros({2}, DType::kBool), zeros({2}), zeros({2}, DType::kFloat64));
-              }),
+  EXPECT_THAT(error_of<TypeError>(
+                  [] { where(zeros({2}, DType::kBool), zeros({2}), zeros({2}, DType::kFloat64)); }),
               HasSubstr("where: a and b have dtypes float32 and float64, expected the same dtype"));
-  EXPECT_THAT(error_of<ShapeError>([] { where(zeros({3}), zeros({2, 1}), zeros({4, 1})); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                where(zeros({3}), zeros({2, 1}), zeros({4, 1}));
+              }),
               HasSubstr("where: shapes [2, 1] and [4, 1] cannot be broadcast together"));
-  EXPECT_THAT(error_of<ShapeError>([] { where(zeros({3}), zeros({2, 1}), zeros({2, 4})); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                where(zeros({3}), zeros({2, 1}), zeros({2, 4}));
+              }),
               HasSubstr("where: shapes [3] and [2, 4] cannot be broadcast together"));
 }
 

@@ -8,8 +8,8 @@ namespace janus::testing {
 namespace {
 
 const std::vector<OpSample> kBinarySamples = {
-    {{{2, 3}, {2, 3}}},    {{{2, 3}, {3}}},    {{{4, 1}, {1, 5}}}, {{{2, 1, 3}, {1, 4, 1}}},
-    {{{}, {}}},            {{{3}, {}}},        {{{0, 3}, {3}}},    {{{1}, {2, 2}}},
+    {{{2, 3}, {2, 3}}}, {{{2, 3}, {3}}}, {{{4, 1}, {1, 5}}}, {{{2, 1, 3}, {1, 4, 1}}},
+    {{{}, {}}},         {{{3}, {}}},     {{{0, 3}, {3}}},    {{{1}, {2, 2}}},
 };
 
 ReferenceFn binary(std::function<double(double, double)> f) {
@@ -30,11 +30,12 @@ const std::vector<OpSample> kScalarSamples = {
 
 JANUS_OP_SPEC({.op = "add", .reference = binary(std::plus<>()), .samples = kBinarySamples});
 JANUS_OP_SPEC({.op = "mul", .reference = binary(std::multiplies<>()), .samples = kBinarySamples});
-JANUS_OP_SPEC({.op = "add_scalar", .reference = with_scalar(std::plus<>()), .samples = kScalarSamples});
+JANUS_OP_SPEC({.op = "add_scalar",
+               .reference = with_scalar(std::plus<>()),
+               .samples = kScalarSamples});
 JANUS_OP_SPEC({.op = "mul_scalar",
                .reference = with_scalar(std::multiplies<>()),
                .samples = kScalarSamples});
-
 
 // ---- subtract, divide, power, maximum, minimum, comparisons, where -----------------------------
 
@@ -109,11 +110,12 @@ JANUS_OP_SPEC({.op = "where",
                            {{{}, {2, 2}, {2, 1}}, {}, kBoolCond},
                            {{{3}, {2, 1}, {1}}, {}, kBoolCond},
                            {{{0, 3}, {3}, {1}}, {}, kBoolCond}},
-               .make_input = [](int i, RefTensor& t, std::mt19937&) {
-                 if (i == 0) {
-                   for (double& v : t.data) v = v > 0 ? 1.0 : 0.0;
-                 }
-               }});
+               .make_input =
+                   [](int i, RefTensor& t, std::mt19937&) {
+                     if (i == 0) {
+                       for (double& v : t.data) v = v > 0 ? 1.0 : 0.0;
+                     }
+                   }});
 
 // relu's gradient from its output: dy where y > 0, else 0.
 JANUS_OP_SPEC({.op = "relu_backward",
@@ -145,7 +147,8 @@ JANUS_OP_SPEC({.op = "power_scalar",
                .make_input = [](int, RefTensor& t, std::mt19937&) { make_positive(t); }});
 JANUS_OP_SPEC({.op = "rpower_scalar",
                .reference = with_scalar([](double x, double s) { return std::pow(s, x); }),
-               .samples = {{{{2, 3}}, {2.0}}, {{{}}, {0.5}}, {{{0}}, {3.0}}, {{{5, 1, 2}}, {1.5}}}});
+               .samples = {
+                   {{{2, 3}}, {2.0}}, {{{}}, {0.5}}, {{{0}}, {3.0}}, {{{5, 1, 2}}, {1.5}}}});
 
 // Scalars are half-integers and inputs integers: never closer than 0.5 (the kink).
 const std::vector<OpSample> kHalfIntegerScalarSamples = {

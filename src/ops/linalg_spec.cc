@@ -52,7 +52,8 @@ std::vector<RefTensor> ref_matmul(const std::vector<RefTensor>& in, const ops::A
     const int i = d - (nd - (s.ndim() - 2));
     return i < 0 ? int64_t{1} : s[i];
   };
-  for (int d = 0; d < nd; ++d) batch[static_cast<size_t>(d)] = std::max(extent(as, d), extent(bs, d));
+  for (int d = 0; d < nd; ++d)
+    batch[static_cast<size_t>(d)] = std::max(extent(as, d), extent(bs, d));
   int64_t count = 1;
   for (int64_t e : batch) count *= e;
   std::vector<int64_t> out_dims = batch;

@@ -46,7 +46,8 @@ void conv_products(const Shape& xs, const Shape& ws, const Conv& c, F f) {
               for (int64_t kx = 0; kx < ws[3]; ++kx) {
                 const int64_t iy = y * c.sh - c.ph + ky * c.dh, ix = x * c.sw - c.pw + kx * c.dw;
                 if (iy < 0 || iy >= xs[2] || ix < 0 || ix >= xs[3]) continue;
-                f(at4(ys, n, o, y, x), at4(xs, n, (o / og) * ws[1] + i, iy, ix), at4(ws, o, i, ky, kx));
+                f(at4(ys, n, o, y, x), at4(xs, n, (o / og) * ws[1] + i, iy, ix),
+                  at4(ws, o, i, ky, kx));
               }
 }
 
@@ -116,23 +117,25 @@ JANUS_OP_SPEC({.op = "conv2d",
                .rtol32 = 1e-4,
                .atol32 = 1e-4});
 
-JANUS_OP_SPEC({.op = "conv2d_backward_data",
-               .reference = ref_conv2d_backward_data,
-               .samples = {{{{2, 4, 3, 3}, {4, 3, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {5, 5})},
-                           {{{1, 2, 3, 4}, {2, 2, 3, 2}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {6, 5})},
-                           {{{1, 6, 5, 5}, {6, 2, 2, 2}}, conv_with(conv({1}, {1}, {2}, 2), {5, 5})},
-                           // stride 2 on an odd input: the last row is never read
-                           {{{1, 2, 2, 2}, {2, 1, 3, 3}}, conv_with(conv({2}, {0}, {1}, 1), {6, 6})}},
-               .rtol32 = 1e-4,
-               .atol32 = 1e-4});
+JANUS_OP_SPEC(
+    {.op = "conv2d_backward_data",
+     .reference = ref_conv2d_backward_data,
+     .samples = {{{{2, 4, 3, 3}, {4, 3, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {5, 5})},
+                 {{{1, 2, 3, 4}, {2, 2, 3, 2}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {6, 5})},
+                 {{{1, 6, 5, 5}, {6, 2, 2, 2}}, conv_with(conv({1}, {1}, {2}, 2), {5, 5})},
+                 // stride 2 on an odd input: the last row is never read
+                 {{{1, 2, 2, 2}, {2, 1, 3, 3}}, conv_with(conv({2}, {0}, {1}, 1), {6, 6})}},
+     .rtol32 = 1e-4,
+     .atol32 = 1e-4});
 
-JANUS_OP_SPEC({.op = "conv2d_backward_weight",
-               .reference = ref_conv2d_backward_weight,
-               .samples = {{{{2, 3, 5, 5}, {2, 4, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {3, 3})},
-                           {{{1, 2, 6, 5}, {1, 2, 3, 4}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {3, 2})},
-                           {{{1, 4, 5, 5}, {1, 6, 5, 5}}, conv_with(conv({1}, {1}, {2}, 2), {2, 2})}},
-               .rtol32 = 1e-4,
-               .atol32 = 1e-4});
+JANUS_OP_SPEC(
+    {.op = "conv2d_backward_weight",
+     .reference = ref_conv2d_backward_weight,
+     .samples = {{{{2, 3, 5, 5}, {2, 4, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {3, 3})},
+                 {{{1, 2, 6, 5}, {1, 2, 3, 4}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {3, 2})},
+                 {{{1, 4, 5, 5}, {1, 6, 5, 5}}, conv_with(conv({1}, {1}, {2}, 2), {2, 2})}},
+     .rtol32 = 1e-4,
+     .atol32 = 1e-4});
 
 // Pooling windows: the taps of output (n, c, y, x) inside the input, and the padded count.
 struct Pool {
@@ -166,7 +169,8 @@ void pool_windows(const Shape& xs, const Pool& p, F f) {
               const int64_t iy = y * p.sh - p.ph + ky, ix = x * p.sw - p.pw + kx;
               if (iy >= xs[2] + p.ph || ix >= xs[3] + p.pw) continue;  // past the padding
               ++padded;
-              if (iy >= 0 && iy < xs[2] && ix >= 0 && ix < xs[3]) taps.push_back(at4(xs, n, c, iy, ix));
+              if (iy >= 0 && iy < xs[2] && ix >= 0 && ix < xs[3])
+                taps.push_back(at4(xs, n, c, iy, ix));
             }
           f(at4(ys, n, c, y, x), taps, padded);
         }
@@ -200,11 +204,12 @@ std::vector<RefTensor> ref_max_pool2d_backward(const std::vector<RefTensor>& in,
 std::vector<RefTensor> ref_avg_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
   const bool count_pad = a.get<bool>(3);
   RefTensor y = ref_zeros(pool_out_shape(in[0].shape, pool_of(a)));
-  pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
-    double total = 0;
-    for (int64_t t : taps) total += in[0][t];
-    y[yi] = total / static_cast<double>(count_pad ? padded : static_cast<int64_t>(taps.size()));
-  });
+  pool_windows(
+      in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
+        double total = 0;
+        for (int64_t t : taps) total += in[0][t];
+        y[yi] = total / static_cast<double>(count_pad ? padded : static_cast<int64_t>(taps.size()));
+      });
   return {y};
 }
 
@@ -228,7 +233,8 @@ void distinct(int index, RefTensor& t, std::mt19937& rng) {
   std::vector<int64_t> order(static_cast<size_t>(t.size()));
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), rng);
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = 0.1 * static_cast<double>(order[static_cast<size_t>(i)]) - 1.0;
+  for (int64_t i = 0; i < t.size(); ++i)
+    t[i] = 0.1 * static_cast<double>(order[static_cast<size_t>(i)]) - 1.0;
 }
 
 ops::Attrs pool(Ints kernel, Ints stride, Ints padding) {
@@ -311,12 +317,14 @@ std::vector<RefTensor> ref_batch_norm(const std::vector<RefTensor>& in, const op
     const auto idx = channel_members(c, ch);
     if (training) {
       for (int64_t k : idx) mean[ch] += in[0][k] / static_cast<double>(idx.size());
-      for (int64_t k : idx) var[ch] += std::pow(in[0][k] - mean[ch], 2) / static_cast<double>(idx.size());
+      for (int64_t k : idx)
+        var[ch] += std::pow(in[0][k] - mean[ch], 2) / static_cast<double>(idx.size());
     } else {
       mean[ch] = in[3][ch];
       var[ch] = in[4][ch];
     }
-    for (int64_t k : idx) y[k] = (in[0][k] - mean[ch]) / std::sqrt(var[ch] + eps) * in[1][ch] + in[2][ch];
+    for (int64_t k : idx)
+      y[k] = (in[0][k] - mean[ch]) / std::sqrt(var[ch] + eps) * in[1][ch] + in[2][ch];
   }
   return {y, mean, var};
 }
@@ -378,12 +386,14 @@ std::vector<RefTensor> ref_batch_norm_backward(const std::vector<RefTensor>& in,
 JANUS_OP_SPEC({.op = "batch_norm_backward",
                .reference = ref_batch_norm_backward,
                .samples = {{{{4, 3}, {3}, {3}, {3}, {4, 3}, {3}, {3}}, {1e-5, true, int64_t{1}}},
-                           {{{2, 3, 2, 2}, {3}, {3}, {3}, {2, 3, 2, 2}, {3}, {3}}, {1e-3, false, int64_t{1}}}},
-               .make_input = [](int index, RefTensor& t, std::mt19937&) {
-                 if (index == 3) {
-                   for (double& v : t.data) v = std::fabs(v) + 0.5;
-                 }
-               },
+                           {{{2, 3, 2, 2}, {3}, {3}, {3}, {2, 3, 2, 2}, {3}, {3}},
+                            {1e-3, false, int64_t{1}}}},
+               .make_input =
+                   [](int index, RefTensor& t, std::mt19937&) {
+                     if (index == 3) {
+                       for (double& v : t.data) v = std::fabs(v) + 0.5;
+                     }
+                   },
                .rtol32 = 1e-4,
                .atol32 = 1e-4,
                .rtol64 = 1e-9,

@@ -10,6 +10,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -22,7 +23,8 @@ void expect_near_f64(const NDArray& f32, const NDArray& f64, double tol, const c
   const std::vector<double> b = to_vector<double>(f64);
   ASSERT_EQ(a.size(), b.size()) << what;
   double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) / (1 + std::fabs(b[i])));
+  for (size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::fabs(a[i] - b[i]) / (1 + std::fabs(b[i])));
   EXPECT_LT(worst, tol) << what;
 }
 
@@ -34,9 +36,9 @@ TEST(OpConv2d, OneDnnMatchesLoopsOnLeNetShapes) {
     Shape x, w;
     int64_t stride, padding, groups;
   };
-  for (const Case& c : {Case{{4, 1, 28, 28}, {6, 1, 5, 5}, 1, 2, 1},
-                        Case{{4, 6, 14, 14}, {16, 6, 5, 5}, 1, 0, 1},
-                        Case{{2, 8, 9, 9}, {12, 4, 3, 3}, 2, 1, 2}}) {
+  for (const Case& c :
+       {Case{{4, 1, 28, 28}, {6, 1, 5, 5}, 1, 2, 1}, Case{{4, 6, 14, 14}, {16, 6, 5, 5}, 1, 0, 1},
+        Case{{2, 8, 9, 9}, {12, 4, 3, 3}, 2, 1, 2}}) {
     SCOPED_TRACE(fmt::format("x {} w {} groups {}", c.x, c.w, c.groups));
     seed(7);
     const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
@@ -46,8 +48,8 @@ TEST(OpConv2d, OneDnnMatchesLoopsOnLeNetShapes) {
     const NDArray dy = random_uniform(-1, 1, y.shape(), DType::kFloat64);
     auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
     const std::vector<int64_t> in{c.x[2], c.x[3]}, kernel{c.w[2], c.w[3]};
-    expect_near_f64(conv2d(f32(x), f32(w), f32(b), {c.stride}, {c.padding}, {1}, c.groups), y,
-                    1e-4, "forward");
+    expect_near_f64(conv2d(f32(x), f32(w), f32(b), {c.stride}, {c.padding}, {1}, c.groups), y, 1e-4,
+                    "forward");
     expect_near_f64(
         conv2d_backward_data(f32(dy), f32(w), in, {c.stride}, {c.padding}, {1}, c.groups),
         conv2d_backward_data(dy, w, in, {c.stride}, {c.padding}, {1}, c.groups), 1e-4,
@@ -81,27 +83,39 @@ TEST(OpConv2d, GradientsFlowToEveryInput) {
 TEST(OpConv2d, BadInputsNameTheProblem) {
   const NDArray x = zeros({2, 3, 8, 8});
   std::string msg = error_of<ShapeError>([&] { conv2d(x, zeros({4, 2, 3, 3}), zeros({4})); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: input [2, 3, 8, 8] has 3 channels but weight [4, 2, 3, 3] expects 2"));
+  EXPECT_THAT(
+      msg,
+      HasSubstr("conv2d: input [2, 3, 8, 8] has 3 channels but weight [4, 2, 3, 3] expects 2"));
   msg = error_of<ShapeError>([&] { conv2d(zeros({3, 8, 8}), zeros({4, 3, 3, 3}), zeros({4})); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: input has shape [3, 8, 8], expected 4 dimensions [batch, channels, height, width]"));
+  EXPECT_THAT(msg, HasSubstr("conv2d: input has shape [3, 8, 8], expected 4 dimensions [batch, "
+                             "channels, height, width]"));
   msg = error_of<ShapeError>([&] { conv2d(x, zeros({4, 3, 3, 3}), zeros({3})); });
   EXPECT_THAT(msg, HasSubstr("conv2d: bias has shape [3] for weight [4, 3, 3, 3], expected [4]"));
   msg = error_of<ShapeError>([&] { conv2d(x, zeros({4, 3, 9, 9}), zeros({4})); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: kernel 9x9 (dilation 1x1) does not fit input 8x8 with padding 0x0"));
+  EXPECT_THAT(
+      msg, HasSubstr("conv2d: kernel 9x9 (dilation 1x1) does not fit input 8x8 with padding 0x0"));
   msg = error_of<ValueError>([&] { conv2d(x, zeros({4, 1, 3, 3}), zeros({4}), {1}, {0}, {1}, 2); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: 3 input channels and 4 output channels must both divide into 2 groups"));
+  EXPECT_THAT(
+      msg,
+      HasSubstr("conv2d: 3 input channels and 4 output channels must both divide into 2 groups"));
   msg = error_of<ValueError>([&] { conv2d(x, zeros({4, 3, 3, 3}), zeros({4}), {0}); });
   EXPECT_THAT(msg, HasSubstr("conv2d: stride is [0], expected values >= 1"));
   msg = error_of<ValueError>([&] { conv2d(x, zeros({4, 3, 3, 3}), zeros({4}), {1, 1, 1}); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: stride has 3 values [1, 1, 1], expected 1 or 2 (height, width)"));
+  EXPECT_THAT(msg,
+              HasSubstr("conv2d: stride has 3 values [1, 1, 1], expected 1 or 2 (height, width)"));
   msg = error_of<TypeError>([&] { conv2d(x, zeros({4, 3, 3, 3}, DType::kFloat64), zeros({4})); });
-  EXPECT_THAT(msg, HasSubstr("conv2d: operands have dtypes float32, float64, float32, expected one dtype"));
-  msg = error_of<ShapeError>([&] { conv2d_backward_data(zeros({2, 4, 5, 5}), zeros({4, 3, 3, 3}), {8, 8}); });
-  EXPECT_THAT(msg, HasSubstr("conv2d_backward_data: dy has shape [2, 4, 5, 5], but input [2, 3, 8, 8] convolved with weight [4, 3, 3, 3] gives [2, 4, 6, 6]"));
+  EXPECT_THAT(
+      msg, HasSubstr("conv2d: operands have dtypes float32, float64, float32, expected one dtype"));
+  msg = error_of<ShapeError>([&] {
+    conv2d_backward_data(zeros({2, 4, 5, 5}), zeros({4, 3, 3, 3}), {8, 8});
+  });
+  EXPECT_THAT(msg, HasSubstr("conv2d_backward_data: dy has shape [2, 4, 5, 5], but input [2, 3, 8, "
+                             "8] convolved with weight [4, 3, 3, 3] gives [2, 4, 6, 6]"));
 }
 
 TEST(OpPool, MaxAndAveragePoolSmallExample) {
-  const NDArray x = from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {1, 1, 4, 4});
+  const NDArray x =
+      from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {1, 1, 4, 4});
   EXPECT_EQ(to_vector<float>(max_pool2d(x, {2})), (std::vector<float>{6, 8, 14, 16}));
   EXPECT_EQ(to_vector<float>(avg_pool2d(x, {2})), (std::vector<float>{3.5f, 5.5f, 11.5f, 13.5f}));
   // 3x3 windows with padding 1 and stride 2: the corner window holds 4 taps of 9.
@@ -117,7 +131,8 @@ TEST(OpPool, BadInputsNameTheProblem) {
   msg = error_of<ShapeError>([] { max_pool2d(zeros({1, 1, 2, 2}), {3}); });
   EXPECT_THAT(msg, HasSubstr("max_pool2d: window 3x3 does not fit input 2x2 with padding 0x0"));
   msg = error_of<TypeError>([] { max_pool2d(zeros({1, 1, 2, 2}, DType::kInt32), {2}); });
-  EXPECT_THAT(msg, HasSubstr("max_pool2d: dtype int32 is not supported, expected float32 or float64"));
+  EXPECT_THAT(msg,
+              HasSubstr("max_pool2d: dtype int32 is not supported, expected float32 or float64"));
 }
 
 TEST(OpBatchNorm, TrainingUpdatesRunningStatisticsInPlace) {
@@ -126,7 +141,8 @@ TEST(OpBatchNorm, TrainingUpdatesRunningStatisticsInPlace) {
   const NDArray x = from_vector<double>({1, 7, 2, 7, 3, 7, 4, 7}, {4, 2});
   const NDArray gamma = ones({2}, DType::kFloat64), beta = zeros({2}, DType::kFloat64);
   const NDArray rm = zeros({2}, DType::kFloat64), rv = ones({2}, DType::kFloat64);
-  const std::vector<double> y = to_vector<double>(batch_norm(x, gamma, beta, rm, rv, true, 0.9, 1e-12));
+  const std::vector<double> y =
+      to_vector<double>(batch_norm(x, gamma, beta, rm, rv, true, 0.9, 1e-12));
   EXPECT_NEAR(y[0], (1 - 2.5) / std::sqrt(1.25), 1e-9);
   EXPECT_NEAR(y[1], 0.0, 1e-9);  // a constant channel: eps keeps it finite
   const std::vector<double> mean = to_vector<double>(rm), var = to_vector<double>(rv);
@@ -135,7 +151,8 @@ TEST(OpBatchNorm, TrainingUpdatesRunningStatisticsInPlace) {
   EXPECT_NEAR(var[0], 0.9 + 0.1 * 5.0 / 3.0, 1e-12);
   EXPECT_NEAR(var[1], 0.9, 1e-12);
   // Inference uses (and leaves) the running statistics.
-  const std::vector<double> yi = to_vector<double>(batch_norm(x, gamma, beta, rm, rv, false, 0.9, 1e-12));
+  const std::vector<double> yi =
+      to_vector<double>(batch_norm(x, gamma, beta, rm, rv, false, 0.9, 1e-12));
   EXPECT_NEAR(yi[0], (1 - mean[0]) / std::sqrt(var[0]), 1e-9);
   EXPECT_EQ(to_vector<double>(rm), mean);
 }
@@ -153,7 +170,8 @@ TEST(OpBatchNorm, BackwardUnderRecordLeavesRunningStatisticsWithoutGradient) {
     loss = sum(mul(batch_norm(x, gamma, beta, rm, rv, true), x));
   }
   autograd::backward({loss});
-  EXPECT_EQ(to_vector<float>(autograd::grad(beta)), (std::vector<float>{16, 21}));  // column sums of x
+  EXPECT_EQ(to_vector<float>(autograd::grad(beta)),
+            (std::vector<float>{16, 21}));  // column sums of x
   EXPECT_FALSE(autograd::requires_grad(rm));
   EXPECT_NE(to_vector<float>(rm)[0], 0.0f);
 }
@@ -161,11 +179,17 @@ TEST(OpBatchNorm, BackwardUnderRecordLeavesRunningStatisticsWithoutGradient) {
 TEST(OpBatchNorm, BadInputsNameTheProblem) {
   const NDArray x = zeros({4, 3}), c3 = zeros({3});
   std::string msg = error_of<ShapeError>([&] { batch_norm(x, zeros({2}), c3, c3, c3, true); });
-  EXPECT_THAT(msg, HasSubstr("batch_norm: gamma has shape [2], expected [3] (the channels of input [4, 3])"));
+  EXPECT_THAT(
+      msg,
+      HasSubstr("batch_norm: gamma has shape [2], expected [3] (the channels of input [4, 3])"));
   msg = error_of<ValueError>([&] { batch_norm(zeros({1, 3}), c3, c3, c3, c3, true); });
-  EXPECT_THAT(msg, HasSubstr("batch_norm: input [1, 3] has 1 value(s) per channel, expected more than 1 in training"));
+  EXPECT_THAT(
+      msg,
+      HasSubstr(
+          "batch_norm: input [1, 3] has 1 value(s) per channel, expected more than 1 in training"));
   msg = error_of<IndexError>([&] { batch_norm(x, c3, c3, c3, c3, false, 0.9, 1e-5, 2); });
-  EXPECT_THAT(msg, HasSubstr("batch_norm: axis 2 is out of range for input [4, 3] with 2 dimensions"));
+  EXPECT_THAT(msg,
+              HasSubstr("batch_norm: axis 2 is out of range for input [4, 3] with 2 dimensions"));
   msg = error_of<ValueError>([&] { batch_norm(x, c3, c3, c3, c3, true, 1.5); });
   EXPECT_THAT(msg, HasSubstr("batch_norm: momentum is 1.5, expected a value in [0, 1]"));
 }

@@ -9,6 +9,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -31,7 +32,8 @@ TEST(OpSoftmax, RejectsScalarsIntegersAndBadAxes) {
   EXPECT_THAT(msg, HasSubstr("softmax: input has shape []"));
   EXPECT_THAT(msg, HasSubstr("expected at least 1 dimension"));
   msg = error_of<TypeError>([] { log_softmax(from_vector<int32_t>({1, 2}, {2})); });
-  EXPECT_THAT(msg, HasSubstr("log_softmax: dtype int32 is not supported, expected float32 or float64"));
+  EXPECT_THAT(msg,
+              HasSubstr("log_softmax: dtype int32 is not supported, expected float32 or float64"));
   msg = error_of<IndexError>([] { softmax(from_vector<float>({1, 2}, {1, 2}), 2); });
   EXPECT_THAT(msg, HasSubstr("softmax: axis 2 is out of range for input of shape [1, 2]"));
 }
@@ -46,16 +48,19 @@ TEST(OpSoftmaxCrossEntropy, MatchesHandComputedLoss) {
 
 TEST(OpSoftmaxCrossEntropy, RejectsBadLogitsAndLabels) {
   const NDArray logits = from_vector<float>({0, 0, 0, 0, 0, 0}, {2, 3});
-  std::string msg = error_of<TypeError>(
-      [&] { softmax_cross_entropy(logits, from_vector<float>({0, 1}, {2})); });
+  std::string msg = error_of<TypeError>([&] {
+    softmax_cross_entropy(logits, from_vector<float>({0, 1}, {2}));
+  });
   EXPECT_THAT(msg, HasSubstr("softmax_cross_entropy: labels have dtype float32"));
   EXPECT_THAT(msg, HasSubstr("expected int32 or int64"));
-  msg = error_of<ShapeError>(
-      [&] { softmax_cross_entropy(logits, from_vector<int32_t>({0, 1, 2}, {3})); });
+  msg = error_of<ShapeError>([&] {
+    softmax_cross_entropy(logits, from_vector<int32_t>({0, 1, 2}, {3}));
+  });
   EXPECT_THAT(msg, HasSubstr("labels have shape [3] for logits of shape [2, 3], expected [2]"));
   msg = error_of<ShapeError>(
       [&] { softmax_cross_entropy(logits.reshape({6}), from_vector<int32_t>({0}, {1})); });
-  EXPECT_THAT(msg, HasSubstr("softmax_cross_entropy: logits have shape [6], expected 2 dimensions"));
+  EXPECT_THAT(msg,
+              HasSubstr("softmax_cross_entropy: logits have shape [6], expected 2 dimensions"));
 }
 
 TEST(OpSoftmaxCrossEntropy, LabelOutOfRangeFailsAtTheWaitPoint) {
@@ -78,16 +83,19 @@ TEST(OpFullyConnected, RejectsWrongRanksAndFeatureMismatch) {
   std::string msg = error_of<ShapeError>([&] { fully_connected(x.reshape({6}), w, b); });
   EXPECT_THAT(msg, HasSubstr("fully_connected: input has shape [6], expected 2 dimensions"));
   msg = error_of<ShapeError>([&] { fully_connected(x, w.reshape({3, 4}), b); });
-  EXPECT_THAT(msg, HasSubstr("fully_connected: input [2, 3] has 3 features but weight [3, 4] expects 4"));
+  EXPECT_THAT(
+      msg, HasSubstr("fully_connected: input [2, 3] has 3 features but weight [3, 4] expects 4"));
   msg = error_of<ShapeError>([&] { fully_connected(x, w, b.reshape({2, 2})); });
-  EXPECT_THAT(msg, HasSubstr("fully_connected: bias has shape [2, 2] for weight [4, 3], expected [4]"));
+  EXPECT_THAT(msg,
+              HasSubstr("fully_connected: bias has shape [2, 2] for weight [4, 3], expected [4]"));
 }
 
 TEST(OpMatmul, RejectsMismatchedInnerAndBatchDimensions) {
   const NDArray a = from_vector<float>(std::vector<float>(24, 1.0f), {2, 3, 4});
   const NDArray b = from_vector<float>(std::vector<float>(30, 1.0f), {3, 5, 2});
   std::string msg = error_of<ShapeError>([&] { matmul(a, b); });
-  EXPECT_THAT(msg, HasSubstr("matmul: inner dimensions differ: [2, 3, 4] @ [3, 5, 2] gives 4 and 5"));
+  EXPECT_THAT(msg,
+              HasSubstr("matmul: inner dimensions differ: [2, 3, 4] @ [3, 5, 2] gives 4 and 5"));
   const NDArray c = from_vector<float>(std::vector<float>(24, 1.0f), {3, 4, 2});
   msg = error_of<ShapeError>([&] { matmul(a, c); });
   EXPECT_THAT(msg, HasSubstr("matmul: batch dimensions of [2, 3, 4] and [3, 4, 2] do not broadcast "
@@ -128,14 +136,16 @@ TEST(OpEmbedding, RejectsBadIndicesAndWeights) {
   EXPECT_THAT(msg, HasSubstr("embedding: weight has shape [6], expected 2 dimensions"));
   const NDArray y = embedding(from_vector<int64_t>({0, 3}, {2}), w);
   msg = error_of<Error>([&] { wait_to_read(y); });
-  EXPECT_THAT(msg, HasSubstr("embedding: index 3 at position 1 is out of range, expected 0 <= index < 3"));
+  EXPECT_THAT(
+      msg, HasSubstr("embedding: index 3 at position 1 is out of range, expected 0 <= index < 3"));
 }
 
 TEST(OpLayerNorm, RejectsGammaOfTheWrongExtent) {
   const NDArray x = from_vector<float>(std::vector<float>(6, 1.0f), {2, 3});
   const NDArray g = from_vector<float>({1, 1}, {2});
   const std::string msg = error_of<ShapeError>([&] { layer_norm(x, g, g); });
-  EXPECT_THAT(msg, HasSubstr("layer_norm: gamma [2] and beta [2] for input [2, 3], expected both [3]"));
+  EXPECT_THAT(msg,
+              HasSubstr("layer_norm: gamma [2] and beta [2] for input [2, 3], expected both [3]"));
 }
 
 }  // namespace

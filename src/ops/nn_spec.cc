@@ -44,7 +44,8 @@ std::vector<RefTensor> ref_log_softmax(const std::vector<RefTensor>& in, const o
 }
 
 std::vector<RefTensor> ref_softmax(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  return {ref_map(ref_log_softmax_of(in[0], attrs.get<int64_t>(0)), [](double v) { return std::exp(v); })};
+  return {ref_map(ref_log_softmax_of(in[0], attrs.get<int64_t>(0)),
+                  [](double v) { return std::exp(v); })};
 }
 
 const std::vector<OpSample> kSoftmaxSamples = {
@@ -60,7 +61,8 @@ void fill_labels(int index, RefTensor& t, std::mt19937& rng) {
   for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
 }
 
-std::vector<RefTensor> ref_softmax_cross_entropy(const std::vector<RefTensor>& in, const ops::Attrs&) {
+std::vector<RefTensor> ref_softmax_cross_entropy(const std::vector<RefTensor>& in,
+                                                 const ops::Attrs&) {
   const RefTensor lsm = ref_log_softmax_of(in[0], -1);
   const int64_t n = in[0].shape[0], c = in[0].shape[1];
   RefTensor loss = ref_zeros(Shape{n});
@@ -93,7 +95,8 @@ JANUS_OP_SPEC({.op = "one_hot",
                  for (double& v : t.data) v = static_cast<double>(rng() % kClasses);
                }});
 
-std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in,
+                                           const ops::Attrs& attrs) {
   const int64_t n = in[0].shape[0], k = in[0].shape[1], m = in[1].shape[0];
   const bool relu = attrs.get<std::string>(0) == "relu";
   RefTensor y = ref_zeros(Shape{n, m});
@@ -123,7 +126,8 @@ std::vector<RefTensor> ref_dropout(const std::vector<RefTensor>& in, const ops::
   const double p = attrs.get<double>(0);
   const bool training = attrs.get<bool>(1);
   const double m = !training || p == 0.0 ? 1.0 : 0.0;  // p == 1 drops everything
-  return {ref_map(in[0], [m](double v) { return v * m; }), ref_map(in[0], [m](double) { return m; })};
+  return {ref_map(in[0], [m](double v) { return v * m; }),
+          ref_map(in[0], [m](double) { return m; })};
 }
 
 JANUS_OP_SPEC({.op = "dropout",
@@ -180,8 +184,10 @@ std::vector<double> ref_xhat(const RefTensor& x, double eps) {
   for (int64_t r = 0; d > 0 && r < x.size() / d; ++r) {
     double mean = 0, var = 0;
     for (int64_t j = 0; j < d; ++j) mean += x[r * d + j] / static_cast<double>(d);
-    for (int64_t j = 0; j < d; ++j) var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
-    for (int64_t j = 0; j < d; ++j) xhat[static_cast<size_t>(r * d + j)] = (x[r * d + j] - mean) / std::sqrt(var + eps);
+    for (int64_t j = 0; j < d; ++j)
+      var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j)
+      xhat[static_cast<size_t>(r * d + j)] = (x[r * d + j] - mean) / std::sqrt(var + eps);
   }
   return xhat;
 }
@@ -190,17 +196,19 @@ std::vector<RefTensor> ref_layer_norm(const std::vector<RefTensor>& in, const op
   const std::vector<double> xhat = ref_xhat(in[0], attrs.get<double>(0));
   const int64_t d = in[0].shape[in[0].shape.ndim() - 1];
   RefTensor y = ref_zeros(in[0].shape);
-  for (int64_t i = 0; i < y.size(); ++i) y[i] = xhat[static_cast<size_t>(i)] * in[1][i % d] + in[2][i % d];
+  for (int64_t i = 0; i < y.size(); ++i)
+    y[i] = xhat[static_cast<size_t>(i)] * in[1][i % d] + in[2][i % d];
   return {y};
 }
 
-JANUS_OP_SPEC({.op = "layer_norm",
-               .reference = ref_layer_norm,
-               .samples = {{{{3, 4}, {4}, {4}}}, {{{2, 2, 5}, {5}, {5}}, {0.1}}, {{{0, 3}, {3}, {3}}}},
-               .rtol32 = 1e-4,
-               .atol32 = 1e-4,
-               .grad_rtol = 1e-4,
-               .grad_atol = 1e-5});
+JANUS_OP_SPEC(
+    {.op = "layer_norm",
+     .reference = ref_layer_norm,
+     .samples = {{{{3, 4}, {4}, {4}}}, {{{2, 2, 5}, {5}, {5}}, {0.1}}, {{{0, 3}, {3}, {3}}}},
+     .rtol32 = 1e-4,
+     .atol32 = 1e-4,
+     .grad_rtol = 1e-4,
+     .grad_atol = 1e-5});
 
 // dx by the textbook formula; dgamma and dbeta summed over the rows.
 std::vector<RefTensor> ref_layer_norm_backward(const std::vector<RefTensor>& in,
@@ -215,7 +223,8 @@ std::vector<RefTensor> ref_layer_norm_backward(const std::vector<RefTensor>& in,
   for (int64_t r = 0; d > 0 && r < x.size() / d; ++r) {
     double mean = 0, var = 0, mg = 0, mgx = 0;
     for (int64_t j = 0; j < d; ++j) mean += x[r * d + j] / static_cast<double>(d);
-    for (int64_t j = 0; j < d; ++j) var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j)
+      var += (x[r * d + j] - mean) * (x[r * d + j] - mean) / static_cast<double>(d);
     for (int64_t j = 0; j < d; ++j) {
       const double g = dy[r * d + j] * gamma[j];
       mg += g / static_cast<double>(d);

@@ -4,7 +4,6 @@
 // sleep at once, and every parallel kernel after that runs slower (a 256x784x256 product:
 // 1.2-1.5 ms instead of 0.7 ms on two cores).
 #include <gtest/gtest.h>
-
 #include <omp.h>
 
 #include <filesystem>
@@ -20,7 +19,8 @@ namespace {
 
 int thread_count() {
   int n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
   return n;
 }
 

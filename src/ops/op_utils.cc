@@ -16,8 +16,8 @@ InferFn infer_from_attrs(size_t shape_attr, size_t dtype_attr, size_t device_att
       JANUS_CHECK(shape[i] >= 0, ShapeError, "{}: shape {} has a negative extent at axis {}",
                   args.op.name, shape, i);
     }
-    return std::vector<TensorSpec>{TensorSpec{shape, args.attrs.get<DType>(dtype_attr),
-                                              args.attrs.get<Device>(device_attr)}};
+    return std::vector<TensorSpec>{
+        TensorSpec{shape, args.attrs.get<DType>(dtype_attr), args.attrs.get<Device>(device_attr)}};
   };
 }
 

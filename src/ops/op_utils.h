@@ -2,9 +2,9 @@
 // Private to src/ops.
 #pragma once
 
-#include <algorithm>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -45,10 +45,10 @@ T from_double(double v) {
 /// Other types compute as `static_cast<T>(x op y)`.
 namespace detail {
 template <typename T>
-inline constexpr bool kWrapsSigned = std::is_integral_v<T> && std::is_signed_v<T>;
+inline constexpr bool kWrapsSigned = std::is_integral_v<T>&& std::is_signed_v<T>;
 template <typename T>
-using wrap_unsigned_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
-                                           std::make_unsigned_t<T>>;
+using wrap_unsigned_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 }  // namespace detail
 
 template <typename T>
@@ -96,8 +96,8 @@ constexpr T wrapping_neg(T x) {
 /// total, kParallelGrain elements each at least).
 template <typename Body>
 void parallel_for(int64_t n, const RunContext& ctx, Body body, int64_t item_cost = 1) {
-  const int threads = static_cast<int>(
-      std::min<int64_t>({ctx.num_threads, n, n * std::max<int64_t>(item_cost, 1) / kParallelGrain}));
+  const int threads = static_cast<int>(std::min<int64_t>(
+      {ctx.num_threads, n, n * std::max<int64_t>(item_cost, 1) / kParallelGrain}));
   if (threads <= 1) {
     body(int64_t{0}, n);
     return;
@@ -126,4 +126,3 @@ Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);
 std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args);
 
 }  // namespace janus::ops
-

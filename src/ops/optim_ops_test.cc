@@ -12,6 +12,7 @@
 #include "janus/core/allocator.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {

@@ -15,6 +15,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+
 #include "random/philox.h"
 #include "random/uniform_int.h"
 #include "testing/test_util.h"
@@ -30,7 +31,8 @@ double chi_square(const std::vector<int64_t>& counts) {
   for (int64_t c : counts) total += c;
   const double expected = static_cast<double>(total) / static_cast<double>(counts.size());
   double chi2 = 0;
-  for (int64_t c : counts) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  for (int64_t c : counts)
+    chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
   return chi2;
 }
 
@@ -295,11 +297,12 @@ TEST(OpRandint, Errors) {
               HasSubstr("randint: low 5 is not below high 5, expected low < high"));
   EXPECT_THAT(error_of<ValueError>([] { randint(2, -1, {3}); }),
               HasSubstr("randint: low 2 is not below high -1, expected low < high"));
-  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                   DType::kBool}) {
-    EXPECT_THAT(error_of<TypeError>([&] { randint(0, 2, {3}, dt); }),
-                HasSubstr(fmt::format(
-                    "randint: dtype {} is not an integer type, expected int32, int64 or uint8", dt)));
+  for (DType dt :
+       {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kBool}) {
+    EXPECT_THAT(
+        error_of<TypeError>([&] { randint(0, 2, {3}, dt); }),
+        HasSubstr(fmt::format(
+            "randint: dtype {} is not an integer type, expected int32, int64 or uint8", dt)));
   }
   EXPECT_THAT(error_of<ValueError>([] { randint(-1, 10, {3}, DType::kUInt8); }),
               HasSubstr("randint: range [-1, 10) does not fit dtype uint8, expected 0 <= low and "
@@ -311,7 +314,9 @@ TEST(OpRandint, Errors) {
                         "-2147483648 <= low and high <= 2147483648"));
   EXPECT_THAT(error_of<ValueError>([] { randint(-(int64_t{1} << 31) - 1, 0, {3}, DType::kInt32); }),
               HasSubstr("randint: range [-2147483649, 0) does not fit dtype int32"));
-  EXPECT_THAT(error_of<ShapeError>([] { randint(0, 2, {2, -3}); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                randint(0, 2, {2, -3});
+              }),
               HasSubstr("randint: shape [2, -3] has a negative extent at axis 1"));
   const int n = num_cpu_devices();
   EXPECT_THAT(error_of<DeviceError>([&] { randint(0, 2, {2}, DType::kInt64, cpu(n)); }),

@@ -13,9 +13,10 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
-#include "testing/test_util.h"
+
 #include "random/normal_float.h"
 #include "random/philox.h"
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
@@ -123,9 +124,11 @@ TEST(OpRandomNormal, Float32MatchesBoxMullerInDoubleClosely) {
   EXPECT_GT(worst, 0.0);  // single precision: not the double values rounded by accident
   // loc and scale, and the 16-bit types round the same samples.
   seed(5);
-  const std::vector<float> shifted = to_vector<float>(random_normal(2.0, 0.5, {4099}, DType::kFloat32));
+  const std::vector<float> shifted =
+      to_vector<float>(random_normal(2.0, 0.5, {4099}, DType::kFloat32));
   seed(5);
-  const std::vector<double> half = to_vector<double>(random_normal(0.0, 1.0, {4099}, DType::kBFloat16));
+  const std::vector<double> half =
+      to_vector<double>(random_normal(0.0, 1.0, {4099}, DType::kBFloat16));
   for (size_t i = 0; i < v.size(); ++i) {
     ASSERT_FLOAT_EQ(shifted[i], 2.0f + 0.5f * v[i]) << "element " << i;
     ASSERT_NEAR(half[i], v[i], std::fabs(v[i]) / 128 + 1e-6) << "element " << i;

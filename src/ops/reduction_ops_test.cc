@@ -11,6 +11,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -39,7 +40,8 @@ TEST(OpReduction, AxisOutOfRangeNamesOperatorAxisAndRank) {
 TEST(OpReduction, KeptTrailingAxesSumInRowMajorOrderBitwise) {
   const int64_t a = 3, b = 70, c = 1100;
   std::vector<float> v(static_cast<size_t>(a * b * c));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 1e3);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 1e3);
   const NDArray x = from_vector<float>(v, {a, b, c});
   const std::vector<float> s01 = to_vector<float>(sum(x, {0, 1}));
   const std::vector<float> s1 = to_vector<float>(sum(x, {1}, /*keepdims=*/true));
@@ -101,8 +103,8 @@ TEST(OpReduction, IntegerMaxMinProdMean) {
 }
 
 TEST(OpReduction, LogsumexpDoesNotOverflow) {
-  const NDArray x = vec({1000, 1000, -1000, -std::numeric_limits<double>::infinity()}, {2, 2},
-                        DType::kFloat32);
+  const NDArray x =
+      vec({1000, 1000, -1000, -std::numeric_limits<double>::infinity()}, {2, 2}, DType::kFloat32);
   const std::vector<double> y = to_vector<double>(logsumexp(x, {1}));
   EXPECT_NEAR(y[0], 1000 + std::log(2.0), 1e-3);
   EXPECT_NEAR(y[1], -1000, 1e-3);
@@ -115,7 +117,8 @@ TEST(OpReduction, NormAndLogsumexpNeedFloatingInput) {
   const NDArray x = zeros({2}, DType::kInt32);
   EXPECT_THAT(error_of<TypeError>([&] { norm(x); }),
               HasSubstr("norm: input has dtype int32, expected a floating dtype"));
-  EXPECT_THAT(error_of<TypeError>([&] { logsumexp(x); }), HasSubstr("logsumexp: input has dtype int32"));
+  EXPECT_THAT(error_of<TypeError>([&] { logsumexp(x); }),
+              HasSubstr("logsumexp: input has dtype int32"));
 }
 
 TEST(OpReduction, NormSupportsOnlyOrd2) {

@@ -22,8 +22,10 @@ ReferenceFn reduce_ref(double init, std::function<double(double, double)> fold,
     for (int64_t a : axes) reduced[static_cast<size_t>(a < 0 ? a + nd : a)] = true;
     std::vector<int64_t> out_dims;
     for (int i = 0; i < nd; ++i) {
-      if (!reduced[static_cast<size_t>(i)]) out_dims.push_back(x.shape[i]);
-      else if (keepdims) out_dims.push_back(1);
+      if (!reduced[static_cast<size_t>(i)])
+        out_dims.push_back(x.shape[i]);
+      else if (keepdims)
+        out_dims.push_back(1);
     }
     RefTensor out = ref_zeros(Shape(out_dims));
     std::vector<double> acc(static_cast<size_t>(out.size()), init);
@@ -41,7 +43,8 @@ ReferenceFn reduce_ref(double init, std::function<double(double, double)> fold,
       acc[static_cast<size_t>(o)] = fold(acc[static_cast<size_t>(o)], x[e]);
       ++count[static_cast<size_t>(o)];
     }
-    for (int64_t o = 0; o < out.size(); ++o) out[o] = finish(acc[static_cast<size_t>(o)], count[static_cast<size_t>(o)]);
+    for (int64_t o = 0; o < out.size(); ++o)
+      out[o] = finish(acc[static_cast<size_t>(o)], count[static_cast<size_t>(o)]);
     return std::vector<RefTensor>{out};
   };
 }
@@ -53,7 +56,7 @@ const std::vector<OpSample> kReduceSamples = {
     {{{5}}, {std::vector<int64_t>{-1}, true}},
     {{{}}, {std::vector<int64_t>{}, false}},
     {{{0, 3}}, {std::vector<int64_t>{0}, false}},
-    {{{3, 2, 4}}, {std::vector<int64_t>{0}, false}},   // last axes kept: a row at a time
+    {{{3, 2, 4}}, {std::vector<int64_t>{0}, false}},  // last axes kept: a row at a time
     {{{2, 3, 2, 2}}, {std::vector<int64_t>{0, 2}, true}},
 };
 
@@ -88,23 +91,28 @@ const std::vector<OpSample> kExtremumSamples = {
 
 JANUS_OP_SPEC({.op = "mean",
                .reference = reduce_ref(0.0, std::plus<>(),
-                                       [](double a, int64_t n) { return a / static_cast<double>(n); }),
+                                       [](double a, int64_t n) {
+                                         return a / static_cast<double>(n);
+                                       }),
                .samples = kReduceSamples});
 
 JANUS_OP_SPEC({.op = "max",
-               .reference = reduce_ref(-kInf, [](double a, double v) { return std::max(a, v); },
-                                       [](double a, int64_t) { return a; }),
+               .reference = reduce_ref(
+                   -kInf, [](double a, double v) { return std::max(a, v); },
+                   [](double a, int64_t) { return a; }),
                .samples = kExtremumSamples,
                .make_input = distinct_values});
 
 JANUS_OP_SPEC({.op = "min",
-               .reference = reduce_ref(kInf, [](double a, double v) { return std::min(a, v); },
-                                       [](double a, int64_t) { return a; }),
+               .reference = reduce_ref(
+                   kInf, [](double a, double v) { return std::min(a, v); },
+                   [](double a, int64_t) { return a; }),
                .samples = kExtremumSamples,
                .make_input = distinct_values});
 
 JANUS_OP_SPEC({.op = "prod",
-               .reference = reduce_ref(1.0, std::multiplies<>(), [](double a, int64_t) { return a; }),
+               .reference = reduce_ref(1.0, std::multiplies<>(),
+                                       [](double a, int64_t) { return a; }),
                .samples = kReduceSamples,
                // A zero in every input of 3+ elements: the gradient must not divide by it.
                .make_input = [](int, RefTensor& t, std::mt19937&) {
@@ -112,17 +120,19 @@ JANUS_OP_SPEC({.op = "prod",
                }});
 
 JANUS_OP_SPEC({.op = "norm",
-               .reference = reduce_ref(0.0, [](double a, double v) { return a + v * v; },
-                                       [](double a, int64_t) { return std::sqrt(a); }),
+               .reference = reduce_ref(
+                   0.0, [](double a, double v) { return a + v * v; },
+                   [](double a, int64_t) { return std::sqrt(a); }),
                .samples = kReduceSamples});
 
 JANUS_OP_SPEC({.op = "logsumexp",
-               .reference = reduce_ref(-kInf,
-                                       [](double a, double v) {
-                                         const double m = std::max(a, v);
-                                         return m + std::log(std::exp(a - m) + std::exp(v - m));
-                                       },
-                                       [](double a, int64_t) { return a; }),
+               .reference = reduce_ref(
+                   -kInf,
+                   [](double a, double v) {
+                     const double m = std::max(a, v);
+                     return m + std::log(std::exp(a - m) + std::exp(v - m));
+                   },
+                   [](double a, int64_t) { return a; }),
                .samples = kReduceSamples,
                .high = 30.0});  // exp(30) stresses the shift in float32
 
@@ -135,8 +145,10 @@ ReferenceFn arg_ref(bool is_max) {
     const int axis = static_cast<int>(a < 0 ? a + nd : a);
     std::vector<int64_t> dims;
     for (int i = 0; i < nd; ++i) {
-      if (i != axis) dims.push_back(x.shape[i]);
-      else if (attrs.get<bool>(1)) dims.push_back(1);
+      if (i != axis)
+        dims.push_back(x.shape[i]);
+      else if (attrs.get<bool>(1))
+        dims.push_back(1);
     }
     RefTensor out = ref_zeros(Shape(dims));
     int64_t outer = 1, inner = 1;
@@ -158,15 +170,19 @@ ReferenceFn arg_ref(bool is_max) {
 }
 
 const std::vector<OpSample> kArgSamples = {
-    {{{2, 3, 4}}, {int64_t{1}, false}},
-    {{{2, 3, 4}}, {int64_t{-1}, true}},
-    {{{2, 3, 4}}, {int64_t{0}, false}},
-    {{{5}}, {int64_t{0}, false}},
+    {{{2, 3, 4}}, {int64_t{1}, false}}, {{{2, 3, 4}}, {int64_t{-1}, true}},
+    {{{2, 3, 4}}, {int64_t{0}, false}}, {{{5}}, {int64_t{0}, false}},
     {{{0, 3}}, {int64_t{1}, false}},
 };
 
-JANUS_OP_SPEC({.op = "argmax", .reference = arg_ref(true), .samples = kArgSamples, .make_input = distinct_values});
-JANUS_OP_SPEC({.op = "argmin", .reference = arg_ref(false), .samples = kArgSamples, .make_input = distinct_values});
+JANUS_OP_SPEC({.op = "argmax",
+               .reference = arg_ref(true),
+               .samples = kArgSamples,
+               .make_input = distinct_values});
+JANUS_OP_SPEC({.op = "argmin",
+               .reference = arg_ref(false),
+               .samples = kArgSamples,
+               .make_input = distinct_values});
 
 }  // namespace
 }  // namespace janus::testing

@@ -27,14 +27,22 @@ Registry& registry() {
 
 bool attr_matches(AttrType type, const AttrValue& v) {
   switch (type) {
-    case AttrType::kInt: return std::holds_alternative<int64_t>(v);
-    case AttrType::kFloat: return std::holds_alternative<double>(v);
-    case AttrType::kBool: return std::holds_alternative<bool>(v);
-    case AttrType::kString: return std::holds_alternative<std::string>(v);
-    case AttrType::kInts: return std::holds_alternative<std::vector<int64_t>>(v);
-    case AttrType::kShape: return std::holds_alternative<Shape>(v);
-    case AttrType::kDType: return std::holds_alternative<DType>(v);
-    case AttrType::kDevice: return std::holds_alternative<Device>(v);
+    case AttrType::kInt:
+      return std::holds_alternative<int64_t>(v);
+    case AttrType::kFloat:
+      return std::holds_alternative<double>(v);
+    case AttrType::kBool:
+      return std::holds_alternative<bool>(v);
+    case AttrType::kString:
+      return std::holds_alternative<std::string>(v);
+    case AttrType::kInts:
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrType::kShape:
+      return std::holds_alternative<Shape>(v);
+    case AttrType::kDType:
+      return std::holds_alternative<DType>(v);
+    case AttrType::kDevice:
+      return std::holds_alternative<Device>(v);
   }
   return false;
 }
@@ -59,7 +67,8 @@ AttrValue coerce(AttrType type, AttrValue v) {
 void complete_attrs(const OpDef& op, Attrs& attrs) {
   auto& values = attrs.values();
   JANUS_CHECK(values.size() <= op.attrs.size(), ValueError,
-              "{}: got {} attributes, expected at most {}", op.name, values.size(), op.attrs.size());
+              "{}: got {} attributes, expected at most {}", op.name, values.size(),
+              op.attrs.size());
   for (size_t i = 0; i < op.attrs.size(); ++i) {
     const AttrDef& def = op.attrs[i];
     if (i >= values.size()) {
@@ -158,7 +167,8 @@ std::string close_names(std::string_view name) {
 const OpDef& get_op(std::string_view name) {
   const OpDef* op = find_op(name);
   JANUS_CHECK(op != nullptr, ValueError,
-              "ops: no operator named '{}'{} (run `janus ops` for the list)", name, close_names(name));
+              "ops: no operator named '{}'{} (run `janus ops` for the list)", name,
+              close_names(name));
   return *op;
 }
 
@@ -228,11 +238,12 @@ namespace {
 std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> inputs,
                                  const Attrs& attrs, const TensorSpec& out) {
   const NDArray& src = inputs[static_cast<size_t>(op.view_of)];
-  JANUS_ASSERT(op.outputs.size() == 1 && out.dtype == src.dtype() && out.device == src.device() &&
-                   out.shape.numel() == src.size(),
-               "{}: declared a view of input {} but its shape rule gave {} {} on {} for {} {} on {}",
-               op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
-               src.device());
+  JANUS_ASSERT(
+      op.outputs.size() == 1 && out.dtype == src.dtype() && out.device == src.device() &&
+          out.shape.numel() == src.size(),
+      "{}: declared a view of input {} but its shape rule gave {} {} on {} for {} {} on {}",
+      op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
+      src.device());
   std::vector<NDArray> outputs{src.reshape(out.shape)};
   for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
     (*it)->on_invoke(op, inputs, attrs, outputs);
@@ -255,7 +266,8 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
       JANUS_CHECK(inputs[i].device() == inputs[0].device(), DeviceError,
                   "{}: input '{}' is on {} but input '{}' is on {}, expected all inputs on one "
                   "device (copy with copyto first)",
-                  op.name, op.input_name(i), inputs[i].device(), op.input_name(0), inputs[0].device());
+                  op.name, op.input_name(i), inputs[i].device(), op.input_name(0),
+                  inputs[0].device());
     }
     JANUS_CHECK(tls_trace_hook != nullptr || !inputs[i].is_placeholder(), TraceError,
                 "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
@@ -287,12 +299,13 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   std::vector<Var*> read_heap, write_heap;
   const size_t n_in = inputs.size();
   const size_t n_out = out_specs.size();
-  std::span<Var* const> read_span, write_span;
+  std::span<Var*const> read_span, write_span;
   const size_t n_mut = op.mutable_inputs.size();
   if (n_in <= 8 && n_out + n_mut <= 8) {
     for (size_t i = 0; i < n_in; ++i) read_vars[i] = arrays[i].var();
     for (size_t i = 0; i < n_out; ++i) write_vars[i] = arrays[n_in + i].var();
-    for (size_t i = 0; i < n_mut; ++i) write_vars[n_out + i] = arrays[static_cast<size_t>(op.mutable_inputs[i])].var();
+    for (size_t i = 0; i < n_mut; ++i)
+      write_vars[n_out + i] = arrays[static_cast<size_t>(op.mutable_inputs[i])].var();
     read_span = {read_vars, n_in};
     write_span = {write_vars, n_out + n_mut};
   } else {
@@ -335,7 +348,7 @@ ScopedTraceHook::~ScopedTraceHook() { tls_trace_hook = prev_; }
 TraceHook* current_trace_hook() { return tls_trace_hook; }
 
 std::string_view attr_type_name(AttrType type) {
-  constexpr std::string_view kNames[] = {"int", "float", "bool", "string",
+  constexpr std::string_view kNames[] = {"int",  "float", "bool",  "string",
                                          "ints", "shape", "dtype", "device"};
   return kNames[static_cast<int>(type)];
 }

@@ -5,13 +5,14 @@
 
 #include <vector>
 
+#include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
-#include "janus/autograd/autograd.h"
 #include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/optim.h"
 #include "janus/ops/shape.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -23,7 +24,9 @@ using ::testing::HasSubstr;
 NDArray iota(Shape s, DType dtype = DType::kFloat32) {
   return reshape(arange(0, static_cast<double>(s.numel()), 1, dtype), s);
 }
-NDArray ints(std::vector<int64_t> v) { return from_vector<int64_t>(v, Shape{static_cast<int64_t>(v.size())}); }
+NDArray ints(std::vector<int64_t> v) {
+  return from_vector<int64_t>(v, Shape{static_cast<int64_t>(v.size())});
+}
 
 // reshape, flatten, squeeze and expand_dims return views imperatively (OpDef::view_of): the
 // input's storage, no engine operation; a later in-place write to the input is seen through
@@ -60,10 +63,15 @@ TEST(OpShape, ReshapeLikeOperatorsReturnViewsOfTheirInput) {
 
 TEST(OpShape, TransposeRejectsNonPermutations) {
   const NDArray x = zeros({2, 3, 4});
-  EXPECT_THAT(error_of<ValueError>([&] { transpose(x, {0, 0, 1}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                transpose(x, {0, 0, 1});
+              }),
               HasSubstr("transpose: axes [0, 0, 1] is not a permutation of the 3 axes"));
   EXPECT_THAT(error_of<ValueError>([&] { transpose(x, {1, 0}); }), HasSubstr("axes [1, 0]"));
-  EXPECT_THAT(error_of<ValueError>([&] { transpose(x, {0, 1, 3}); }), HasSubstr("expected each of [0, 3) once"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                transpose(x, {0, 1, 3});
+              }),
+              HasSubstr("expected each of [0, 3) once"));
 }
 
 TEST(OpShape, TransposeReversesByDefault) {
@@ -73,13 +81,18 @@ TEST(OpShape, TransposeReversesByDefault) {
 }
 
 TEST(OpShape, ConcatChecksShapesAndDtypes) {
-  EXPECT_THAT(error_of<ShapeError>([&] { concat(zeros({2, 3}), zeros({2, 4}), 0); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                concat(zeros({2, 3}), zeros({2, 4}), 0);
+              }),
               HasSubstr("concat: shapes [2, 3] and [2, 4] differ on axis 1"));
-  EXPECT_THAT(error_of<ShapeError>([&] { concat(zeros({2, 3}), zeros({3}), 0); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                concat(zeros({2, 3}), zeros({3}), 0);
+              }),
               HasSubstr("same number (at least 1) of dimensions"));
   EXPECT_THAT(error_of<TypeError>([&] { concat(zeros({2}), zeros({2}, DType::kInt32)); }),
               HasSubstr("concat: inputs have dtypes float32 and int32"));
-  EXPECT_THAT(error_of<IndexError>([&] { concat(zeros({2}), zeros({2}), 1); }), HasSubstr("concat: axis 1"));
+  EXPECT_THAT(error_of<IndexError>([&] { concat(zeros({2}), zeros({2}), 1); }),
+              HasSubstr("concat: axis 1"));
 }
 
 TEST(OpShape, StackNeedsOneShape) {
@@ -90,12 +103,17 @@ TEST(OpShape, StackNeedsOneShape) {
 
 TEST(OpShape, SliceBoundsOutOfRangeAreIndexErrors) {
   const NDArray x = zeros({4, 5});
-  EXPECT_THAT(error_of<IndexError>([&] { slice(x, {5}, {5}); }),
-              HasSubstr("slice: begin 5 is out of range for axis 0 of extent 4, expected in [-4, 4]"));
+  EXPECT_THAT(
+      error_of<IndexError>([&] { slice(x, {5}, {5}); }),
+      HasSubstr("slice: begin 5 is out of range for axis 0 of extent 4, expected in [-4, 4]"));
   EXPECT_THAT(error_of<IndexError>([&] { slice_axis(x, 1, 0, 6); }),
               HasSubstr("slice_axis: end 6 is out of range for axis 1 of extent 5"));
-  EXPECT_THAT(error_of<ValueError>([&] { slice(x, {0}, {1}, {0}); }), HasSubstr("slice: step 0 on axis 0"));
-  EXPECT_THAT(error_of<ValueError>([&] { slice(x, {0, 0}, {1}); }), HasSubstr("one entry per sliced axis"));
+  EXPECT_THAT(error_of<ValueError>([&] { slice(x, {0}, {1}, {0}); }),
+              HasSubstr("slice: step 0 on axis 0"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                slice(x, {0, 0}, {1});
+              }),
+              HasSubstr("one entry per sliced axis"));
 }
 
 TEST(OpShape, SliceWithSteps) {
@@ -108,15 +126,19 @@ TEST(OpShape, SplitIntoEqualParts) {
   const std::vector<NDArray> parts = split(iota({2, 6}), 3, 1);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_THAT(to_vector<float>(parts[1]), ElementsAre(2, 3, 8, 9));
-  EXPECT_THAT(error_of<ValueError>([&] { split(iota({2, 6}), 4, 1); }),
-              HasSubstr("split: axis 1 of shape [2, 6] has extent 6, which 4 sections cannot divide"));
+  EXPECT_THAT(
+      error_of<ValueError>([&] {
+        split(iota({2, 6}), 4, 1);
+      }),
+      HasSubstr("split: axis 1 of shape [2, 6] has extent 6, which 4 sections cannot divide"));
 }
 
 TEST(OpShape, TakeIndexOutOfRangeIsIndexErrorWhenRead) {
   const NDArray x = iota({3, 2});
   const NDArray y = take(x, ints({0, 7}), 0);
   EXPECT_THAT(error_of<IndexError>([&] { wait_to_read(y); }),
-              HasSubstr("take: index 7 at position 1 is out of range for an axis of extent 3, expected in [-3, 3)"));
+              HasSubstr("take: index 7 at position 1 is out of range for an axis of extent 3, "
+                        "expected in [-3, 3)"));
   EXPECT_THAT(error_of<TypeError>([&] { take(x, zeros({2})); }),
               HasSubstr("take: indices has dtype float32, expected int32 or int64"));
 }
@@ -126,20 +148,31 @@ TEST(OpShape, TakeAndScatterAdd) {
   EXPECT_THAT(to_vector<float>(take(x, ints({2, -3, 2}), 0)), ElementsAre(4, 5, 0, 1, 4, 5));
   const NDArray s = scatter_add(zeros({3}), ints({1, 1, 0}), full({3}, 2.0));
   EXPECT_THAT(to_vector<float>(s), ElementsAre(2, 4, 0));
-  EXPECT_THAT(error_of<ShapeError>([&] { scatter_add(zeros({3, 2}), ints({1}), zeros({2, 2})); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                scatter_add(zeros({3, 2}), ints({1}), zeros({2, 2}));
+              }),
               HasSubstr("scatter_add: updates have shape [2, 2], expected [1, 2]"));
 }
 
 TEST(OpShape, SqueezeExpandFlattenBroadcastPadErrors) {
-  EXPECT_THAT(error_of<ShapeError>([&] { squeeze(zeros({1, 3}), {1}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                squeeze(zeros({1, 3}), {1});
+              }),
               HasSubstr("squeeze: axis 1 of shape [1, 3] has extent 3, expected 1"));
-  EXPECT_THAT(error_of<IndexError>([&] { expand_dims(zeros({2}), 2); }), HasSubstr("expand_dims: axis 2"));
-  EXPECT_THAT(error_of<ShapeError>([&] { flatten(zeros({})); }), HasSubstr("flatten: input has shape []"));
-  EXPECT_THAT(error_of<ShapeError>([&] { broadcast_to(zeros({2, 3}), {3, 3}); }),
+  EXPECT_THAT(error_of<IndexError>([&] { expand_dims(zeros({2}), 2); }),
+              HasSubstr("expand_dims: axis 2"));
+  EXPECT_THAT(error_of<ShapeError>([&] { flatten(zeros({})); }),
+              HasSubstr("flatten: input has shape []"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                broadcast_to(zeros({2, 3}), {3, 3});
+              }),
               HasSubstr("broadcast_to: cannot broadcast shape [2, 3] to [3, 3]"));
-  EXPECT_THAT(error_of<ValueError>([&] { pad(zeros({2}), {1, -1}); }),
+  EXPECT_THAT(error_of<ValueError>([&] {
+                pad(zeros({2}), {1, -1});
+              }),
               HasSubstr("pad: widths [1, -1] has the negative entry -1"));
-  EXPECT_THAT(error_of<ValueError>([&] { pad(zeros({2}), {1}); }), HasSubstr("expected 2 (before, after per axis)"));
+  EXPECT_THAT(error_of<ValueError>([&] { pad(zeros({2}), {1}); }),
+              HasSubstr("expected 2 (before, after per axis)"));
   EXPECT_EQ(flatten(zeros({2, 3, 4})).shape(), Shape({2, 12}));
   EXPECT_EQ(squeeze(zeros({1, 3, 1})).shape(), Shape({3}));
   EXPECT_THAT(to_vector<float>(pad(iota({2}), {1, 2}, 9)), ElementsAre(9, 0, 1, 9, 9));

@@ -113,7 +113,8 @@ JANUS_OP_SPEC({.op = "flatten",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs&) {
                      const Shape& s = in[0].shape;
-                     return std::vector<RefTensor>{reshaped(in[0], Shape{s[0], s[0] == 0 ? 0 : in[0].size() / s[0]})};
+                     return std::vector<RefTensor>{
+                         reshaped(in[0], Shape{s[0], s[0] == 0 ? 0 : in[0].size() / s[0]})};
                    },
                .samples = {{{{2, 3, 4}}, {}}, {{{5}}, {}}, {{{3, 0}}, {}}}});
 
@@ -126,7 +127,8 @@ JANUS_OP_SPEC({.op = "broadcast_to",
                      Ints in_strides(static_cast<size_t>(target.ndim()), 0);
                      const int lead = target.ndim() - s.ndim();
                      for (int i = 0; i < s.ndim(); ++i) {
-                       in_strides[static_cast<size_t>(lead + i)] = s[i] == 1 ? 0 : st[static_cast<size_t>(i)];
+                       in_strides[static_cast<size_t>(lead + i)] =
+                           s[i] == 1 ? 0 : st[static_cast<size_t>(i)];
                      }
                      return std::vector<RefTensor>{gather_ref(in[0], 0, in_strides, target)};
                    },
@@ -156,7 +158,8 @@ RefTensor join_ref(const RefTensor& a, const RefTensor& b, int axis) {
 JANUS_OP_SPEC({.op = "concat",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim()));
+                     const int axis =
+                         static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim()));
                      return std::vector<RefTensor>{join_ref(in[0], in[1], axis)};
                    },
                .samples = {{{{2, 3}, {4, 3}}, {int64_t{0}}},
@@ -167,11 +170,12 @@ JANUS_OP_SPEC({.op = "concat",
 JANUS_OP_SPEC({.op = "stack",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim() + 1));
+                     const int axis =
+                         static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim() + 1));
                      Ints dims = in[0].shape.dims();
                      dims.insert(dims.begin() + axis, 1);
-                     return std::vector<RefTensor>{
-                         join_ref(reshaped(in[0], Shape(dims)), reshaped(in[1], Shape(dims)), axis)};
+                     return std::vector<RefTensor>{join_ref(reshaped(in[0], Shape(dims)),
+                                                            reshaped(in[1], Shape(dims)), axis)};
                    },
                .samples = {{{{2, 3}, {2, 3}}, {int64_t{0}}},
                            {{{2, 3}, {2, 3}}, {int64_t{1}}},
@@ -188,7 +192,8 @@ JANUS_OP_SPEC({.op = "slice_axis",
                      Ints dims = s.dims();
                      dims[static_cast<size_t>(axis)] = e - b;
                      const auto st = strides_of(s);
-                     return std::vector<RefTensor>{gather_ref(in[0], b * st[static_cast<size_t>(axis)], st, Shape(dims))};
+                     return std::vector<RefTensor>{
+                         gather_ref(in[0], b * st[static_cast<size_t>(axis)], st, Shape(dims))};
                    },
                .samples = {{{{4, 5}}, {int64_t{1}, int64_t{1}, int64_t{4}}},
                            {{{4, 5}}, {int64_t{0}, int64_t{-3}, int64_t{-1}}},
@@ -216,7 +221,8 @@ JANUS_OP_SPEC({.op = "slice",
                        offset += b * st[ui];
                        in_strides.push_back(k * st[ui]);
                      }
-                     return std::vector<RefTensor>{gather_ref(in[0], offset, in_strides, Shape(dims))};
+                     return std::vector<RefTensor>{
+                         gather_ref(in[0], offset, in_strides, Shape(dims))};
                    },
                .samples = {{{{4, 5}}, {Ints{1, 0}, Ints{3, 5}, Ints{}}},
                            {{{4, 5}}, {Ints{0, 1}, Ints{4, 5}, Ints{2, 2}}},
@@ -232,7 +238,8 @@ JANUS_OP_SPEC({.op = "pad",
                      const Ints& w = attrs.get<Ints>(0);
                      Ints dims;
                      for (int i = 0; i < s.ndim(); ++i) {
-                       dims.push_back(s[i] + w[static_cast<size_t>(2 * i)] + w[static_cast<size_t>(2 * i + 1)]);
+                       dims.push_back(s[i] + w[static_cast<size_t>(2 * i)] +
+                                      w[static_cast<size_t>(2 * i + 1)]);
                      }
                      RefTensor out = ref_zeros(Shape(dims));
                      std::fill(out.data.begin(), out.data.end(), attrs.get<double>(1));
@@ -240,7 +247,8 @@ JANUS_OP_SPEC({.op = "pad",
                      for (int64_t e = 0; e < in[0].size(); ++e) {
                        int64_t rem = e, dst = 0;
                        for (int d = s.ndim() - 1; d >= 0; --d) {
-                         dst += (rem % s[d] + w[static_cast<size_t>(2 * d)]) * ost[static_cast<size_t>(d)];
+                         dst += (rem % s[d] + w[static_cast<size_t>(2 * d)]) *
+                                ost[static_cast<size_t>(d)];
                          rem /= s[d];
                        }
                        out[dst] = in[0][e];
@@ -298,27 +306,28 @@ JANUS_OP_SPEC({.op = "take",
                            {{{3}, {0}}, {int64_t{0}}, {DType::kFloat64, DType::kInt64}}},
                .make_input = small_indices});
 
-JANUS_OP_SPEC({.op = "scatter_add",
-               .reference =
-                   [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const Shape& s = in[0].shape;
-                     const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), s.ndim()));
-                     RefTensor out = in[0];
-                     const TakeGeometry g = take_geometry(s, in[1].shape, axis);
-                     for (int64_t o = 0; o < g.outer; ++o) {
-                       for (int64_t j = 0; j < g.m; ++j) {
-                         const int64_t k = wrap(static_cast<int64_t>(in[1][j]), g.n);
-                         for (int64_t i = 0; i < g.inner; ++i) {
-                           out[(o * g.n + k) * g.inner + i] += in[2][(o * g.m + j) * g.inner + i];
-                         }
-                       }
-                     }
-                     return std::vector<RefTensor>{out};
-                   },
-               .samples = {{{{4, 3}, {5}, {5, 3}}, {int64_t{0}}, {DType::kFloat64, DType::kInt64}},
-                           {{{2, 5}, {2, 2}, {2, 2, 2}}, {int64_t{1}}, {DType::kFloat64, DType::kInt32}},
-                           {{{3, 2, 3}, {}, {3, 2}}, {int64_t{-1}}, {DType::kFloat64, DType::kInt64}}},
-               .make_input = small_indices});
+JANUS_OP_SPEC(
+    {.op = "scatter_add",
+     .reference =
+         [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+           const Shape& s = in[0].shape;
+           const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), s.ndim()));
+           RefTensor out = in[0];
+           const TakeGeometry g = take_geometry(s, in[1].shape, axis);
+           for (int64_t o = 0; o < g.outer; ++o) {
+             for (int64_t j = 0; j < g.m; ++j) {
+               const int64_t k = wrap(static_cast<int64_t>(in[1][j]), g.n);
+               for (int64_t i = 0; i < g.inner; ++i) {
+                 out[(o * g.n + k) * g.inner + i] += in[2][(o * g.m + j) * g.inner + i];
+               }
+             }
+           }
+           return std::vector<RefTensor>{out};
+         },
+     .samples = {{{{4, 3}, {5}, {5, 3}}, {int64_t{0}}, {DType::kFloat64, DType::kInt64}},
+                 {{{2, 5}, {2, 2}, {2, 2, 2}}, {int64_t{1}}, {DType::kFloat64, DType::kInt32}},
+                 {{{3, 2, 3}, {}, {3, 2}}, {int64_t{-1}}, {DType::kFloat64, DType::kInt64}}},
+     .make_input = small_indices});
 
 }  // namespace
 }  // namespace janus::testing

@@ -12,6 +12,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -42,11 +43,11 @@ TEST(OpUnary, SignedIntegersWrapAroundAsInNumPy) {
             (std::vector<int32_t>{kMin32, -kMax32, 5, -65536, -46341}));
   EXPECT_EQ(to_vector<int32_t>(abs(i)), (std::vector<int32_t>{kMin32, kMax32, 5, 65536, 46341}));
   // 65536^2 = 2^32 wraps to 0; 46341^2 = 2147488281 wraps to 2147488281 - 2^32.
-  EXPECT_EQ(to_vector<int32_t>(square(i)),
-            (std::vector<int32_t>{0, 1, 25, 0, -2147479015}));
+  EXPECT_EQ(to_vector<int32_t>(square(i)), (std::vector<int32_t>{0, 1, 25, 0, -2147479015}));
   constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
   const NDArray l = from_vector<int64_t>({kMin64, int64_t{1} << 32, -3}, {3});
-  EXPECT_EQ(to_vector<int64_t>(negative(l)), (std::vector<int64_t>{kMin64, -(int64_t{1} << 32), 3}));
+  EXPECT_EQ(to_vector<int64_t>(negative(l)),
+            (std::vector<int64_t>{kMin64, -(int64_t{1} << 32), 3}));
   EXPECT_EQ(to_vector<int64_t>(abs(l)), (std::vector<int64_t>{kMin64, int64_t{1} << 32, 3}));
   EXPECT_EQ(to_vector<int64_t>(square(l)), (std::vector<int64_t>{0, 0, 9}));
 }
@@ -139,10 +140,13 @@ TEST(OpReluBackward, MasksByTheOutputAndNamesBadOperands) {
   autograd::backward({&y, 1}, {&head_grad, 1});
   EXPECT_EQ(to_vector<float>(autograd::grad(x)), (std::vector<float>{0.0f, 0.0f, 7.0f, 0.0f}));
   const ops::OpDef& op = ops::get_op("relu_backward");
-  EXPECT_THAT(error_of<ShapeError>([&] { ops::invoke(op, {ones({2, 3}), ones({3, 2})}); }),
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                ops::invoke(op, {ones({2, 3}), ones({3, 2})});
+              }),
               HasSubstr("relu_backward: y has shape [2, 3] but dy has shape [3, 2]"));
-  EXPECT_THAT(error_of<TypeError>(
-                  [&] { ops::invoke(op, {ones({2}), ones({2}, DType::kFloat64)}); }),
+  EXPECT_THAT(error_of<TypeError>([&] {
+                ops::invoke(op, {ones({2}), ones({2}, DType::kFloat64)});
+              }),
               HasSubstr("relu_backward: y is float32 but dy is float64"));
 }
 

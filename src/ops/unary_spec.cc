@@ -54,7 +54,9 @@ JANUS_OP_SPEC({.op = "leaky_relu",
                .samples = {{{{2, 3}}}, {{{}}, {0.2}}, {{{0}}}, {{{5, 1, 2}}, {0.5}}},
                .make_input = away_from_zero});
 
-JANUS_OP_SPEC({.op = "exp", .reference = unary([](double x) { return std::exp(x); }), .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "exp",
+               .reference = unary([](double x) { return std::exp(x); }),
+               .samples = kUnarySamples});
 JANUS_OP_SPEC({.op = "log",
                .reference = unary([](double x) { return std::log(x); }),
                .samples = kUnarySamples,
@@ -71,10 +73,18 @@ JANUS_OP_SPEC({.op = "rsqrt",
                .reference = unary([](double x) { return 1.0 / std::sqrt(x); }),
                .samples = kUnarySamples,
                .make_input = positive});
-JANUS_OP_SPEC({.op = "sin", .reference = unary([](double x) { return std::sin(x); }), .samples = kUnarySamples});
-JANUS_OP_SPEC({.op = "cos", .reference = unary([](double x) { return std::cos(x); }), .samples = kUnarySamples});
-JANUS_OP_SPEC({.op = "tanh", .reference = unary([](double x) { return std::tanh(x); }), .samples = kUnarySamples});
-JANUS_OP_SPEC({.op = "erf", .reference = unary([](double x) { return std::erf(x); }), .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "sin",
+               .reference = unary([](double x) { return std::sin(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "cos",
+               .reference = unary([](double x) { return std::cos(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "tanh",
+               .reference = unary([](double x) { return std::tanh(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "erf",
+               .reference = unary([](double x) { return std::erf(x); }),
+               .samples = kUnarySamples});
 JANUS_OP_SPEC({.op = "sigmoid",
                .reference = unary([](double x) { return 1.0 / (1.0 + std::exp(-x)); }),
                .samples = kUnarySamples,
@@ -106,9 +116,10 @@ JANUS_OP_SPEC({.op = "clip",
                            {{{0}}, {0.0, 0.0}},
                            {{{5, 1, 2}}, {-0.5, 0.5}},
                            {{{9}}, {2.0, 2.0}}},
-               .make_input = [](int, RefTensor& t, std::mt19937&) {
-                 for (double& v : t.data) v = std::floor(4 * v) / 4 + 0.125;
-               }});
+               .make_input =
+                   [](int, RefTensor& t, std::mt19937&) {
+                     for (double& v : t.data) v = std::floor(4 * v) / 4 + 0.125;
+                   }});
 
 // Casts to float32 are checked in unary_ops_test.cc: float32 rounding defeats finite
 // differences at float64 precision.

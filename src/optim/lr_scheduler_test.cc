@@ -10,6 +10,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/optim/optimizer.h"
+
 #include "testing/test_util.h"
 
 namespace janus::optim {

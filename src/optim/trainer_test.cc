@@ -16,6 +16,7 @@
 #include "janus/nn/loss.h"
 #include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
+
 #include "testing/test_util.h"
 
 namespace janus::optim {

@@ -10,8 +10,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <dnnl.hpp>
 #include <fstream>
+
+#include <dnnl.hpp>
 
 #include "janus/engine/engine.h"
 
@@ -82,7 +83,8 @@ double copy_gbs_here(int threads) {
       const size_t hi = n * static_cast<size_t>(k + 1) / static_cast<size_t>(threads);
       std::memcpy(dst.data() + lo, src.data() + lo, (hi - lo) * sizeof(float));
     }
-    if (i > 0) best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / seconds_since(t) / 1e9);
+    if (i > 0)
+      best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / seconds_since(t) / 1e9);
   }
   return best;
 }
@@ -154,8 +156,8 @@ std::string to_string(const HardwareReport& r) {
       "cpu: {}\ncores: {} (a Janus kernel on cpu(0) uses {} threads)\ninstruction sets: {}\n"
       "caches: {}\nsgemm peak: {:.1f} GFLOP/s (2048^3 float32 through oneDNN, {} threads)\n"
       "memory bandwidth: {:.1f} GB/s (memcpy of 64 MiB, read + write, {} threads)\n",
-      r.cpu, r.cores, r.threads, fmt::join(r.isa, " "), fmt::join(r.caches, ", "),
-      r.sgemm_gflops, r.threads, r.copy_gbs, r.threads);
+      r.cpu, r.cores, r.threads, fmt::join(r.isa, " "), fmt::join(r.caches, ", "), r.sgemm_gflops,
+      r.threads, r.copy_gbs, r.threads);
 }
 
 }  // namespace janus::profile

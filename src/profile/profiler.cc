@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+
 #include <nlohmann/json.hpp>
 
 #include "janus/base/error.h"
@@ -101,8 +102,8 @@ std::string trace_json() {
   const std::vector<Event> evs = events();
   const int64_t t0 = evs.empty() ? 0 : evs.front().start_ns;
   json out = json::array();
-  std::map<int, std::string> processes;                   // pid -> device name
-  std::map<std::pair<int, int>, std::string> threads;     // (pid, tid) -> row name
+  std::map<int, std::string> processes;                // pid -> device name
+  std::map<std::pair<int, int>, std::string> threads;  // (pid, tid) -> row name
   for (const Event& e : evs) {
     const int pid = static_cast<int>(e.device.type) * 1000 + e.device.id;
     const std::string lane = e.lane == Lane::kCopy ? "copy" : "compute";
@@ -123,7 +124,8 @@ std::string trace_json() {
                    {"args", {{"MB", static_cast<double>(e.memory_bytes) / 1e6}}}});
   }
   for (const auto& [pid, name] : processes) {
-    out.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
+    out.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
   }
   for (const auto& [key, name] : threads) {
     out.push_back({{"name", "thread_name"},

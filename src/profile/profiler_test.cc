@@ -1,10 +1,13 @@
 // The profiler's trace is valid Chrome-trace JSON with one process per device and one thread
 // row per worker; its table adds up to its events; profiling changes no result.
+#include "janus/profile/profiler.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "janus/engine/array.h"
@@ -12,7 +15,7 @@
 #include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
 #include "janus/profile/hardware.h"
-#include "janus/profile/profiler.h"
+
 #include "testing/test_util.h"
 
 namespace janus {
@@ -141,7 +144,8 @@ TEST(Hardware, MeasuresOnTheComputeWorkerWithoutNewThreads) {
   wait_to_read(dot(ones({256, 256}), ones({256, 256})));  // the worker's team exists
   auto count = [] {
     int n = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task"))
+      ++n;
     return n;
   };
   const int before = count();

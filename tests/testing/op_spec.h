@@ -78,6 +78,6 @@ RefTensor ref_map(const RefTensor& a, const std::function<double(double)>& f);
 #define JANUS_OP_SPEC_CONCAT_INNER(a, b) a##b
 #define JANUS_OP_SPEC_CONCAT(a, b) JANUS_OP_SPEC_CONCAT_INNER(a, b)
 /// Registers a specification: JANUS_OP_SPEC({.op = "add", .reference = ..., .samples = ...}).
-#define JANUS_OP_SPEC(...)                                                                    \
-  static const ::janus::testing::OpSpecRegistrar JANUS_OP_SPEC_CONCAT(janus_op_spec_, __LINE__)( \
-      ::janus::testing::OpSpec __VA_ARGS__)
+#define JANUS_OP_SPEC(...)                                             \
+  static const ::janus::testing::OpSpecRegistrar JANUS_OP_SPEC_CONCAT( \
+      janus_op_spec_, __LINE__)(::janus::testing::OpSpec __VA_ARGS__)

@@ -10,9 +10,9 @@
 
 namespace janus {
 
-inline constexpr DType kAllDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
-                                       DType::kBFloat16, DType::kInt32,  DType::kInt64,
-                                       DType::kUInt8,   DType::kBool};
+inline constexpr DType kAllDTypes[] = {DType::kFloat32,  DType::kFloat64, DType::kFloat16,
+                                       DType::kBFloat16, DType::kInt32,   DType::kInt64,
+                                       DType::kUInt8,    DType::kBool};
 
 /// The message of the E that f() throws; a test failure (and "") when it throws nothing.
 template <typename E, typename F>

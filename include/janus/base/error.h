@@ -23,7 +23,9 @@ class Error : public std::runtime_error {
 
   /// Prepends "context: " to the message. Call it only on an exception that you own (caught by
   /// reference before it is rethrown or stored).
-  void add_context(std::string_view context) { message_ = fmt::format("{}: {}", context, message_); }
+  void add_context(std::string_view context) {
+    message_ = fmt::format("{}: {}", context, message_);
+  }
 
  private:
   std::string message_;
@@ -64,21 +66,21 @@ template <typename E, typename... Args>
 /// Caller's mistake: throws `ErrType` with a formatted message when `cond` is false. The
 /// message is formatted only on failure. Message shape: "component: what was wrong, what was
 /// expected", lowercase, no trailing period.
-#define JANUS_CHECK(cond, ErrType, ...)                                                 \
-  do {                                                                                  \
-    if (!(cond)) [[unlikely]] {                                                         \
+#define JANUS_CHECK(cond, ErrType, ...)                                                    \
+  do {                                                                                     \
+    if (!(cond)) [[unlikely]] {                                                            \
       ::janus::detail::throw_error<ErrType>(std::source_location::current(), __VA_ARGS__); \
-    }                                                                                   \
+    }                                                                                      \
   } while (0)
 
 /// Our bug: throws InternalError.
-#define JANUS_ASSERT(cond, ...)                                                          \
-  do {                                                                                   \
-    if (!(cond)) [[unlikely]] {                                                          \
-      ::janus::detail::throw_error<::janus::InternalError>(                              \
-          std::source_location::current(),                                               \
-          "internal error (please report): " #cond ": {}", fmt::format(__VA_ARGS__));     \
-    }                                                                                    \
+#define JANUS_ASSERT(cond, ...)                                                             \
+  do {                                                                                      \
+    if (!(cond)) [[unlikely]] {                                                             \
+      ::janus::detail::throw_error<::janus::InternalError>(                                 \
+          std::source_location::current(), "internal error (please report): " #cond ": {}", \
+          fmt::format(__VA_ARGS__));                                                        \
+    }                                                                                       \
   } while (0)
 
 #ifdef NDEBUG

@@ -14,9 +14,9 @@ void log_message(LogLevel level, std::string_view message);
 
 }  // namespace janus
 
-#define JANUS_LOG(level, ...)                                                         \
-  do {                                                                                \
-    if (::janus::LogLevel::level >= ::janus::log_level()) {                          \
-      ::janus::log_message(::janus::LogLevel::level, ::fmt::format(__VA_ARGS__));    \
-    }                                                                                 \
+#define JANUS_LOG(level, ...)                                                     \
+  do {                                                                            \
+    if (::janus::LogLevel::level >= ::janus::log_level()) {                       \
+      ::janus::log_message(::janus::LogLevel::level, ::fmt::format(__VA_ARGS__)); \
+    }                                                                             \
   } while (0)

@@ -20,8 +20,9 @@ class UniqueFunction<R(Args...), kInline> {
   UniqueFunction() = default;
   UniqueFunction(std::nullptr_t) {}  // NOLINT(google-explicit-constructor)
 
-  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, UniqueFunction> &&
-                                                     std::is_invocable_r_v<R, F&, Args...>>>
+  template <typename F,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, UniqueFunction> &&
+                                        std::is_invocable_r_v<R, F&, Args...>>>
   UniqueFunction(F&& f) {  // NOLINT(google-explicit-constructor): as std::function
     using T = std::decay_t<F>;
     if constexpr (sizeof(T) <= kInline && alignof(T) <= alignof(std::max_align_t) &&

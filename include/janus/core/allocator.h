@@ -38,9 +38,9 @@ class Allocator {
 };
 
 /// The allocator of `device` (any cpu id below kMaxDevicesPerType, even one that
-/// set_num_cpu_devices no longer counts): a pooled allocator that rounds sizes up to size classes and keeps
-/// freed blocks for reuse. Lives until the process ends (never destroyed), so memory can be
-/// returned during static destruction.
+/// set_num_cpu_devices no longer counts): a pooled allocator that rounds sizes up to size classes
+/// and keeps freed blocks for reuse. Lives until the process ends (never destroyed), so memory can
+/// be returned during static destruction.
 Allocator& allocator_for(Device device);
 
 inline MemoryStats memory_stats(Device device) { return allocator_for(device).stats(); }

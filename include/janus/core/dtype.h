@@ -28,7 +28,7 @@ inline constexpr int kNumDTypes = 8;
 struct float16 {
   uint16_t bits = 0;
   float16() = default;
-  float16(float f);  // NOLINT(google-explicit-constructor): numeric conversion, as for float
+  float16(float f);        // NOLINT(google-explicit-constructor): numeric conversion, as for float
   operator float() const;  // NOLINT(google-explicit-constructor)
 };
 
@@ -65,14 +65,38 @@ constexpr bool is_floating(DType dtype) {
 
 template <typename T>
 struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
-template <> struct DTypeOf<float16> { static constexpr DType value = DType::kFloat16; };
-template <> struct DTypeOf<bfloat16> { static constexpr DType value = DType::kBFloat16; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUInt8; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kFloat32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kFloat64;
+};
+template <>
+struct DTypeOf<float16> {
+  static constexpr DType value = DType::kFloat16;
+};
+template <>
+struct DTypeOf<bfloat16> {
+  static constexpr DType value = DType::kBFloat16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kInt32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kInt64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUInt8;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
 
 /// The DType of C++ type T (float -> kFloat32, ...).
 template <typename T>
@@ -83,14 +107,22 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
 template <typename F>
 decltype(auto) dispatch_dtype(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kFloat32: return f.template operator()<float>();
-    case DType::kFloat64: return f.template operator()<double>();
-    case DType::kFloat16: return f.template operator()<float16>();
-    case DType::kBFloat16: return f.template operator()<bfloat16>();
-    case DType::kInt32: return f.template operator()<int32_t>();
-    case DType::kInt64: return f.template operator()<int64_t>();
-    case DType::kUInt8: return f.template operator()<uint8_t>();
-    case DType::kBool: return f.template operator()<bool>();
+    case DType::kFloat32:
+      return f.template operator()<float>();
+    case DType::kFloat64:
+      return f.template operator()<double>();
+    case DType::kFloat16:
+      return f.template operator()<float16>();
+    case DType::kBFloat16:
+      return f.template operator()<bfloat16>();
+    case DType::kInt32:
+      return f.template operator()<int32_t>();
+    case DType::kInt64:
+      return f.template operator()<int64_t>();
+    case DType::kUInt8:
+      return f.template operator()<uint8_t>();
+    case DType::kBool:
+      return f.template operator()<bool>();
   }
   return f.template operator()<float>();  // unreachable: every enumerator is handled above
 }

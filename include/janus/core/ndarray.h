@@ -52,9 +52,7 @@ class NDArray {
 
   /// Address of the first element. Not synchronized: only kernels (run by the engine once
   /// their dependencies are met) and code that has waited may touch the memory.
-  void* raw_data() const {
-    return static_cast<char*>(impl_->storage->block.ptr) + impl_->offset;
-  }
+  void* raw_data() const { return static_cast<char*>(impl_->storage->block.ptr) + impl_->offset; }
   template <typename T>
   T* data() const {
     return static_cast<T*>(raw_data());

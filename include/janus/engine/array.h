@@ -24,8 +24,8 @@ NDArray placeholder(const Shape& shape, DType dtype = DType::kFloat32, Device de
 NDArray from_host(const void* values, DType values_dtype, int64_t count, const Shape& shape,
                   DType dtype, Device device);
 template <typename T>
-NDArray from_vector(const std::vector<T>& values, const Shape& shape,
-                    DType dtype = dtype_of<T>, Device device = cpu()) {
+NDArray from_vector(const std::vector<T>& values, const Shape& shape, DType dtype = dtype_of<T>,
+                    Device device = cpu()) {
   return from_host(values.data(), dtype_of<T>, static_cast<int64_t>(values.size()), shape, dtype,
                    device);
 }

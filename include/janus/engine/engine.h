@@ -57,8 +57,8 @@ using Kernel = UniqueFunction<void(const RunContext&)>;
 using ReleaseFn = UniqueFunction<void(), 48>;
 
 struct EngineStats {
-  int64_t pushed = 0;      // operations pushed since start
-  int64_t in_flight = 0;   // pushed and not yet finished
+  int64_t pushed = 0;     // operations pushed since start
+  int64_t in_flight = 0;  // pushed and not yet finished
   int64_t max_in_flight = 0;
 };
 
@@ -74,8 +74,8 @@ struct OpDetail {
 class OpListener {
  public:
   virtual ~OpListener() = default;
-  virtual void on_operation(std::string_view name, const OpDetail& detail, Device device,
-                            Lane lane, int64_t start_ns, int64_t end_ns) = 0;
+  virtual void on_operation(std::string_view name, const OpDetail& detail, Device device, Lane lane,
+                            int64_t start_ns, int64_t end_ns) = 0;
 };
 
 /// Installs `listener` for every engine (nullptr: none). With none, running an operation costs
@@ -123,8 +123,8 @@ class Engine {
                     std::string_view name = {}, OpDetail detail = {}) = 0;
 
   void push(Kernel kernel, std::initializer_list<Var*> reads, std::initializer_list<Var*> writes,
-            Device device, Lane lane = Lane::kCompute, int priority = 0,
-            std::string_view name = {}, OpDetail detail = {}) {
+            Device device, Lane lane = Lane::kCompute, int priority = 0, std::string_view name = {},
+            OpDetail detail = {}) {
     push(std::move(kernel), std::span<Var* const>(reads.begin(), reads.size()),
          std::span<Var* const>(writes.begin(), writes.size()), device, lane, priority, name,
          std::move(detail));

@@ -45,7 +45,8 @@ PassStats fuse_elementwise(Graph& graph);
 PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_elementwise, schedule. Memory planning runs in the executor (CachedOp), which owns the buffers.
+/// fuse_elementwise, schedule. Memory planning runs in the executor (CachedOp), which owns the
+/// buffers.
 const std::vector<PassInfo>& pass_pipeline();
 
 /// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.

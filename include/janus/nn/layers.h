@@ -20,8 +20,8 @@ void check_activation(const std::string& activation);
 class Dense : public Block {
  public:
   explicit Dense(int64_t units, std::string activation = "", bool use_bias = true,
-                 bool flatten = true, int64_t in_units = 0,
-                 InitializerPtr weight_init = nullptr, InitializerPtr bias_init = Zero());
+                 bool flatten = true, int64_t in_units = 0, InitializerPtr weight_init = nullptr,
+                 InitializerPtr bias_init = Zero());
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
   const ParameterPtr& weight() const { return weight_; }

@@ -20,8 +20,7 @@ class Parameter {
   /// `init` (may be null) overrides the initializer passed to initialize(), as a layer's
   /// bias_initializer does in Gluon.
   Parameter(std::string name, Shape shape, InitializerPtr init = nullptr,
-            DType dtype = DType::kFloat32,
-            autograd::GradReq grad_req = autograd::GradReq::kWrite);
+            DType dtype = DType::kFloat32, autograd::GradReq grad_req = autograd::GradReq::kWrite);
 
   const std::string& name() const { return name_; }
   const Shape& shape() const { return shape_; }

@@ -34,11 +34,10 @@ NDArray embedding(const NDArray& indices, const NDArray& weight);
 NDArray embedding_backward(const NDArray& indices, const NDArray& dy, int64_t num_embeddings);
 /// (x - mean) / sqrt(var + eps) * gamma + beta with mean and (biased) variance over the last
 /// axis of x; gamma and beta have that axis' extent.
-NDArray layer_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta,
-                   double eps = 1e-5);
+NDArray layer_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta, double eps = 1e-5);
 /// {dx, dgamma, dbeta} of layer_norm for the output gradient dy (not differentiable again).
-std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma,
-                                         const NDArray& dy, double eps = 1e-5);
+std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma, const NDArray& dy,
+                                         double eps = 1e-5);
 
 /// 2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, KW]
 /// plus bias [O]: y [N, O, OH, OW], OH = (H + 2 padding - dilation (KH - 1) - 1) / stride + 1.
@@ -65,7 +64,8 @@ NDArray max_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
                    std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0});
 /// The input gradient of max_pool2d (dy to the first maximum of each window).
 NDArray max_pool2d_backward(const NDArray& x, const NDArray& dy, std::vector<int64_t> kernel_size,
-                            std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0});
+                            std::vector<int64_t> stride = {},
+                            std::vector<int64_t> padding = {0, 0});
 /// The mean of each kernel_size window of x [N, C, H, W]; with count_include_pad the divisor
 /// is the whole window (as in PyTorch and MXNet), else the taps inside x.
 NDArray avg_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
@@ -87,9 +87,8 @@ NDArray batch_norm(const NDArray& x, const NDArray& gamma, const NDArray& beta,
 /// {dx, dgamma, dbeta} of batch_norm from dy and the gradients dmean, dvar of its statistics
 /// outputs; mean and var are the statistics the forward used (not differentiable again).
 std::vector<NDArray> batch_norm_backward(const NDArray& x, const NDArray& gamma,
-                                         const NDArray& mean, const NDArray& var,
-                                         const NDArray& dy, const NDArray& dmean,
-                                         const NDArray& dvar, bool training, double eps = 1e-5,
-                                         int64_t axis = 1);
+                                         const NDArray& mean, const NDArray& var, const NDArray& dy,
+                                         const NDArray& dmean, const NDArray& dvar, bool training,
+                                         double eps = 1e-5, int64_t axis = 1);
 
 }  // namespace janus

@@ -30,10 +30,10 @@ NDArray eye(int64_t n, int64_t m = -1, int64_t k = 0, DType dtype = DType::kFloa
 // Random: counter-based (Philox-4x32-10) streams keyed by the global seed and the position of
 // the call in the program, so results never depend on which thread ran first.
 void seed(uint64_t value);
-NDArray random_uniform(double low, double high, const Shape& shape,
-                       DType dtype = DType::kFloat32, Device device = cpu());
-NDArray random_normal(double loc, double scale, const Shape& shape,
-                      DType dtype = DType::kFloat32, Device device = cpu());
+NDArray random_uniform(double low, double high, const Shape& shape, DType dtype = DType::kFloat32,
+                       Device device = cpu());
+NDArray random_normal(double loc, double scale, const Shape& shape, DType dtype = DType::kFloat32,
+                      Device device = cpu());
 /// Integers uniform in [low, high), exactly (no modulo bias); dtype int32, int64 or uint8,
 /// holding every value of the range.
 NDArray randint(int64_t low, int64_t high, const Shape& shape, DType dtype = DType::kInt64,
@@ -69,8 +69,7 @@ NDArray reshape(const NDArray& x, const Shape& shape);
 
 // Linear algebra.
 /// Matrix product of 2-D arrays, op(a) · op(b) with op transposing when asked (oneDNN).
-NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false,
-            bool transpose_b = false);
+NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 
 // Transfer.
 /// A copy of `a` on `device`, made on the copy lane (so it overlaps compute).

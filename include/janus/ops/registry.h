@@ -268,6 +268,6 @@ std::string attr_value_to_string(const AttrValue& value);
 #define JANUS_OP_CONCAT_INNER(a, b) a##b
 #define JANUS_OP_CONCAT(a, b) JANUS_OP_CONCAT_INNER(a, b)
 /// Registers one operator at static-initialization time: JANUS_DEFINE_OP({.name = ..., ...}).
-#define JANUS_DEFINE_OP(...)                                                            \
-  static const ::janus::ops::OpRegistrar JANUS_OP_CONCAT(janus_op_registrar_, __LINE__)( \
-      ::janus::ops::OpDef __VA_ARGS__)
+#define JANUS_DEFINE_OP(...)                              \
+  static const ::janus::ops::OpRegistrar JANUS_OP_CONCAT( \
+      janus_op_registrar_, __LINE__)(::janus::ops::OpDef __VA_ARGS__)

@@ -8,13 +8,13 @@
 namespace janus::profile {
 
 struct HardwareReport {
-  std::string cpu;                 // model name
-  int cores = 0;                   // logical CPUs this process may use
-  int threads = 0;                 // intra-op threads of a Janus kernel on cpu(0)
-  std::vector<std::string> isa;    // instruction sets present (sse4.2, avx2, avx512f, ...)
-  std::vector<std::string> caches; // "L1d 48 KiB", ...
-  double sgemm_gflops = 0;         // 2048^3 float32 product through oneDNN, best of 5
-  double copy_gbs = 0;             // bytes read + written by a 64 MiB memcpy, best of 5
+  std::string cpu;                  // model name
+  int cores = 0;                    // logical CPUs this process may use
+  int threads = 0;                  // intra-op threads of a Janus kernel on cpu(0)
+  std::vector<std::string> isa;     // instruction sets present (sse4.2, avx2, avx512f, ...)
+  std::vector<std::string> caches;  // "L1d 48 KiB", ...
+  double sgemm_gflops = 0;          // 2048^3 float32 product through oneDNN, best of 5
+  double copy_gbs = 0;              // bytes read + written by a 64 MiB memcpy, best of 5
 };
 
 /// RunContext::num_threads of a CPU kernel on cpu(0).

@@ -1,8 +1,9 @@
 // arange(start, stop, step, dtype, device): evenly spaced values in [start, stop).
 #include <cmath>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -13,7 +14,8 @@ void arange_cpu(const KernelArgs& args) {
   const NDArray& out = args.out(0);
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     T* p = out.data<T>();
-    for (int64_t i = 0; i < out.size(); ++i) p[i] = from_double<T>(start + static_cast<double>(i) * step);
+    for (int64_t i = 0; i < out.size(); ++i)
+      p[i] = from_double<T>(start + static_cast<double>(i) * step);
   });
 }
 

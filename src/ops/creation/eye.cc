@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "fill.h"
 #include "janus/ops/ops.h"
+
+#include "fill.h"
 
 namespace janus::ops {
 namespace {
@@ -39,12 +40,10 @@ std::vector<TensorSpec> infer_eye(const InferArgs& args) {
   const int64_t n = args.attrs.get<int64_t>(0);
   const int64_t m_attr = args.attrs.get<int64_t>(1);
   JANUS_CHECK(n >= 0, ValueError, "eye: n is {}, expected n >= 0", n);
-  JANUS_CHECK(m_attr >= -1, ValueError, "eye: m is {}, expected m >= 0 (or -1 for m = n)",
-              m_attr);
+  JANUS_CHECK(m_attr >= -1, ValueError, "eye: m is {}, expected m >= 0 (or -1 for m = n)", m_attr);
   const int64_t m = columns(args.attrs);
   JANUS_CHECK(m == 0 || n <= std::numeric_limits<int64_t>::max() / m, ValueError,
-              "eye: n {} by m {} is more elements than int64 counts, expected n * m < 2^63", n,
-              m);
+              "eye: n {} by m {} is more elements than int64 counts, expected n * m < 2^63", n, m);
   return {TensorSpec{Shape{n, m}, args.attrs.get<DType>(3), args.attrs.get<Device>(4)}};
 }
 
@@ -52,7 +51,8 @@ std::vector<TensorSpec> infer_eye(const InferArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "eye",
-    .doc = "An n x m array with ones on diagonal k (0: main, > 0: above, < 0: below), zeros elsewhere.",
+    .doc = "An n x m array with ones on diagonal k (0: main, > 0: above, < 0: below), zeros "
+           "elsewhere.",
     .inputs = {},
     .outputs = {"y"},
     .attrs = {{"n", AttrType::kInt, std::nullopt, "number of rows, >= 0"},

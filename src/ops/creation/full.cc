@@ -1,6 +1,7 @@
 // full(value, shape, dtype, device): an array with every element equal to value.
-#include "fill.h"
 #include "janus/ops/ops.h"
+
+#include "fill.h"
 
 namespace janus::ops {
 namespace {

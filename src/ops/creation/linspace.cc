@@ -3,8 +3,9 @@
 #include <cmath>
 #include <type_traits>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -58,13 +59,15 @@ std::vector<TensorSpec> infer_linspace(const InferArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "linspace",
-    .doc = "num evenly spaced values from start to stop, stop included unless endpoint is false.\n\n"
-           "NumPy's linspace: num = 0 gives an empty array, num = 1 gives [start]; integer "
-           "dtypes take the floor of each value.",
+    .doc =
+        "num evenly spaced values from start to stop, stop included unless endpoint is false.\n\n"
+        "NumPy's linspace: num = 0 gives an empty array, num = 1 gives [start]; integer "
+        "dtypes take the floor of each value.",
     .inputs = {},
     .outputs = {"y"},
     .attrs = {{"start", AttrType::kFloat, std::nullopt, "first value"},
-              {"stop", AttrType::kFloat, std::nullopt, "last value (or the end, excluded, without endpoint)"},
+              {"stop", AttrType::kFloat, std::nullopt,
+               "last value (or the end, excluded, without endpoint)"},
               {"num", AttrType::kInt, std::nullopt, "number of values, >= 0"},
               {"endpoint", AttrType::kBool, true, "whether stop is the last value"},
               {"dtype", AttrType::kDType, DType::kFloat32, "element type of the output"},

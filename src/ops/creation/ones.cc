@@ -1,6 +1,7 @@
 // ones(shape, dtype, device): Array of ones.
-#include "fill.h"
 #include "janus/ops/ops.h"
+
+#include "fill.h"
 
 namespace janus::ops {
 namespace {

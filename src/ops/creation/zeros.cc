@@ -1,6 +1,7 @@
 // zeros(shape, dtype, device): Array of zeros.
-#include "fill.h"
 #include "janus/ops/ops.h"
+
+#include "fill.h"
 
 namespace janus::ops {
 namespace {

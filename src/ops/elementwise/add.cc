@@ -1,6 +1,7 @@
 // add(a, b): elementwise sum with NumPy broadcasting.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 
 namespace janus::ops {
 namespace {

@@ -1,6 +1,7 @@
 // add_scalar(a, scalar): elementwise sum of an array and a number.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 
 namespace janus::ops {
 namespace {

@@ -78,9 +78,8 @@ void unary_scalar(const KernelArgs& args, double scalar, F f) {
   const T* pa = args.in(0).data<T>();
   T* po = args.out(0).data<T>();
   const T s = from_double<T>(scalar);
-  parallel_for(args.out(0).size(), args.ctx, [&](int64_t lo, int64_t hi) {
-    simd::map2<1, 0>(po + lo, pa + lo, &s, hi - lo, f);
-  });
+  parallel_for(args.out(0).size(), args.ctx,
+               [&](int64_t lo, int64_t hi) { simd::map2<1, 0>(po + lo, pa + lo, &s, hi - lo, f); });
 }
 
 }  // namespace janus::ops

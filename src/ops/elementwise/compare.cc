@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "janus/ops/ops.h"
+
 #include "nary_loop.h"
 
 namespace janus::ops {
@@ -33,12 +34,18 @@ OpDef comparison(std::string_view name, std::string_view doc) {
 
 }  // namespace
 
-JANUS_DEFINE_OP({comparison<std::equal_to<>>("equal", "Elementwise a == b (bool), with NumPy broadcasting.")});
-JANUS_DEFINE_OP({comparison<std::not_equal_to<>>("not_equal", "Elementwise a != b (bool), with NumPy broadcasting.")});
-JANUS_DEFINE_OP({comparison<std::less<>>("less", "Elementwise a < b (bool), with NumPy broadcasting.")});
-JANUS_DEFINE_OP({comparison<std::less_equal<>>("less_equal", "Elementwise a <= b (bool), with NumPy broadcasting.")});
-JANUS_DEFINE_OP({comparison<std::greater<>>("greater", "Elementwise a > b (bool), with NumPy broadcasting.")});
-JANUS_DEFINE_OP({comparison<std::greater_equal<>>("greater_equal", "Elementwise a >= b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP(
+    {comparison<std::equal_to<>>("equal", "Elementwise a == b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP({comparison<std::not_equal_to<>>(
+    "not_equal", "Elementwise a != b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP({comparison<std::less<>>("less",
+                                         "Elementwise a < b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP({comparison<std::less_equal<>>(
+    "less_equal", "Elementwise a <= b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP({comparison<std::greater<>>("greater",
+                                            "Elementwise a > b (bool), with NumPy broadcasting.")});
+JANUS_DEFINE_OP({comparison<std::greater_equal<>>(
+    "greater_equal", "Elementwise a >= b (bool), with NumPy broadcasting.")});
 
 }  // namespace janus::ops
 

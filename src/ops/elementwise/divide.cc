@@ -1,6 +1,7 @@
 // divide(a, b): elementwise quotient with NumPy broadcasting (floating dtypes).
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

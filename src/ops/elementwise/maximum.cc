@@ -1,6 +1,7 @@
 // maximum(a, b): elementwise larger of two arrays with NumPy broadcasting; nan propagates.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

@@ -1,8 +1,9 @@
 // maximum_scalar(a, scalar): elementwise max(a, scalar); nan propagates.
 #include <cmath>
 
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {
@@ -12,7 +13,9 @@ void maximum_scalar_cpu(const KernelArgs& args) {
   const double scalar = args.attrs.get<double>(0);
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
-    unary_scalar<T>(args, scalar, [](T x, T s) { return static_cast<T>((C(x) >= C(s) || C(x) != C(x)) ? x : s); });
+    unary_scalar<T>(args, scalar, [](T x, T s) {
+      return static_cast<T>((C(x) >= C(s) || C(x) != C(x)) ? x : s);
+    });
   });
 }
 
@@ -20,7 +23,8 @@ void maximum_scalar_cpu(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "maximum_scalar",
-    .doc = "Elementwise larger of an array and a number (converted to its dtype); nan in a gives nan.",
+    .doc =
+        "Elementwise larger of an array and a number (converted to its dtype); nan in a gives nan.",
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},

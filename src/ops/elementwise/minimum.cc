@@ -1,6 +1,7 @@
 // minimum(a, b): elementwise smaller of two arrays with NumPy broadcasting; nan propagates.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

@@ -1,6 +1,7 @@
 // mul(a, b): elementwise product with NumPy broadcasting.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 
 namespace janus::ops {
 namespace {

@@ -1,6 +1,7 @@
 // mul_scalar(a, scalar): elementwise product of an array and a number.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 
 namespace janus::ops {
 namespace {

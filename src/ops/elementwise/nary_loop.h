@@ -22,10 +22,18 @@ using compute_t =
 template <typename F>
 void dispatch_floating(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kFloat64: f.template operator()<double>(); return;
-    case DType::kFloat16: f.template operator()<float16>(); return;
-    case DType::kBFloat16: f.template operator()<bfloat16>(); return;
-    default: f.template operator()<float>(); return;
+    case DType::kFloat64:
+      f.template operator()<double>();
+      return;
+    case DType::kFloat16:
+      f.template operator()<float16>();
+      return;
+    case DType::kBFloat16:
+      f.template operator()<bfloat16>();
+      return;
+    default:
+      f.template operator()<float>();
+      return;
   }
 }
 

@@ -1,8 +1,9 @@
 // power_scalar(a, scalar): elementwise a ** scalar (floating dtypes).
 #include <cmath>
 
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

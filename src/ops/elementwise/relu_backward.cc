@@ -2,8 +2,9 @@
 // between (it was greater(y, 0) then where(mask, dy, 0): two passes and a bool array).
 #include "relu_backward.h"
 
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

@@ -1,8 +1,9 @@
 // rpower_scalar(a, scalar): elementwise scalar ** a (floating dtypes).
 #include <cmath>
 
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {

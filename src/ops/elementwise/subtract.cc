@@ -1,6 +1,7 @@
 // subtract(a, b): elementwise difference with NumPy broadcasting.
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 
 namespace janus::ops {
 namespace {

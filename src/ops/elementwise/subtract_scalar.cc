@@ -1,8 +1,9 @@
 // subtract_scalar(a, scalar): elementwise a - scalar.
 #include <cmath>
 
-#include "binary_loop.h"
 #include "janus/ops/ops.h"
+
+#include "binary_loop.h"
 #include "nary_loop.h"
 
 namespace janus::ops {
@@ -25,9 +26,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, subtract_scalar_cpu}},
-    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      return {g.dy(0)};
-    },
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {g.dy(0)}; },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
 });

@@ -1,5 +1,6 @@
 // where(cond, a, b): a where cond is nonzero, b elsewhere; all three broadcast together.
 #include "janus/ops/ops.h"
+
 #include "nary_loop.h"
 
 namespace janus::ops {

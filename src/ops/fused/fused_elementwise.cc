@@ -8,9 +8,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "../op_utils.h"
 #include "janus/base/error.h"
 #include "janus/ops/fused.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 

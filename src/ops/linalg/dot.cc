@@ -1,6 +1,7 @@
 // dot(a, b, transpose_a, transpose_b): matrix product of 2-D arrays through oneDNN matmul.
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "gemm.h"
 
 namespace janus::ops {
@@ -35,10 +36,11 @@ void dot_cpu(const KernelArgs& args) {
 std::vector<TensorSpec> infer_dot(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
   const TensorSpec& b = args.inputs[1];
-  JANUS_CHECK(a.shape.ndim() == 2 && b.shape.ndim() == 2, NotImplementedError,
-              "dot: operands have shapes {} and {}; only 2-D operands are supported (use matmul for "
-              "batched or 1-D operands)", a.shape,
-              b.shape);
+  JANUS_CHECK(
+      a.shape.ndim() == 2 && b.shape.ndim() == 2, NotImplementedError,
+      "dot: operands have shapes {} and {}; only 2-D operands are supported (use matmul for "
+      "batched or 1-D operands)",
+      a.shape, b.shape);
   JANUS_CHECK(a.dtype == b.dtype, TypeError,
               "dot: operands have dtypes {} and {}, expected the same dtype", a.dtype, b.dtype);
   JANUS_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64, TypeError,
@@ -86,7 +88,8 @@ std::vector<NDArray> dot_grad(const GradArgs& g) {
 
 JANUS_DEFINE_OP({
     .name = "dot",
-    .doc = "Matrix product op(a) · op(b) of 2-D arrays (oneDNN matmul, primitives cached by shape).",
+    .doc =
+        "Matrix product op(a) · op(b) of 2-D arrays (oneDNN matmul, primitives cached by shape).",
     .inputs = {"a", "b"},
     .outputs = {"y"},
     .attrs = {{"transpose_a", AttrType::kBool, false, "use aᵀ"},

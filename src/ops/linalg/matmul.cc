@@ -3,8 +3,9 @@
 // shape, run once per batch entry.
 #include <vector>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "gemm.h"
 
 namespace janus::ops {
@@ -39,8 +40,8 @@ std::vector<int64_t> batch_strides(const Shape& s, const Shape& batch) {
 MatmulPlan plan_matmul(const Shape& a_shape, const Shape& b_shape, const Attrs& attrs) {
   const bool ta = attrs.get<bool>(0), tb = attrs.get<bool>(1);
   JANUS_CHECK(a_shape.ndim() >= 1 && b_shape.ndim() >= 1, ShapeError,
-              "matmul: operands have shapes {} and {}, expected at least 1 dimension each",
-              a_shape, b_shape);
+              "matmul: operands have shapes {} and {}, expected at least 1 dimension each", a_shape,
+              b_shape);
   JANUS_CHECK(!(ta && a_shape.ndim() == 1) && !(tb && b_shape.ndim() == 1), ValueError,
               "matmul: a 1-D operand cannot be transposed (shapes {} and {}, transpose_a={}, "
               "transpose_b={})",
@@ -72,7 +73,6 @@ MatmulPlan plan_matmul(const Shape& a_shape, const Shape& b_shape, const Attrs& 
   p.out = Shape(std::move(out));
   return p;
 }
-
 
 void prepare_matmul(const InferArgs& args, std::span<const TensorSpec>) {
   const MatmulPlan p = plan_matmul(args.inputs[0].shape, args.inputs[1].shape, args.attrs);
@@ -107,9 +107,9 @@ void matmul_cpu(const KernelArgs& args) {
   if (out.size() == 0) return;
   const GemmKey& g = p.gemm;
   if (out.dtype() == DType::kFloat64) {
-    for_each_batch<double>(args.in(0), args.in(1), out, p, [&](const double* a, const double* b, double* c) {
-      gemm_reference(a, b, c, g);
-    });
+    for_each_batch<double>(
+        args.in(0), args.in(1), out, p,
+        [&](const double* a, const double* b, double* c) { gemm_reference(a, b, c, g); });
     return;
   }
   if (!uses_onednn(g, out.dtype())) {  // K = 0: a sum of nothing
@@ -117,9 +117,9 @@ void matmul_cpu(const KernelArgs& args) {
     return;
   }
   const CachedGemm& prim = cached_gemm(g);
-  for_each_batch<float>(args.in(0), args.in(1), out, p, [&](const float* a, const float* b, float* c) {
-    run_gemm(prim, g, a, b, c);
-  });
+  for_each_batch<float>(
+      args.in(0), args.in(1), out, p,
+      [&](const float* a, const float* b, float* c) { run_gemm(prim, g, a, b, c); });
 }
 
 std::vector<TensorSpec> infer_matmul(const InferArgs& args) {

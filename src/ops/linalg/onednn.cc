@@ -1,10 +1,10 @@
 // The oneDNN CPU engine shared by every oneDNN-backed kernel.
 #include "onednn.h"
 
+#include <cstddef>
 #include <mutex>
 #include <set>
 #include <vector>
-#include <cstddef>
 
 #include "janus/engine/engine.h"
 

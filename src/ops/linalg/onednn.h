@@ -1,12 +1,13 @@
 // The oneDNN CPU engine and stream shared by the oneDNN-backed kernels. Private to src/ops.
 #pragma once
 
-#include <dnnl.hpp>
 #include <omp.h>
 
 #include <cstdint>
 #include <functional>
 #include <string>
+
+#include <dnnl.hpp>
 
 namespace janus::ops {
 

@@ -1,6 +1,7 @@
 // avg_pool2d(x): the mean of each window of x [N, C, H, W].
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "pool.h"
 
 namespace janus::ops {
@@ -26,8 +27,9 @@ JANUS_DEFINE_OP({
            "y [N, C, OH, OW] with OH = (H + 2 * padding - KH) / stride + 1.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = pool_attrs({{"count_include_pad", AttrType::kBool, true,
-                          "divide by the whole window, padding included (else by the taps inside x)"}}),
+    .attrs =
+        pool_attrs({{"count_include_pad", AttrType::kBool, true,
+                     "divide by the whole window, padding included (else by the taps inside x)"}}),
     .infer = infer_avg_pool2d,
     .kernels = {{DeviceType::kCPU, avg_pool2d_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
@@ -44,7 +46,8 @@ namespace janus {
 NDArray avg_pool2d(const NDArray& x, std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
                    std::vector<int64_t> padding, bool count_include_pad) {
   static const ops::OpDef& op = ops::get_op("avg_pool2d");
-  return ops::invoke(op, {x}, {std::move(kernel_size), std::move(stride), std::move(padding),
-                               count_include_pad})[0];
+  return ops::invoke(
+      op, {x},
+      {std::move(kernel_size), std::move(stride), std::move(padding), count_include_pad})[0];
 }
 }  // namespace janus

@@ -1,6 +1,7 @@
 // avg_pool2d_backward(dy): the gradient of avg_pool2d with respect to its input.
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "pool.h"
 
 namespace janus::ops {
@@ -46,7 +47,8 @@ JANUS_DEFINE_OP({
     .inputs = {"dy"},
     .outputs = {"dx"},
     .attrs = pool_attrs({{"count_include_pad", AttrType::kBool, true, "as in avg_pool2d"},
-                         {"input_size", AttrType::kInts, std::nullopt, "H and W of the forward input"}}),
+                         {"input_size", AttrType::kInts, std::nullopt,
+                          "H and W of the forward input"}}),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     // Linear in dy, and the adjoint of avg_pool2d: its gradient is avg_pool2d again.
@@ -64,7 +66,8 @@ NDArray avg_pool2d_backward(const NDArray& dy, std::vector<int64_t> input_size,
                             std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
                             std::vector<int64_t> padding, bool count_include_pad) {
   static const ops::OpDef& op = ops::get_op("avg_pool2d_backward");
-  return ops::invoke(op, {dy}, {std::move(kernel_size), std::move(stride), std::move(padding),
-                                count_include_pad, std::move(input_size)})[0];
+  return ops::invoke(op, {dy},
+                     {std::move(kernel_size), std::move(stride), std::move(padding),
+                      count_include_pad, std::move(input_size)})[0];
 }
 }  // namespace janus

@@ -2,9 +2,10 @@
 // training it uses the batch's statistics and updates the running ones in place.
 #include <cmath>
 
+#include "janus/ops/ops.h"
+
 #include "../op_utils.h"
 #include "batch_norm_stats.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -114,9 +115,9 @@ JANUS_DEFINE_OP({
     .infer = infer_batch_norm,
     .kernels = {{DeviceType::kCPU, batch_norm_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      std::vector<NDArray> d = batch_norm_backward(
-          g.x(0), g.x(1), g.y(1), g.y(2), g.dy(0), g.dy(1), g.dy(2), g.attrs.get<bool>(2),
-          g.attrs.get<double>(0), g.attrs.get<int64_t>(3));
+      std::vector<NDArray> d = batch_norm_backward(g.x(0), g.x(1), g.y(1), g.y(2), g.dy(0), g.dy(1),
+                                                   g.dy(2), g.attrs.get<bool>(2),
+                                                   g.attrs.get<double>(0), g.attrs.get<int64_t>(3));
       return {d[0], d[1], d[2], NDArray(), NDArray()};  // running statistics: no gradient
     },
     .mutable_inputs = {3, 4},

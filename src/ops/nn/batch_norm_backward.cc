@@ -2,9 +2,10 @@
 // of batch_norm.
 #include <cmath>
 
+#include "janus/ops/ops.h"
+
 #include "../op_utils.h"
 #include "batch_norm_stats.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -75,8 +76,8 @@ std::vector<TensorSpec> infer_batch_norm_backward(const InferArgs& args) {
   constexpr std::string_view kNames[] = {"x", "gamma", "mean", "var", "dy", "dmean", "dvar"};
   for (size_t i = 1; i < 7; ++i) {
     const Shape want = i == 4 ? x.shape : Shape{s.channels};
-    JANUS_CHECK(args.inputs[i].shape == want, ShapeError, "{}: {} has shape {}, expected {}",
-                kName, kNames[i], args.inputs[i].shape, want);
+    JANUS_CHECK(args.inputs[i].shape == want, ShapeError, "{}: {} has shape {}, expected {}", kName,
+                kNames[i], args.inputs[i].shape, want);
     JANUS_CHECK(args.inputs[i].dtype == x.dtype, TypeError,
                 "{}: {} is {} but x is {}, expected one dtype", kName, kNames[i],
                 args.inputs[i].dtype, x.dtype);
@@ -107,10 +108,9 @@ JANUS_DEFINE_OP({
 
 namespace janus {
 std::vector<NDArray> batch_norm_backward(const NDArray& x, const NDArray& gamma,
-                                         const NDArray& mean, const NDArray& var,
-                                         const NDArray& dy, const NDArray& dmean,
-                                         const NDArray& dvar, bool training, double eps,
-                                         int64_t axis) {
+                                         const NDArray& mean, const NDArray& var, const NDArray& dy,
+                                         const NDArray& dmean, const NDArray& dvar, bool training,
+                                         double eps, int64_t axis) {
   static const ops::OpDef& op = ops::get_op("batch_norm_backward");
   return ops::invoke(op, {x, gamma, mean, var, dy, dmean, dvar}, {eps, training, axis});
 }

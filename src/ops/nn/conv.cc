@@ -9,8 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../linalg/onednn.h"
 #include "janus/base/error.h"
+
+#include "../linalg/onednn.h"
 
 namespace janus::ops {
 namespace {
@@ -127,12 +128,14 @@ Cached<Prim> make_cached(const Pd& pd, std::initializer_list<OperandSpec> specs)
   Cached<Prim> c{Prim(pd), pd.scratchpad_desc(), {}};
   dnnl::engine& eng = onednn_engine();
   for (const OperandSpec& s : specs) {
-    Operand op{s.arg, s.output, s.plain, pd.query_md(dnnl::query::exec_arg_md, s.arg), std::nullopt};
+    Operand op{s.arg, s.output, s.plain, pd.query_md(dnnl::query::exec_arg_md, s.arg),
+               std::nullopt};
     if (same_placement(op.plain, op.internal)) {
       op.plain = op.internal;  // the caller's array is already in the primitive's layout
     } else {
-      op.reorder = s.output ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.internal, eng, op.plain))
-                            : dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.plain, eng, op.internal));
+      op.reorder =
+          s.output ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.internal, eng, op.plain))
+                   : dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.plain, eng, op.internal));
     }
     c.operands.push_back(std::move(op));
   }
@@ -197,7 +200,8 @@ class PrimitiveCache {
 
  private:
   std::mutex mu_;
-  std::map<ConvGeom, Cached<Prim>>* cache_ = new std::map<ConvGeom, Cached<Prim>>();  // lives until exit
+  std::map<ConvGeom, Cached<Prim>>* cache_ =
+      new std::map<ConvGeom, Cached<Prim>>();  // lives until exit
 };
 
 PrimitiveCache<dnnl::convolution_forward>& forward_cache() {
@@ -236,10 +240,12 @@ const Cached<dnnl::convolution_forward>& cached_forward(const ConvGeom& g) {
       [](const ConvGeom& geom) {
         const ConvDescs d = conv_descs(geom);
         const auto pd = forward_pd(geom);
-        return std::pair{make_cached<dnnl::convolution_forward>(
-                             pd, {{DNNL_ARG_SRC, d.src, false}, {DNNL_ARG_WEIGHTS, d.weights, false},
-                                  {DNNL_ARG_BIAS, d.bias, false}, {DNNL_ARG_DST, d.dst, true}}),
-                         pd.impl_info_str()};
+        return std::pair{
+            make_cached<dnnl::convolution_forward>(pd, {{DNNL_ARG_SRC, d.src, false},
+                                                        {DNNL_ARG_WEIGHTS, d.weights, false},
+                                                        {DNNL_ARG_BIAS, d.bias, false},
+                                                        {DNNL_ARG_DST, d.dst, true}}),
+            pd.impl_info_str()};
       },
       [&g](const Cached<dnnl::convolution_forward>& prim) {
         const ConvDescs d = conv_descs(g);
@@ -254,15 +260,15 @@ const Cached<dnnl::convolution_backward_data>& cached_backward_data(const ConvGe
       [](const ConvGeom& geom) {
         const ConvDescs d = conv_descs(geom);
         const auto pd = dnnl::convolution_backward_data::primitive_desc(
-            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct,
-                                                  channels_last(d.src), any_layout(d.weights),
-                                                  channels_last(d.dst), d.strides, d.dilates,
-                                                  d.pad_l, d.pad_r),
+            dnnl::convolution_backward_data::desc(
+                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
+                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
             onednn_attr(), onednn_engine(), forward_pd(geom));
-        return std::pair{make_cached<dnnl::convolution_backward_data>(
-                             pd, {{DNNL_ARG_DIFF_DST, d.dst, false}, {DNNL_ARG_WEIGHTS, d.weights, false},
-                                  {DNNL_ARG_DIFF_SRC, d.src, true}}),
-                         pd.impl_info_str()};
+        return std::pair{
+            make_cached<dnnl::convolution_backward_data>(pd, {{DNNL_ARG_DIFF_DST, d.dst, false},
+                                                              {DNNL_ARG_WEIGHTS, d.weights, false},
+                                                              {DNNL_ARG_DIFF_SRC, d.src, true}}),
+            pd.impl_info_str()};
       },
       [&g](const Cached<dnnl::convolution_backward_data>& prim) {
         const ConvDescs d = conv_descs(g);
@@ -277,13 +283,13 @@ const Cached<dnnl::convolution_backward_weights>& cached_backward_weight(const C
       [](const ConvGeom& geom) {
         const ConvDescs d = conv_descs(geom);
         const auto pd = dnnl::convolution_backward_weights::primitive_desc(
-            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct,
-                                                     channels_last(d.src), any_layout(d.weights),
-                                                     channels_last(d.dst), d.strides, d.dilates,
-                                                     d.pad_l, d.pad_r),
+            dnnl::convolution_backward_weights::desc(
+                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
+                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
             onednn_attr(), onednn_engine(), forward_pd(geom));
         return std::pair{make_cached<dnnl::convolution_backward_weights>(
-                             pd, {{DNNL_ARG_SRC, d.src, false}, {DNNL_ARG_DIFF_DST, d.dst, false},
+                             pd, {{DNNL_ARG_SRC, d.src, false},
+                                  {DNNL_ARG_DIFF_DST, d.dst, false},
                                   {DNNL_ARG_DIFF_WEIGHTS, d.weights, true}}),
                          pd.impl_info_str()};
       },
@@ -311,9 +317,9 @@ void for_each_tap(const ConvGeom& g, Tap tap) {
               for (int64_t kx = 0; kx < g.kw; ++kx) {
                 const int64_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
                 if (ix < 0 || ix >= g.w) continue;
-                tap(((n * g.o + oc) * g.oh + oy) * g.ow + ox,             // y index
-                    ((n * g.c + c0 + ic) * g.h + iy) * g.w + ix,          // x index
-                    ((oc * cg + ic) * g.kh + ky) * g.kw + kx);            // weight index
+                tap(((n * g.o + oc) * g.oh + oy) * g.ow + ox,     // y index
+                    ((n * g.c + c0 + ic) * g.h + iy) * g.w + ix,  // x index
+                    ((oc * cg + ic) * g.kh + ky) * g.kw + kx);    // weight index
               }
             }
           }
@@ -348,11 +354,14 @@ void backward_weight_loop(const ConvGeom& g, const T* x, const T* dy, T* dw) {
 }  // namespace
 
 std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra) {
-  std::vector<AttrDef> attrs = {
-      {"stride", AttrType::kInts, std::vector<int64_t>{1, 1}, "step (height, width), or one for both"},
-      {"padding", AttrType::kInts, std::vector<int64_t>{0, 0}, "zeros added on each side (height, width)"},
-      {"dilation", AttrType::kInts, std::vector<int64_t>{1, 1}, "spacing of the kernel taps (height, width)"},
-      {"groups", AttrType::kInt, int64_t{1}, "input and output channels split into this many groups"}};
+  std::vector<AttrDef> attrs = {{"stride", AttrType::kInts, std::vector<int64_t>{1, 1},
+                                 "step (height, width), or one for both"},
+                                {"padding", AttrType::kInts, std::vector<int64_t>{0, 0},
+                                 "zeros added on each side (height, width)"},
+                                {"dilation", AttrType::kInts, std::vector<int64_t>{1, 1},
+                                 "spacing of the kernel taps (height, width)"},
+                                {"groups", AttrType::kInt, int64_t{1},
+                                 "input and output channels split into this many groups"}};
   attrs.insert(attrs.end(), extra.begin(), extra.end());
   return attrs;
 }
@@ -377,8 +386,8 @@ ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
   JANUS_CHECK(weight[1] * groups == x[1], ShapeError,
               "{}: input {} has {} channels but weight {} expects {} ({} per group x {} groups)",
               op, x, x[1], weight, weight[1] * groups, weight[1], groups);
-  ConvGeom g{x[0], x[1], x[2], x[3], weight[0], weight[2], weight[3], 0, 0,
-             stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
+  ConvGeom g{x[0], x[1],      x[2],      x[3],       weight[0],  weight[2],   weight[3],   0,
+             0,    stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
   const int64_t ext_h = (g.kh - 1) * g.dil_h + 1, ext_w = (g.kw - 1) * g.dil_w + 1;
   JANUS_CHECK(g.kh >= 1 && g.kw >= 1 && g.h + 2 * g.pad_h >= ext_h && g.w + 2 * g.pad_w >= ext_w,
               ShapeError,

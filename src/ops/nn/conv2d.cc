@@ -1,8 +1,9 @@
 // conv2d(x, weight, bias): 2-D convolution with stride, padding, dilation and groups (oneDNN).
+#include "janus/ops/ops.h"
+
 #include "../elementwise/relu_backward.h"
 #include "../op_utils.h"
 #include "conv.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {

@@ -1,7 +1,8 @@
 // conv2d_backward_data(dy, weight): the gradient of conv2d with respect to its input.
+#include "janus/ops/ops.h"
+
 #include "../op_utils.h"
 #include "conv.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -17,7 +18,8 @@ ConvGeom geometry(const Shape& dy, const Shape& w, const Attrs& attrs) {
   JANUS_CHECK(dy.ndim() == 4, ShapeError,
               "{}: dy has shape {}, expected 4 dimensions [batch, out_channels, height, width]",
               kName, dy);
-  JANUS_CHECK(w.ndim() == 4, ShapeError, "{}: weight has shape {}, expected 4 dimensions", kName, w);
+  JANUS_CHECK(w.ndim() == 4, ShapeError, "{}: weight has shape {}, expected 4 dimensions", kName,
+              w);
   const Shape x{dy[0], w[1] * attrs.get<int64_t>(3), size[0], size[1]};
   const ConvGeom g = conv_geometry(kName, x, w, attrs);
   JANUS_CHECK(dy == (Shape{g.n, g.o, g.oh, g.ow}), ShapeError,
@@ -52,7 +54,8 @@ JANUS_DEFINE_OP({
            "transposed convolution); input_size gives H and W.",
     .inputs = {"dy", "weight"},
     .outputs = {"dx"},
-    .attrs = conv_attrs({{"input_size", AttrType::kInts, std::nullopt, "H and W of the forward input"}}),
+    .attrs = conv_attrs({{"input_size", AttrType::kInts, std::nullopt,
+                          "H and W of the forward input"}}),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     .prepare = prepare,

@@ -1,7 +1,8 @@
 // conv2d_backward_weight(x, dy): the gradient of conv2d with respect to its weight.
+#include "janus/ops/ops.h"
+
 #include "../op_utils.h"
 #include "conv.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -26,8 +27,8 @@ ConvGeom geometry(const Shape& x, const Shape& dy, const Attrs& attrs) {
   const Shape w{dy[1], x[1] / groups, size[0], size[1]};
   const ConvGeom g = conv_geometry(kName, x, w, attrs);
   JANUS_CHECK(dy == (Shape{g.n, g.o, g.oh, g.ow}), ShapeError,
-              "{}: dy has shape {}, but input {} convolved with a {}x{} kernel gives {}", kName,
-              dy, x, size[0], size[1], Shape{g.n, g.o, g.oh, g.ow});
+              "{}: dy has shape {}, but input {} convolved with a {}x{} kernel gives {}", kName, dy,
+              x, size[0], size[1], Shape{g.n, g.o, g.oh, g.ow});
   return g;
 }
 
@@ -57,7 +58,8 @@ JANUS_DEFINE_OP({
            "dy [N, O, OH, OW]; kernel_size gives KH and KW.",
     .inputs = {"x", "dy"},
     .outputs = {"dweight"},
-    .attrs = conv_attrs({{"kernel_size", AttrType::kInts, std::nullopt, "KH and KW of the weight"}}),
+    .attrs = conv_attrs({{"kernel_size", AttrType::kInts, std::nullopt,
+                          "KH and KW of the weight"}}),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     .prepare = prepare,
@@ -69,8 +71,9 @@ JANUS_DEFINE_OP({
       const int64_t groups = g.attrs.get<int64_t>(3);
       const Shape& xs = g.x(0).shape();
       const NDArray no_bias = zeros(Shape{g.x(1).shape()[1]}, g.x(0).dtype(), g.x(0).device());
-      return {conv2d_backward_data(g.x(1), g.dy(0), {xs[2], xs[3]}, stride, padding, dilation, groups),
-              conv2d(g.x(0), g.dy(0), no_bias, stride, padding, dilation, groups)};
+      return {
+          conv2d_backward_data(g.x(1), g.dy(0), {xs[2], xs[3]}, stride, padding, dilation, groups),
+          conv2d(g.x(0), g.dy(0), no_bias, stride, padding, dilation, groups)};
     },
 });
 

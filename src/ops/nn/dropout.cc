@@ -1,8 +1,9 @@
 // dropout(x, p, training): zeroes elements with probability p and scales the rest by 1/(1-p),
 // drawing from the seeded Philox stream; also returns the mask it applied.
+#include "janus/ops/ops.h"
+
 #include "../op_utils.h"
 #include "../random/philox.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -22,7 +23,8 @@ void dropout_loop(const KernelArgs& args) {
     for (int64_t i = lo; i < hi; ++i) {
       // Element i keeps its value when its own uniform draw is at least p: the mask depends only
       // on (seed, call position, i), never on the thread split.
-      const T m = identity ? T(1) : (uniform01(gen.word(static_cast<uint64_t>(i))) >= p ? kept : T(0));
+      const T m =
+          identity ? T(1) : (uniform01(gen.word(static_cast<uint64_t>(i))) >= p ? kept : T(0));
       mask[i] = m;
       y[i] = x[i] * m;
     }

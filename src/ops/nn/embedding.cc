@@ -1,8 +1,9 @@
 // embedding(indices, weight): rows of weight [V, D] gathered by integer indices.
 #include <cstring>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {

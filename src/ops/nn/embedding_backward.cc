@@ -1,7 +1,8 @@
 // embedding_backward(indices, dy, num_embeddings): the weight gradient of embedding, a
 // scatter-add of the rows of dy into a [V, D] array of zeros.
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {

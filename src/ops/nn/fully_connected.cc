@@ -4,11 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "janus/ops/elementwise.h"
+#include "janus/ops/ops.h"
+
 #include "../elementwise/relu_backward.h"
 #include "../linalg/onednn.h"
-#include "janus/ops/elementwise.h"
 #include "../op_utils.h"
-#include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
@@ -48,8 +49,11 @@ void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, 
   dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
   dnnl::stream stream(eng);
   const OneThreadIf one_thread(key.n * key.k * key.m < kParallelGemmMacs);
-  fc.prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
-                           {DNNL_ARG_DST, my}, {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
+  fc.prim.execute(stream, {{DNNL_ARG_SRC, mx},
+                           {DNNL_ARG_WEIGHTS, mw},
+                           {DNNL_ARG_BIAS, mb},
+                           {DNNL_ARG_DST, my},
+                           {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
   stream.wait();
 }
 
@@ -151,9 +155,10 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
   JANUS_CHECK(b.shape == Shape{w.shape[0]}, ShapeError,
               "fully_connected: bias has shape {} for weight {}, expected [{}]", b.shape, w.shape,
               w.shape[0]);
-  JANUS_CHECK(x.dtype == w.dtype && x.dtype == b.dtype, TypeError,
-              "fully_connected: input, weight and bias have dtypes {}, {} and {}, expected one dtype",
-              x.dtype, w.dtype, b.dtype);
+  JANUS_CHECK(
+      x.dtype == w.dtype && x.dtype == b.dtype, TypeError,
+      "fully_connected: input, weight and bias have dtypes {}, {} and {}, expected one dtype",
+      x.dtype, w.dtype, b.dtype);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "fully_connected: dtype {} is not supported, expected float32 or float64", x.dtype);
   const std::string& activation = args.attrs.get<std::string>(0);
@@ -167,13 +172,15 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "fully_connected",
-    .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
-           "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
-           "activation \"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the "
-           "graph's fuse_bias_activation pass sets it).",
+    .doc =
+        "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
+        "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
+        "activation \"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the "
+        "graph's fuse_bias_activation pass sets it).",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
-    .attrs = {{"activation", AttrType::kString, std::string(), "'' or 'relu', applied to the result"}},
+    .attrs = {{"activation", AttrType::kString, std::string(),
+               "'' or 'relu', applied to the result"}},
     .infer = infer_fully_connected,
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,

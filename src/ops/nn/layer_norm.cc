@@ -1,8 +1,9 @@
 // layer_norm(x, gamma, beta, eps): normalisation over the last axis, then scale and shift.
 #include <cmath>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {

@@ -1,8 +1,9 @@
 // layer_norm_backward(x, gamma, dy, eps): the gradients (dx, dgamma, dbeta) of layer_norm.
 #include <cmath>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -98,8 +99,8 @@ JANUS_DEFINE_OP({
 }  // namespace janus::ops
 
 namespace janus {
-std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma,
-                                         const NDArray& dy, double eps) {
+std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma, const NDArray& dy,
+                                         double eps) {
   static const ops::OpDef& op = ops::get_op("layer_norm_backward");
   return ops::invoke(op, {x, gamma, dy}, {eps});
 }

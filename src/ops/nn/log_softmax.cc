@@ -1,5 +1,6 @@
 // log_softmax(x, axis): x minus log(sum(exp(x))) along one axis.
 #include "janus/ops/ops.h"
+
 #include "softmax_impl.h"
 
 namespace janus::ops {

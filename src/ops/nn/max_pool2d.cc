@@ -1,6 +1,7 @@
 // max_pool2d(x): the maximum of each window of x [N, C, H, W].
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "pool.h"
 
 namespace janus::ops {

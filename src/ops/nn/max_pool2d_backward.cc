@@ -1,6 +1,7 @@
 // max_pool2d_backward(x, dy): the gradient of max_pool2d with respect to its input.
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "pool.h"
 
 namespace janus::ops {
@@ -48,6 +49,7 @@ namespace janus {
 NDArray max_pool2d_backward(const NDArray& x, const NDArray& dy, std::vector<int64_t> kernel_size,
                             std::vector<int64_t> stride, std::vector<int64_t> padding) {
   static const ops::OpDef& op = ops::get_op("max_pool2d_backward");
-  return ops::invoke(op, {x, dy}, {std::move(kernel_size), std::move(stride), std::move(padding)})[0];
+  return ops::invoke(op, {x, dy},
+                     {std::move(kernel_size), std::move(stride), std::move(padding)})[0];
 }
 }  // namespace janus

@@ -1,6 +1,7 @@
 // one_hot(labels, depth, dtype): integer labels to rows of zeros with a one at the label.
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {

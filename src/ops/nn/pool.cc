@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
-#include "../op_utils.h"
 #include "janus/base/error.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -40,7 +41,8 @@ void for_each_plane(const PoolGeom& g, const RunContext& ctx, Body body) {
   const int64_t per_plane = std::max<int64_t>(1, g.h * g.w);
   // parallel_for splits element counts; hand it whole planes.
   parallel_for(planes * per_plane, ctx, [&](int64_t lo, int64_t hi) {
-    for (int64_t p = (lo + per_plane - 1) / per_plane; p < (hi + per_plane - 1) / per_plane; ++p) body(p);
+    for (int64_t p = (lo + per_plane - 1) / per_plane; p < (hi + per_plane - 1) / per_plane; ++p)
+      body(p);
   });
 }
 
@@ -105,8 +107,10 @@ void float_dispatch(DType dtype, F f) {
 std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra) {
   std::vector<AttrDef> attrs = {
       {"kernel_size", AttrType::kInts, std::nullopt, "window (height, width), or one for both"},
-      {"stride", AttrType::kInts, std::vector<int64_t>{}, "step (height, width); empty: the kernel size"},
-      {"padding", AttrType::kInts, std::vector<int64_t>{0, 0}, "implicit padding on each side, at most half the kernel"}};
+      {"stride", AttrType::kInts, std::vector<int64_t>{},
+       "step (height, width); empty: the kernel size"},
+      {"padding", AttrType::kInts, std::vector<int64_t>{0, 0},
+       "implicit padding on each side, at most half the kernel"}};
   attrs.insert(attrs.end(), extra.begin(), extra.end());
   return attrs;
 }
@@ -124,8 +128,8 @@ PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs) 
               fmt::join(kernel, ", "));
   JANUS_CHECK(x[2] > 0 && x[3] > 0, ShapeError,
               "{}: input has shape {}, expected a height and width of at least 1", op, x);
-  PoolGeom g{x[0], x[1], x[2], x[3], kernel[0], kernel[1], stride[0], stride[1],
-             padding[0], padding[1], 0, 0};
+  PoolGeom g{x[0],      x[1],      x[2],       x[3],       kernel[0], kernel[1],
+             stride[0], stride[1], padding[0], padding[1], 0,         0};
   JANUS_CHECK(g.h + 2 * g.pad_h >= g.kh && g.w + 2 * g.pad_w >= g.kw, ShapeError,
               "{}: window {}x{} does not fit input {}x{} with padding {}x{}", op, g.kh, g.kw, g.h,
               g.w, g.pad_h, g.pad_w);
@@ -139,7 +143,8 @@ void check_pool_dtype(std::string_view op, DType dtype) {
               "{}: dtype {} is not supported, expected float32 or float64", op, dtype);
 }
 
-void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y, const RunContext& ctx) {
+void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y,
+                      const RunContext& ctx) {
   float_dispatch(x.dtype(), [&]<typename T>() {
     const T* xp = x.data<T>();
     T* yp = y.data<T>();

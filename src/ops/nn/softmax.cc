@@ -1,5 +1,6 @@
 // softmax(x, axis): exp(x) normalised to sum 1 along one axis.
 #include "janus/ops/ops.h"
+
 #include "softmax_impl.h"
 
 namespace janus::ops {
@@ -7,7 +8,8 @@ namespace {
 
 void softmax_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
-  const AxisPlan plan = plan_axis(x.shape(), normalize_axis("softmax", args.attrs.get<int64_t>(0), x.shape()));
+  const AxisPlan plan =
+      plan_axis(x.shape(), normalize_axis("softmax", args.attrs.get<int64_t>(0), x.shape()));
   if (x.dtype() == DType::kFloat64) {
     softmax_loop(x.data<double>(), args.out(0).data<double>(), plan, /*log=*/false, args.ctx);
   } else {

@@ -1,8 +1,9 @@
 // softmax_cross_entropy(logits, labels): per-sample loss -log softmax(logits)[label].
 #include <cmath>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -37,9 +38,11 @@ void softmax_cross_entropy_cpu(const KernelArgs& args) {
   const int64_t n = x.shape()[0], c = x.shape()[1];
   auto run = [&]<typename T>() {
     if (labels.dtype() == DType::kInt32) {
-      cross_entropy_loop(x.data<T>(), labels.data<int32_t>(), args.out(0).data<T>(), n, c, args.ctx);
+      cross_entropy_loop(x.data<T>(), labels.data<int32_t>(), args.out(0).data<T>(), n, c,
+                         args.ctx);
     } else {
-      cross_entropy_loop(x.data<T>(), labels.data<int64_t>(), args.out(0).data<T>(), n, c, args.ctx);
+      cross_entropy_loop(x.data<T>(), labels.data<int64_t>(), args.out(0).data<T>(), n, c,
+                         args.ctx);
     }
   };
   if (x.dtype() == DType::kFloat64) {

@@ -58,9 +58,11 @@ void softmax_loop(const T* x, T* y, const AxisPlan& p, bool log, const RunContex
     for (int64_t lane = lo; lane < hi; ++lane) {
       const int64_t base = (lane / p.inner) * p.extent * p.inner + lane % p.inner;
       double mx = -INFINITY;
-      for (int64_t j = 0; j < p.extent; ++j) mx = std::max(mx, static_cast<double>(x[base + j * p.inner]));
+      for (int64_t j = 0; j < p.extent; ++j)
+        mx = std::max(mx, static_cast<double>(x[base + j * p.inner]));
       double total = 0;
-      for (int64_t j = 0; j < p.extent; ++j) total += std::exp(static_cast<double>(x[base + j * p.inner]) - mx);
+      for (int64_t j = 0; j < p.extent; ++j)
+        total += std::exp(static_cast<double>(x[base + j * p.inner]) - mx);
       const double log_total = std::log(total);
       for (int64_t j = 0; j < p.extent; ++j) {
         const double v = static_cast<double>(x[base + j * p.inner]) - mx;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "janus/ops/optim.h"
+
 #include "update_impl.h"
 
 namespace janus::ops {

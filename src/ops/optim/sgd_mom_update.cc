@@ -1,6 +1,7 @@
 // sgd_mom_update(weight, grad, mom): one SGD step with momentum, mom = momentum * mom - lr * g,
 // weight += mom, both written in place (mutable inputs, no outputs).
 #include "janus/ops/optim.h"
+
 #include "update_impl.h"
 
 namespace janus::ops {

@@ -1,6 +1,7 @@
 // sgd_update(weight, grad): one plain SGD step, weight -= lr * g, written into weight in place
 // (a mutable input, no outputs).
 #include "janus/ops/optim.h"
+
 #include "update_impl.h"
 
 namespace janus::ops {

@@ -37,7 +37,8 @@ inline float radius(uint32_t word) {
   const float s = (m - 1.0f) / (m + 1.0f);
   const float s2 = s * s;
   const float series =
-      1.0f + s2 * (1.0f / 3 + s2 * (1.0f / 5 + s2 * (1.0f / 7 + s2 * (1.0f / 9 + s2 * (1.0f / 11)))));
+      1.0f +
+      s2 * (1.0f / 3 + s2 * (1.0f / 5 + s2 * (1.0f / 7 + s2 * (1.0f / 9 + s2 * (1.0f / 11)))));
   const float log_u = static_cast<float>(e - 24) * 0.693147181f + 2.0f * s * series;
   return std::sqrt(std::fabs(-2.0f * log_u));  // log_u <= 0: fabs only turns -0 into 0
 }
@@ -45,13 +46,16 @@ inline float radius(uint32_t word) {
 /// cos and sin of 2 pi k / 2^24 for the top 24 bits k of `word`.
 inline void unit_circle(uint32_t word, float& c, float& s) {
   const int32_t k = static_cast<int32_t>(word >> 8);
-  const int32_t q = (k + (int32_t{1} << 21)) >> 22;                        // nearest quarter, 0..4
-  const float phi = static_cast<float>(k - (q << 22)) * (1.57079633f / 4194304.0f);  // |phi| <= pi/4
+  const int32_t q = (k + (int32_t{1} << 21)) >> 22;  // nearest quarter, 0..4
+  const float phi =
+      static_cast<float>(k - (q << 22)) * (1.57079633f / 4194304.0f);  // |phi| <= pi/4
   const float p2 = phi * phi;
   const float sin_phi =
-      phi * (1.0f - p2 * (1.0f / 6 - p2 * (1.0f / 120 - p2 * (1.0f / 5040 - p2 * (1.0f / 362880)))));
+      phi *
+      (1.0f - p2 * (1.0f / 6 - p2 * (1.0f / 120 - p2 * (1.0f / 5040 - p2 * (1.0f / 362880)))));
   const float cos_phi =
-      1.0f - p2 * (0.5f - p2 * (1.0f / 24 - p2 * (1.0f / 720 - p2 * (1.0f / 40320 - p2 * (1.0f / 3628800)))));
+      1.0f - p2 * (0.5f - p2 * (1.0f / 24 -
+                                p2 * (1.0f / 720 - p2 * (1.0f / 40320 - p2 * (1.0f / 3628800)))));
   const bool swap = (q & 1) != 0;
   const bool neg_cos = (((q + 1) >> 1) & 1) != 0;  // quarters 1 and 2
   const bool neg_sin = ((q >> 1) & 1) != 0;        // quarters 2 and 3

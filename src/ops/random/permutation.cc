@@ -2,8 +2,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "philox.h"
 #include "uniform_int.h"
 
@@ -22,7 +23,8 @@ void permutation_cpu(const KernelArgs& args) {
       const int64_t n = out.size();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(i);  // n - 1 fits T (checked)
       for (int64_t i = n - 1; i > 0; --i) {
-        const uint64_t j = uniform_below(gen, static_cast<uint64_t>(i), static_cast<uint64_t>(i) + 1);
+        const uint64_t j =
+            uniform_below(gen, static_cast<uint64_t>(i), static_cast<uint64_t>(i) + 1);
         std::swap(p[i], p[j]);
       }
     } else {
@@ -40,8 +42,8 @@ std::vector<TensorSpec> infer_permutation(const InferArgs& args) {
               dtype);
   const int64_t max = integer_limits(dtype).second;
   // Values go up to n - 1; every n fits int64, so max + 1 is only formatted for int32 and uint8.
-  JANUS_CHECK(n - 1 <= max, ValueError,
-              "permutation: n {} does not fit dtype {}, expected n <= {}", n, dtype, max + 1);
+  JANUS_CHECK(n - 1 <= max, ValueError, "permutation: n {} does not fit dtype {}, expected n <= {}",
+              n, dtype, max + 1);
   return {TensorSpec{Shape{n}, dtype, args.attrs.get<Device>(2)}};
 }
 

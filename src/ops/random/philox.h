@@ -14,8 +14,9 @@ namespace janus::ops {
 class Philox {
  public:
   /// The stream of one call: the key is the seed, the upper counter words the call's position.
-  explicit Philox(RngKey key) : key_{static_cast<uint32_t>(key.seed), static_cast<uint32_t>(key.seed >> 32)},
-                                call_{static_cast<uint32_t>(key.counter), static_cast<uint32_t>(key.counter >> 32)} {}
+  explicit Philox(RngKey key)
+      : key_{static_cast<uint32_t>(key.seed), static_cast<uint32_t>(key.seed >> 32)},
+        call_{static_cast<uint32_t>(key.counter), static_cast<uint32_t>(key.counter >> 32)} {}
 
   /// Four words for block `block` of this call's stream.
   std::array<uint32_t, 4> block(uint64_t block) const {
@@ -72,6 +73,8 @@ class Philox {
 };
 
 /// A uniform number in [0, 1) from 32 random bits (24 significant: exact in float).
-inline double uniform01(uint32_t bits) { return static_cast<double>(bits >> 8) * (1.0 / 16777216.0); }
+inline double uniform01(uint32_t bits) {
+  return static_cast<double>(bits >> 8) * (1.0 / 16777216.0);
+}
 
 }  // namespace janus::ops

@@ -1,8 +1,9 @@
 // randint(low, high, shape, dtype, device): uniform integers in [low, high).
 #include <type_traits>
 
-#include "../creation/fill.h"
 #include "janus/ops/ops.h"
+
+#include "../creation/fill.h"
 #include "philox.h"
 #include "uniform_int.h"
 
@@ -23,7 +24,8 @@ void randint_cpu(const KernelArgs& args) {
       T* p = out.data<T>();
       parallel_for(out.size(), args.ctx, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i) {
-          const uint64_t v = static_cast<uint64_t>(low) + uniform_below(gen, static_cast<uint64_t>(i), range);
+          const uint64_t v =
+              static_cast<uint64_t>(low) + uniform_below(gen, static_cast<uint64_t>(i), range);
           p[i] = static_cast<T>(static_cast<int64_t>(v));  // in [low, high): fits T (checked)
         }
       });

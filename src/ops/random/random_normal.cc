@@ -2,8 +2,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "../creation/fill.h"
 #include "janus/ops/ops.h"
+
+#include "../creation/fill.h"
 #include "normal_float.h"
 #include "philox.h"
 
@@ -36,21 +37,24 @@ void normal_single(const Philox& gen, float loc, float scale, T* p, int64_t n,
                    const RunContext& ctx) {
   constexpr int64_t kChunk = 256;  // blocks per buffered step
   const int64_t blocks = (n + 3) / 4;
-  parallel_for(blocks, ctx, [&](int64_t lo, int64_t hi) {
-    alignas(64) float buffer[4 * kChunk];
-    for (int64_t b = lo; b < hi; b += kChunk) {
-      const int64_t count = std::min(kChunk, hi - b);
-      const int64_t elems = std::min(4 * count, n - 4 * b);
-      if constexpr (std::is_same_v<T, float>) {
-        if (elems == 4 * count) {  // whole blocks: straight into the output
-          normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, p + 4 * b);
-          continue;
+  parallel_for(
+      blocks, ctx,
+      [&](int64_t lo, int64_t hi) {
+        alignas(64) float buffer[4 * kChunk];
+        for (int64_t b = lo; b < hi; b += kChunk) {
+          const int64_t count = std::min(kChunk, hi - b);
+          const int64_t elems = std::min(4 * count, n - 4 * b);
+          if constexpr (std::is_same_v<T, float>) {
+            if (elems == 4 * count) {  // whole blocks: straight into the output
+              normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, p + 4 * b);
+              continue;
+            }
+          }
+          normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, buffer);
+          for (int64_t i = 0; i < elems; ++i) p[4 * b + i] = static_cast<T>(buffer[i]);
         }
-      }
-      normal_blocks_float(gen, static_cast<uint64_t>(b), count, loc, scale, buffer);
-      for (int64_t i = 0; i < elems; ++i) p[4 * b + i] = static_cast<T>(buffer[i]);
-    }
-  }, /*item_cost=*/4);
+      },
+      /*item_cost=*/4);
 }
 
 void random_normal_cpu(const KernelArgs& args) {
@@ -62,8 +66,8 @@ void random_normal_cpu(const KernelArgs& args) {
     case DType::kFloat64:
       return normal_float64(gen, loc, scale, out.data<double>(), out.size(), args.ctx);
     case DType::kFloat32:
-      return normal_single(gen, static_cast<float>(loc), static_cast<float>(scale), out.data<float>(),
-                           out.size(), args.ctx);
+      return normal_single(gen, static_cast<float>(loc), static_cast<float>(scale),
+                           out.data<float>(), out.size(), args.ctx);
     case DType::kFloat16:
       return normal_single(gen, static_cast<float>(loc), static_cast<float>(scale),
                            out.data<float16>(), out.size(), args.ctx);

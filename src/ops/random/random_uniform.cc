@@ -1,6 +1,7 @@
 // random_uniform(low, high, shape, dtype, device): uniform samples in [low, high).
-#include "../creation/fill.h"
 #include "janus/ops/ops.h"
+
+#include "../creation/fill.h"
 #include "philox.h"
 
 namespace janus::ops {
@@ -29,8 +30,8 @@ void random_uniform_cpu(const KernelArgs& args) {
 std::vector<TensorSpec> infer_random_uniform(const InferArgs& args) {
   const double low = args.attrs.get<double>(0);
   const double high = args.attrs.get<double>(1);
-  JANUS_CHECK(low <= high, ValueError, "random_uniform: low {} is above high {}, expected low <= high",
-              low, high);
+  JANUS_CHECK(low <= high, ValueError,
+              "random_uniform: low {} is above high {}, expected low <= high", low, high);
   auto specs = infer_from_attrs(2, 3, 4)(args);
   JANUS_CHECK(is_floating(specs[0].dtype), TypeError,
               "random_uniform: dtype {} is not a floating type, expected float32, float64, float16 "

@@ -5,7 +5,8 @@ namespace janus::ops {
 
 JANUS_DEFINE_OP({
     .name = "argmax",
-    .doc = "int64 index of the first largest element along `axis` (of the first NaN when there is one).",
+    .doc = "int64 index of the first largest element along `axis` (of the first NaN when there is "
+           "one).",
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "axis to search, negative from the end"},

@@ -38,11 +38,12 @@ std::vector<TensorSpec> infer_logsumexp(const InferArgs& args) {
 void logsumexp_cpu(const KernelArgs& args) {
   const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
-    reduce_loop<T>(args.in(0).data<T>(), args.out(0).data<T>(), plan, LogSumExp(), fold_lse,
-                   [](const LogSumExp& acc, int64_t) {
-                     return acc.s == 0.0 ? acc.m : acc.m + std::log(acc.s);
-                   },
-                   args.ctx);
+    reduce_loop<T>(
+        args.in(0).data<T>(), args.out(0).data<T>(), plan, LogSumExp(), fold_lse,
+        [](const LogSumExp& acc, int64_t) {
+          return acc.s == 0.0 ? acc.m : acc.m + std::log(acc.s);
+        },
+        args.ctx);
   });
 }
 
@@ -54,14 +55,16 @@ JANUS_DEFINE_OP({
            "never overflows.\n\nFloating dtypes only; -inf for an empty or all -inf block.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to reduce, negative from the end"},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
     .infer = infer_logsumexp,
     .kernels = {{DeviceType::kCPU, logsumexp_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy, y: reduced -> dy * softmax(x) = dy * exp(x - y) over x's shape.
       const NDArray& x = g.x(0);
-      const Shape kept = reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "logsumexp");
+      const Shape kept =
+          reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "logsumexp");
       return {mul(exp(subtract(x, reshape(g.y(0), kept))), reshape(g.dy(0), kept))};
     },
     .fusion = FusionClass::kReduction,

@@ -7,8 +7,9 @@ namespace {
 void max_cpu(const KernelArgs& args) {
   const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
-    reduce_loop<T>(args.in(0).data<T>(), args.out(0).data<T>(), plan, extremum_init<true, Accum<T>>(),
-                   kExtremumFold<true>, [](auto acc, int64_t) { return acc; }, args.ctx);
+    reduce_loop<T>(
+        args.in(0).data<T>(), args.out(0).data<T>(), plan, extremum_init<true, Accum<T>>(),
+        kExtremumFold<true>, [](auto acc, int64_t) { return acc; }, args.ctx);
   });
 }
 
@@ -21,7 +22,8 @@ JANUS_DEFINE_OP({
            "gradient goes to the first largest element of each reduced block.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to reduce, negative from the end"},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
     .infer = infer_extremum,
     .kernels = {{DeviceType::kCPU, max_cpu}},

@@ -8,8 +8,8 @@ namespace {
 
 std::vector<TensorSpec> infer_norm(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  JANUS_CHECK(is_floating(x.dtype), TypeError, "norm: input has dtype {}, expected a floating dtype",
-              x.dtype);
+  JANUS_CHECK(is_floating(x.dtype), TypeError,
+              "norm: input has dtype {}, expected a floating dtype", x.dtype);
   const int64_t ord = args.attrs.get<int64_t>(2);
   JANUS_CHECK(ord == 2, NotImplementedError, "norm: ord {} is not supported, expected 2 (L2)", ord);
   return infer_reduce(args);
@@ -18,18 +18,22 @@ std::vector<TensorSpec> infer_norm(const InferArgs& args) {
 void norm_cpu(const KernelArgs& args) {
   const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
-    reduce_loop<T>(args.in(0).data<T>(), args.out(0).data<T>(), plan, 0.0,
-                   [](double acc, double v) { return acc + v * v; },
-                   [](double acc, int64_t) { return std::sqrt(acc); }, args.ctx);
+    reduce_loop<T>(
+        args.in(0).data<T>(), args.out(0).data<T>(), plan, 0.0,
+        [](double acc, double v) { return acc + v * v; },
+        [](double acc, int64_t) { return std::sqrt(acc); }, args.ctx);
   });
 }
 
 // The smallest normal number of `dtype`: a divisor that only changes 0 / 0.
 double smallest_normal(DType dtype) {
   switch (dtype) {
-    case DType::kFloat64: return std::numeric_limits<double>::min();
-    case DType::kFloat16: return 6.103515625e-05;
-    default: return static_cast<double>(std::numeric_limits<float>::min());
+    case DType::kFloat64:
+      return std::numeric_limits<double>::min();
+    case DType::kFloat16:
+      return 6.103515625e-05;
+    default:
+      return static_cast<double>(std::numeric_limits<float>::min());
   }
 }
 
@@ -37,11 +41,13 @@ double smallest_normal(DType dtype) {
 
 JANUS_DEFINE_OP({
     .name = "norm",
-    .doc = "L2 norm sqrt(sum x^2) over `axes` (every axis when empty); only ord = 2 is supported.\n\n"
-           "Floating dtypes only. The gradient x / norm is taken as 0 where the norm is 0.",
+    .doc =
+        "L2 norm sqrt(sum x^2) over `axes` (every axis when empty); only ord = 2 is supported.\n\n"
+        "Floating dtypes only. The gradient x / norm is taken as 0 where the norm is 0.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to reduce, negative from the end"},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"},
               {"ord", AttrType::kInt, int64_t{2}, "order of the norm; only 2"}},
     .infer = infer_norm,
@@ -50,7 +56,8 @@ JANUS_DEFINE_OP({
       // dy, y: reduced -> dy * x / y over x's shape; a zero norm has x = 0 in its block, so
       // dividing by max(y, tiny) gives the subgradient 0 there.
       const NDArray& x = g.x(0);
-      const Shape kept = reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "norm");
+      const Shape kept =
+          reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "norm");
       const NDArray y = maximum(reshape(g.y(0), kept), smallest_normal(x.dtype()));
       return {mul(divide(x, y), reshape(g.dy(0), kept))};
     },

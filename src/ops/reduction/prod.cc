@@ -8,16 +8,17 @@ void prod_cpu(const KernelArgs& args) {
   const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     using A = Accum<T>;
-    reduce_loop<T>(args.in(0).data<T>(), args.out(0).data<T>(), plan, A(1),
-                   [](A acc, A v) {
-                     // Integers wrap like their unsigned counterpart instead of overflowing (UB).
-                     if constexpr (std::is_integral_v<A>) {
-                       return static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(v));
-                     } else {
-                       return acc * v;
-                     }
-                   },
-                   [](A acc, int64_t) { return acc; }, args.ctx);
+    reduce_loop<T>(
+        args.in(0).data<T>(), args.out(0).data<T>(), plan, A(1),
+        [](A acc, A v) {
+          // Integers wrap like their unsigned counterpart instead of overflowing (UB).
+          if constexpr (std::is_integral_v<A>) {
+            return static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(v));
+          } else {
+            return acc * v;
+          }
+        },
+        [](A acc, int64_t) { return acc; }, args.ctx);
   });
 }
 
@@ -30,11 +31,12 @@ std::vector<NDArray> prod_grad(const GradArgs& g) {
   const FoldedAxes f = fold_reduced_axes("prod", x, g.attrs.get<std::vector<int64_t>>(0));
   const int64_t o = f.outer, r = f.reduced;
   const DType dt = x.dtype();
-  const NDArray eye = reshape(scatter_add(zeros(Shape{r * r}, dt, x.device()),
-                                          arange(0, static_cast<double>(r * r), static_cast<double>(r + 1),
-                                                 DType::kInt64, x.device()),
-                                          ones(Shape{r}, dt, x.device()), 0),
-                              Shape{r, r});
+  const NDArray eye =
+      reshape(scatter_add(zeros(Shape{r * r}, dt, x.device()),
+                          arange(0, static_cast<double>(r * r), static_cast<double>(r + 1),
+                                 DType::kInt64, x.device()),
+                          ones(Shape{r}, dt, x.device()), 0),
+              Shape{r, r});
   const NDArray off_diagonal = add(mul(eye, -1.0), 1.0);
   // others[o, i, j] = x2[o, j] for j != i, 1 for j == i.
   const NDArray rows = broadcast_to(reshape(f.x2, Shape{o, 1, r}), Shape{o, r, r});
@@ -51,7 +53,8 @@ JANUS_DEFINE_OP({
            "The empty product is 1. The gradient handles zeros exactly (no division).",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to reduce, negative from the end"},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
     .infer = infer_reduce,
     .kernels = {{DeviceType::kCPU, prod_cpu}},

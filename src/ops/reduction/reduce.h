@@ -98,12 +98,15 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
             int64_t off = 0;
             for (int64_t r = 0; r < p.reduce_size; ++r) {
               const T* row = src + off;
-              for (int64_t j = 0; j < len; ++j) acc[static_cast<size_t>(j)] = fold(acc[static_cast<size_t>(j)], static_cast<A>(row[j]));
+              for (int64_t j = 0; j < len; ++j)
+                acc[static_cast<size_t>(j)] =
+                    fold(acc[static_cast<size_t>(j)], static_cast<A>(row[j]));
               detail::step_reduced(p, nr, ridx, off);
             }
             T* dst = out + o * p.inner + j0;
             for (int64_t j = 0; j < len; ++j) {
-              dst[j] = from_double<T>(static_cast<double>(finish(acc[static_cast<size_t>(j)], p.reduce_size)));
+              dst[j] = from_double<T>(
+                  static_cast<double>(finish(acc[static_cast<size_t>(j)], p.reduce_size)));
             }
           }
         },

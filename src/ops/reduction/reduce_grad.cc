@@ -7,7 +7,8 @@
 
 namespace janus::ops {
 
-FoldedAxes fold_reduced_axes(std::string_view op, const NDArray& x, const std::vector<int64_t>& axes) {
+FoldedAxes fold_reduced_axes(std::string_view op, const NDArray& x,
+                             const std::vector<int64_t>& axes) {
   const std::vector<int> ax = normalize_axes(op, axes, x.ndim());
   FoldedAxes f;
   std::vector<int64_t> kept, reduced;
@@ -27,24 +28,28 @@ FoldedAxes fold_reduced_axes(std::string_view op, const NDArray& x, const std::v
 
 NDArray unfold_reduced_axes(const NDArray& g2, const FoldedAxes& f) {
   std::vector<int64_t> inverse(f.perm.size());
-  for (size_t i = 0; i < f.perm.size(); ++i) inverse[static_cast<size_t>(f.perm[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < f.perm.size(); ++i)
+    inverse[static_cast<size_t>(f.perm[i])] = static_cast<int64_t>(i);
   return transpose(reshape(g2, f.permuted), inverse);
 }
 
 std::vector<NDArray> extremum_grad(const GradArgs& g, bool is_max) {
   const NDArray& x = g.x(0);
   if (x.size() == 0) return {zeros(x.shape(), x.dtype(), x.device())};
-  const FoldedAxes f = fold_reduced_axes(is_max ? "max" : "min", x, g.attrs.get<std::vector<int64_t>>(0));
+  const FoldedAxes f =
+      fold_reduced_axes(is_max ? "max" : "min", x, g.attrs.get<std::vector<int64_t>>(0));
   // x2: [O, R]; the winner of row o sits at flat position o * R + arg[o].
   const NDArray arg = is_max ? argmax(f.x2, 1) : argmin(f.x2, 1);
   const double total = static_cast<double>(f.outer * f.reduced);
-  const NDArray at = add(arg, arange(0, total, static_cast<double>(f.reduced), DType::kInt64, x.device()));
+  const NDArray at =
+      add(arg, arange(0, total, static_cast<double>(f.reduced), DType::kInt64, x.device()));
   const NDArray g_flat = scatter_add(zeros(Shape{f.outer * f.reduced}, x.dtype(), x.device()), at,
                                      reshape(g.dy(0), Shape{f.outer}), 0);
   return {unfold_reduced_axes(reshape(g_flat, Shape{f.outer, f.reduced}), f)};
 }
 
-void check_reduction_nonempty(std::string_view op, const Shape& shape, const std::vector<int>& axes) {
+void check_reduction_nonempty(std::string_view op, const Shape& shape,
+                              const std::vector<int>& axes) {
   int64_t out = 1, reduced = 1;
   for (int i = 0; i < shape.ndim(); ++i) {
     const bool r = std::find(axes.begin(), axes.end(), i) != axes.end();
@@ -58,8 +63,9 @@ void check_reduction_nonempty(std::string_view op, const Shape& shape, const std
 
 std::vector<TensorSpec> infer_extremum(const InferArgs& args) {
   const Shape& s = args.inputs[0].shape;
-  check_reduction_nonempty(args.op.name, s,
-                           normalize_axes(args.op.name, args.attrs.get<std::vector<int64_t>>(0), s.ndim()));
+  check_reduction_nonempty(
+      args.op.name, s,
+      normalize_axes(args.op.name, args.attrs.get<std::vector<int64_t>>(0), s.ndim()));
   return infer_reduce(args);
 }
 
@@ -68,7 +74,8 @@ std::vector<TensorSpec> infer_arg_extremum(const InferArgs& args) {
   const int64_t axis = args.attrs.get<int64_t>(0);
   JANUS_CHECK(x.shape.ndim() >= 1, ShapeError, "{}: input has 0 dimensions, expected at least 1",
               args.op.name);
-  check_reduction_nonempty(args.op.name, x.shape, normalize_axes(args.op.name, {axis}, x.shape.ndim()));
+  check_reduction_nonempty(args.op.name, x.shape,
+                           normalize_axes(args.op.name, {axis}, x.shape.ndim()));
   return {TensorSpec{reduced_shape(x.shape, {axis}, args.attrs.get<bool>(1), args.op.name),
                      DType::kInt64, x.device}};
 }

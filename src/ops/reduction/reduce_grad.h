@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "janus/ops/ops.h"
+
 #include "reduce.h"
 
 namespace janus::ops {
@@ -20,7 +21,8 @@ struct FoldedAxes {
   std::vector<int64_t> perm;  // the transpose that moved them
   int64_t outer = 1, reduced = 1;
 };
-FoldedAxes fold_reduced_axes(std::string_view op, const NDArray& x, const std::vector<int64_t>& axes);
+FoldedAxes fold_reduced_axes(std::string_view op, const NDArray& x,
+                             const std::vector<int64_t>& axes);
 /// A [outer, reduced] array back to x's layout: the inverse of fold_reduced_axes.
 NDArray unfold_reduced_axes(const NDArray& g2, const FoldedAxes& f);
 
@@ -32,7 +34,8 @@ std::vector<NDArray> extremum_grad(const GradArgs& g, bool is_max);
 /// operator when a non-empty output would reduce over zero elements (no identity).
 std::vector<TensorSpec> infer_extremum(const InferArgs& args);
 /// Throws that ValueError for `shape` reduced over `axes`.
-void check_reduction_nonempty(std::string_view op, const Shape& shape, const std::vector<int>& axes);
+void check_reduction_nonempty(std::string_view op, const Shape& shape,
+                              const std::vector<int>& axes);
 
 /// The extremum fold: keeps the larger (kMax) or smaller value; a NaN wins and stays.
 template <bool kMax>

@@ -1,6 +1,7 @@
 // sum(x, axes, keepdims): sum over the given axes (all when empty).
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 #include "reduce.h"
 
 namespace janus::ops {
@@ -9,9 +10,9 @@ namespace {
 void sum_cpu(const KernelArgs& args) {
   const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
-    reduce_loop<T>(args.in(0).data<T>(), args.out(0).data<T>(), plan, accum_zero<T>(),
-                   [](auto acc, auto v) { return acc + v; }, [](auto acc, int64_t) { return acc; },
-                   args.ctx);
+    reduce_loop<T>(
+        args.in(0).data<T>(), args.out(0).data<T>(), plan, accum_zero<T>(),
+        [](auto acc, auto v) { return acc + v; }, [](auto acc, int64_t) { return acc; }, args.ctx);
   });
 }
 
@@ -22,7 +23,8 @@ JANUS_DEFINE_OP({
     .doc = "Sum over `axes` (every axis when empty); keepdims keeps them as extent 1.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to reduce, negative from the end"},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
     .infer = infer_reduce,
     .kernels = {{DeviceType::kCPU, sum_cpu}},

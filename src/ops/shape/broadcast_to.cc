@@ -1,5 +1,6 @@
 // broadcast_to(x, shape): x repeated along broadcast axes (NumPy rules) to `shape`.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -49,7 +50,9 @@ JANUS_DEFINE_OP({
     .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
     .infer = infer_broadcast_to,
     .kernels = {{DeviceType::kCPU, broadcast_to_cpu}},
-    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {sum_to(g.dy(0), g.x(0).shape())}; },
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {sum_to(g.dy(0), g.x(0).shape())};
+    },
     .fusion = FusionClass::kBroadcast,
 });
 

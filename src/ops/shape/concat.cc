@@ -1,6 +1,7 @@
 // concat(a, b, axis): a and b joined along `axis`. Two inputs: the registry has fixed input
 // lists, so longer joins chain calls.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -27,11 +28,12 @@ namespace {
 std::vector<TensorSpec> infer_concat(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
   const TensorSpec& b = args.inputs[1];
-  JANUS_CHECK(a.dtype == b.dtype, TypeError, "concat: inputs have dtypes {} and {}, expected one dtype",
-              a.dtype, b.dtype);
-  JANUS_CHECK(a.shape.ndim() >= 1 && a.shape.ndim() == b.shape.ndim(), ShapeError,
-              "concat: inputs have shapes {} and {}, expected the same number (at least 1) of dimensions",
-              a.shape, b.shape);
+  JANUS_CHECK(a.dtype == b.dtype, TypeError,
+              "concat: inputs have dtypes {} and {}, expected one dtype", a.dtype, b.dtype);
+  JANUS_CHECK(
+      a.shape.ndim() >= 1 && a.shape.ndim() == b.shape.ndim(), ShapeError,
+      "concat: inputs have shapes {} and {}, expected the same number (at least 1) of dimensions",
+      a.shape, b.shape);
   const int axis = normalize_axis("concat", args.attrs.get<int64_t>(0), a.shape.ndim());
   Shape out = a.shape;
   for (int i = 0; i < a.shape.ndim(); ++i) {

@@ -1,5 +1,6 @@
 // expand_dims(x, axis): x with a new axis of extent 1 inserted at `axis`.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -26,7 +27,9 @@ JANUS_DEFINE_OP({
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "position of the new axis in the output"}},
     .infer = infer_expand_dims,
     .kernels = {{DeviceType::kCPU, copy_all}},
-    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {reshape(g.dy(0), g.x(0).shape())};
+    },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
     .view_of = 0,

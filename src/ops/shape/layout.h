@@ -13,8 +13,8 @@ namespace janus::ops {
 /// [-ndim, ndim).
 inline int normalize_axis(std::string_view op, int64_t axis, int ndim) {
   JANUS_CHECK(axis >= -ndim && axis < ndim, IndexError,
-              "{}: axis {} is out of range for an array of {} dimensions, expected in [{}, {})",
-              op, axis, ndim, -ndim, ndim);
+              "{}: axis {} is out of range for an array of {} dimensions, expected in [{}, {})", op,
+              axis, ndim, -ndim, ndim);
   return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
@@ -85,7 +85,8 @@ inline void check_index_dtype(std::string_view op, std::string_view input, DType
 
 /// The values of an int32/int64 index array, counted from the end when negative; throws
 /// IndexError naming `op` for one outside [-extent, extent).
-inline std::vector<int64_t> read_indices(std::string_view op, const NDArray& index, int64_t extent) {
+inline std::vector<int64_t> read_indices(std::string_view op, const NDArray& index,
+                                         int64_t extent) {
   std::vector<int64_t> out(static_cast<size_t>(index.size()));
   auto read = [&]<typename I>(const I* p) {
     for (size_t k = 0; k < out.size(); ++k) {

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -13,8 +14,8 @@ const std::vector<int64_t>& checked_widths(const Shape& s, const Attrs& attrs) {
               "pad: widths {} has {} entries for shape {}, expected {} (before, after per axis)",
               widths, widths.size(), s, 2 * s.ndim());
   for (int64_t w : widths) {
-    JANUS_CHECK(w >= 0, ValueError, "pad: widths {} has the negative entry {}, expected widths >= 0",
-                widths, w);
+    JANUS_CHECK(w >= 0, ValueError,
+                "pad: widths {} has the negative entry {}, expected widths >= 0", widths, w);
   }
   return widths;
 }
@@ -38,7 +39,8 @@ void pad_cpu(const KernelArgs& args) {
   dispatch_dtype(x.dtype(), [&]<typename T>() {
     T* out = y.data<T>();
     const T fill = from_double<T>(value);
-    parallel_for(y.size(), args.ctx, [&](int64_t lo, int64_t hi) { std::fill(out + lo, out + hi, fill); });
+    parallel_for(y.size(), args.ctx,
+                 [&](int64_t lo, int64_t hi) { std::fill(out + lo, out + hi, fill); });
     if (x.size() == 0) return;
     if (nd == 0) {
       out[0] = x.data<T>()[0];

@@ -1,8 +1,9 @@
 // reshape(x, shape): the same elements in another shape (one extent may be -1).
 #include <cstring>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {
@@ -31,7 +32,9 @@ JANUS_DEFINE_OP({
     .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
     .infer = infer_reshape,
     .kernels = {{DeviceType::kCPU, reshape_cpu}},
-    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {reshape(g.dy(0), g.x(0).shape())};
+    },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
     .view_of = 0,

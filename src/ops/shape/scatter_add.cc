@@ -1,6 +1,7 @@
 // scatter_add(x, indices, updates, axis): x with updates added at `indices` along `axis`; the
 // adjoint of take.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -12,8 +13,10 @@ std::vector<TensorSpec> infer_scatter_add(const InferArgs& args) {
   const TensorSpec& updates = args.inputs[2];
   check_index_dtype("scatter_add", "indices", index.dtype);
   JANUS_CHECK(x.dtype == updates.dtype, TypeError,
-              "scatter_add: x has dtype {} and updates {}, expected one dtype", x.dtype, updates.dtype);
-  JANUS_CHECK(x.shape.ndim() >= 1, ShapeError, "scatter_add: x has 0 dimensions, expected at least 1");
+              "scatter_add: x has dtype {} and updates {}, expected one dtype", x.dtype,
+              updates.dtype);
+  JANUS_CHECK(x.shape.ndim() >= 1, ShapeError,
+              "scatter_add: x has 0 dimensions, expected at least 1");
   const int axis = normalize_axis("scatter_add", args.attrs.get<int64_t>(0), x.shape.ndim());
   std::vector<int64_t> dims(x.shape.begin(), x.shape.begin() + axis);
   dims.insert(dims.end(), index.shape.begin(), index.shape.end());
@@ -73,7 +76,8 @@ JANUS_DEFINE_OP({
 }  // namespace janus::ops
 
 namespace janus {
-NDArray scatter_add(const NDArray& x, const NDArray& indices, const NDArray& updates, int64_t axis) {
+NDArray scatter_add(const NDArray& x, const NDArray& indices, const NDArray& updates,
+                    int64_t axis) {
   static const ops::OpDef& op = ops::get_op("scatter_add");
   return ops::invoke(op, {x, indices, updates}, {axis})[0];
 }

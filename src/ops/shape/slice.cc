@@ -3,6 +3,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -17,12 +18,13 @@ Box resolve_box(const Shape& s, const Attrs& attrs) {
   const auto& begin = attrs.get<std::vector<int64_t>>(0);
   const auto& end = attrs.get<std::vector<int64_t>>(1);
   const auto& step = attrs.get<std::vector<int64_t>>(2);
-  JANUS_CHECK(begin.size() == end.size() && (step.empty() || step.size() == begin.size()) &&
-                  static_cast<int>(begin.size()) <= s.ndim(),
-              ValueError,
-              "slice: begin {}, end {} and step {} must have one entry per sliced axis (step may be "
-              "empty), at most {} for shape {}",
-              begin, end, step, s.ndim(), s);
+  JANUS_CHECK(
+      begin.size() == end.size() && (step.empty() || step.size() == begin.size()) &&
+          static_cast<int>(begin.size()) <= s.ndim(),
+      ValueError,
+      "slice: begin {}, end {} and step {} must have one entry per sliced axis (step may be "
+      "empty), at most {} for shape {}",
+      begin, end, step, s.ndim(), s);
   Box box;
   for (int i = 0; i < s.ndim(); ++i) {
     const size_t ui = static_cast<size_t>(i);
@@ -33,8 +35,8 @@ Box resolve_box(const Shape& s, const Attrs& attrs) {
       continue;
     }
     const int64_t st = step.empty() ? 1 : step[ui];
-    JANUS_CHECK(st > 0, ValueError, "slice: step {} on axis {} is not supported, expected a positive step",
-                st, i);
+    JANUS_CHECK(st > 0, ValueError,
+                "slice: step {} on axis {} is not supported, expected a positive step", st, i);
     const int64_t b = normalize_bound("slice", "begin", begin[ui], s[i], i);
     const int64_t e = normalize_bound("slice", "end", end[ui], s[i], i);
     box.begin.push_back(b);
@@ -61,7 +63,8 @@ void slice_cpu(const KernelArgs& args) {
     in_strides.push_back(box.step[i] * strides[i]);
   }
   dispatch_dtype(x.dtype(), [&]<typename T>() {
-    gather_strided<T>(x.data<T>(), offset, in_strides, args.out(0).data<T>(), args.out(0).shape(), args.ctx);
+    gather_strided<T>(x.data<T>(), offset, in_strides, args.out(0).data<T>(), args.out(0).shape(),
+                      args.ctx);
   });
 }
 
@@ -92,7 +95,8 @@ std::vector<NDArray> slice_grad(const GradArgs& g) {
     }
     positions[static_cast<size_t>(e)] = pos;
   }
-  const NDArray index = from_vector<int64_t>(positions, Shape{ys.numel()}, DType::kInt64, x.device());
+  const NDArray index =
+      from_vector<int64_t>(positions, Shape{ys.numel()}, DType::kInt64, x.device());
   const NDArray flat = zeros(Shape{x.size()}, x.dtype(), x.device());
   return {reshape(scatter_add(flat, index, reshape(g.dy(0), Shape{ys.numel()}), 0), x.shape())};
 }
@@ -101,14 +105,16 @@ std::vector<NDArray> slice_grad(const GradArgs& g) {
 
 JANUS_DEFINE_OP({
     .name = "slice",
-    .doc = "A strided box: per leading axis i, indices begin[i], begin[i] + step[i], ... below end[i].\n\n"
+    .doc = "A strided box: per leading axis i, indices begin[i], begin[i] + step[i], ... below "
+           "end[i].\n\n"
            "Bounds lie in [-extent, extent] (negative from the end); steps are positive (all 1 "
            "when `step` is empty); axes past the lists are taken whole.",
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"begin", AttrType::kInts, std::nullopt, "first index per sliced axis"},
               {"end", AttrType::kInts, std::nullopt, "end (excluded) per sliced axis"},
-              {"step", AttrType::kInts, std::vector<int64_t>{}, "positive step per sliced axis; all 1 when empty"}},
+              {"step", AttrType::kInts, std::vector<int64_t>{},
+               "positive step per sliced axis; all 1 when empty"}},
     .infer = infer_slice,
     .kernels = {{DeviceType::kCPU, slice_cpu}},
     .grad = slice_grad,

@@ -1,5 +1,6 @@
 // slice_axis(x, axis, begin, end): the range [begin, end) of one axis; split() is built on it.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -13,7 +14,8 @@ struct AxisRange {
 AxisRange resolve_range(const Shape& s, const Attrs& attrs) {
   JANUS_CHECK(s.ndim() >= 1, ShapeError, "slice_axis: input has 0 dimensions, expected at least 1");
   const int axis = normalize_axis("slice_axis", attrs.get<int64_t>(0), s.ndim());
-  const int64_t begin = normalize_bound("slice_axis", "begin", attrs.get<int64_t>(1), s[axis], axis);
+  const int64_t begin =
+      normalize_bound("slice_axis", "begin", attrs.get<int64_t>(1), s[axis], axis);
   const int64_t end = normalize_bound("slice_axis", "end", attrs.get<int64_t>(2), s[axis], axis);
   return {axis, begin, std::max(begin, end)};
 }
@@ -33,11 +35,13 @@ void slice_axis_cpu(const KernelArgs& args) {
   const size_t row_in = static_cast<size_t>(s[r.axis]) * inner;
   const size_t row_out = static_cast<size_t>(r.end - r.begin) * inner;
   if (row_out == 0) return;
-  const auto* in = static_cast<const char*>(args.in(0).raw_data()) + static_cast<size_t>(r.begin) * inner;
+  const auto* in =
+      static_cast<const char*>(args.in(0).raw_data()) + static_cast<size_t>(r.begin) * inner;
   auto* out = static_cast<char*>(args.out(0).raw_data());
   parallel_for(extent_product(s, 0, r.axis), args.ctx, [&](int64_t lo, int64_t hi) {
     for (int64_t o = lo; o < hi; ++o) {
-      std::memcpy(out + static_cast<size_t>(o) * row_out, in + static_cast<size_t>(o) * row_in, row_out);
+      std::memcpy(out + static_cast<size_t>(o) * row_out, in + static_cast<size_t>(o) * row_in,
+                  row_out);
     }
   });
 }
@@ -46,12 +50,14 @@ void slice_axis_cpu(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "slice_axis",
-    .doc = "The range [begin, end) of one axis (bounds in [-extent, extent]; empty when end <= begin).",
+    .doc = "The range [begin, end) of one axis (bounds in [-extent, extent]; empty when end <= "
+           "begin).",
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "axis to slice, negative from the end"},
               {"begin", AttrType::kInt, std::nullopt, "first index, negative from the end"},
-              {"end", AttrType::kInt, std::nullopt, "one past the last index, negative from the end"}},
+              {"end", AttrType::kInt, std::nullopt,
+               "one past the last index, negative from the end"}},
     .infer = infer_slice_axis,
     .kernels = {{DeviceType::kCPU, slice_axis_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
@@ -82,7 +88,8 @@ std::vector<NDArray> split(const NDArray& x, int64_t sections, int64_t axis) {
               axis, x.shape(), extent, sections);
   const int64_t step = extent / sections;
   std::vector<NDArray> parts;
-  for (int64_t i = 0; i < sections; ++i) parts.push_back(slice_axis(x, axis, i * step, (i + 1) * step));
+  for (int64_t i = 0; i < sections; ++i)
+    parts.push_back(slice_axis(x, axis, i * step, (i + 1) * step));
   return parts;
 }
 }  // namespace janus

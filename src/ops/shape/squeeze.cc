@@ -1,5 +1,6 @@
 // squeeze(x, axes): x without the given axes of extent 1 (every extent-1 axis when empty).
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -13,8 +14,8 @@ std::vector<TensorSpec> infer_squeeze(const InferArgs& args) {
   for (int i = 0; i < s.ndim(); ++i) drop[static_cast<size_t>(i)] = axes.empty() && s[i] == 1;
   for (int64_t a : axes) {
     const int axis = normalize_axis("squeeze", a, s.ndim());
-    JANUS_CHECK(s[axis] == 1, ShapeError,
-                "squeeze: axis {} of shape {} has extent {}, expected 1", a, s, s[axis]);
+    JANUS_CHECK(s[axis] == 1, ShapeError, "squeeze: axis {} of shape {} has extent {}, expected 1",
+                a, s, s[axis]);
     drop[static_cast<size_t>(axis)] = true;
   }
   std::vector<int64_t> dims;
@@ -32,10 +33,13 @@ JANUS_DEFINE_OP({
     .doc = "x without the given axes, which must have extent 1; every extent-1 axis when empty.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to remove, negative from the end"}},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "axes to remove, negative from the end"}},
     .infer = infer_squeeze,
     .kernels = {{DeviceType::kCPU, copy_all}},
-    .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      return {reshape(g.dy(0), g.x(0).shape())};
+    },
     .fusion = FusionClass::kElementwise,
     .inplace_input = 0,
     .view_of = 0,

@@ -1,5 +1,6 @@
 // stack(a, b, axis): a and b of one shape joined along a new axis of extent 2.
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -9,10 +10,10 @@ namespace {
 std::vector<TensorSpec> infer_stack(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
   const TensorSpec& b = args.inputs[1];
-  JANUS_CHECK(a.dtype == b.dtype, TypeError, "stack: inputs have dtypes {} and {}, expected one dtype",
-              a.dtype, b.dtype);
-  JANUS_CHECK(a.shape == b.shape, ShapeError, "stack: inputs have shapes {} and {}, expected one shape",
-              a.shape, b.shape);
+  JANUS_CHECK(a.dtype == b.dtype, TypeError,
+              "stack: inputs have dtypes {} and {}, expected one dtype", a.dtype, b.dtype);
+  JANUS_CHECK(a.shape == b.shape, ShapeError,
+              "stack: inputs have shapes {} and {}, expected one shape", a.shape, b.shape);
   const int axis = normalize_axis("stack", args.attrs.get<int64_t>(0), a.shape.ndim() + 1);
   std::vector<int64_t> dims = a.shape.dims();
   dims.insert(dims.begin() + axis, 2);
@@ -40,7 +41,8 @@ JANUS_DEFINE_OP({
       // dy: the new axis holds a at 0 and b at 1 -> slice each and drop the axis.
       const int64_t axis = g.attrs.get<int64_t>(0);
       const Shape& s = g.x(0).shape();
-      return {reshape(slice_axis(g.dy(0), axis, 0, 1), s), reshape(slice_axis(g.dy(0), axis, 1, 2), s)};
+      return {reshape(slice_axis(g.dy(0), axis, 0, 1), s),
+              reshape(slice_axis(g.dy(0), axis, 1, 2), s)};
     },
 });
 

@@ -1,5 +1,6 @@
 // take(x, indices, axis): the entries of x at `indices` along `axis` (NumPy's take).
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -52,7 +53,8 @@ JANUS_DEFINE_OP({
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: gathered rows -> added back at their indices (repeats accumulate); none for indices.
       const NDArray& x = g.x(0);
-      return {scatter_add(zeros(x.shape(), x.dtype(), x.device()), g.x(1), g.dy(0), g.attrs.get<int64_t>(0)),
+      return {scatter_add(zeros(x.shape(), x.dtype(), x.device()), g.x(1), g.dy(0),
+                          g.attrs.get<int64_t>(0)),
               NDArray()};
     },
 });

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include "janus/ops/ops.h"
+
 #include "layout.h"
 
 namespace janus::ops {
@@ -31,12 +32,14 @@ std::vector<int64_t> resolve_permutation(const std::vector<int64_t>& axes, int n
 
 void transpose_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
-  const std::vector<int64_t> perm = resolve_permutation(args.attrs.get<std::vector<int64_t>>(0), x.ndim());
+  const std::vector<int64_t> perm =
+      resolve_permutation(args.attrs.get<std::vector<int64_t>>(0), x.ndim());
   const std::vector<int64_t> strides = contiguous_strides(x.shape());
   std::vector<int64_t> in_strides;
   for (int64_t p : perm) in_strides.push_back(strides[static_cast<size_t>(p)]);
   dispatch_dtype(x.dtype(), [&]<typename T>() {
-    gather_strided<T>(x.data<T>(), 0, in_strides, args.out(0).data<T>(), args.out(0).shape(), args.ctx);
+    gather_strided<T>(x.data<T>(), 0, in_strides, args.out(0).data<T>(), args.out(0).shape(),
+                      args.ctx);
   });
 }
 
@@ -58,7 +61,8 @@ JANUS_DEFINE_OP({
     .doc = "The axes of x permuted: y.shape[i] = x.shape[axes[i]]; reversed when axes is empty.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "permutation of the axes, negative from the end"}},
+    .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
+               "permutation of the axes, negative from the end"}},
     .infer = infer_transpose,
     .kernels = {{DeviceType::kCPU, transpose_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
@@ -66,7 +70,8 @@ JANUS_DEFINE_OP({
       const std::vector<int64_t> perm =
           resolve_permutation(g.attrs.get<std::vector<int64_t>>(0), g.x(0).ndim());
       std::vector<int64_t> inverse(perm.size());
-      for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+      for (size_t i = 0; i < perm.size(); ++i)
+        inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
       return {transpose(g.dy(0), inverse)};
     },
 });

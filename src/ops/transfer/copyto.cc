@@ -1,8 +1,9 @@
 // copyto(a, device): a copy of an array on another device, made on the copy lane.
 #include <cstring>
 
-#include "../op_utils.h"
 #include "janus/ops/ops.h"
+
+#include "../op_utils.h"
 
 namespace janus::ops {
 namespace {

@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "janus/ops/ops.h"
+
 #include "../elementwise/relu_backward.h"
 #include "unary_op.h"
 
@@ -20,7 +21,6 @@ constexpr bool is_negative(C x) {
     return x < C(0);
   }
 }
-
 
 }  // namespace
 

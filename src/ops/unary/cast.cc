@@ -2,6 +2,7 @@
 #include <type_traits>
 
 #include "janus/ops/ops.h"
+
 #include "unary_op.h"
 
 namespace janus::ops {

@@ -1,5 +1,6 @@
 // clip(x, a_min, a_max): min(max(x, a_min), a_max) elementwise, every dtype.
 #include "janus/ops/ops.h"
+
 #include "unary_op.h"
 
 namespace janus::ops {
@@ -8,8 +9,8 @@ namespace {
 std::vector<TensorSpec> infer_clip(const InferArgs& args) {
   const double lo = args.attrs.get<double>(0);
   const double hi = args.attrs.get<double>(1);
-  JANUS_CHECK(lo <= hi, ValueError, "clip: a_min {} is greater than a_max {}, expected a_min <= a_max",
-              lo, hi);
+  JANUS_CHECK(lo <= hi, ValueError,
+              "clip: a_min {} is greater than a_max {}, expected a_min <= a_max", lo, hi);
   return {args.inputs[0]};
 }
 

@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "janus/ops/ops.h"
+
 #include "unary_op.h"
 
 namespace janus::ops {
@@ -35,8 +36,7 @@ JANUS_DEFINE_OP({floating_unary_op(
     [](const GradArgs& g) -> Grads { return {g.dy(0) / g.y(0) * 0.5}; })});
 
 JANUS_DEFINE_OP({floating_unary_op(
-    "rsqrt", "1 / sqrt(x), elementwise.",
-    [](auto x) { return decltype(x)(1) / std::sqrt(x); },
+    "rsqrt", "1 / sqrt(x), elementwise.", [](auto x) { return decltype(x)(1) / std::sqrt(x); },
     // y = x^(-1/2): dx = -0.5 * y / x * dy.
     [](const GradArgs& g) -> Grads { return {g.dy(0) * g.y(0) / g.x(0) * -0.5}; })});
 

@@ -1,5 +1,6 @@
 // leaky_relu(x, alpha): x for x > 0, alpha * x otherwise (floating dtypes).
 #include "janus/ops/ops.h"
+
 #include "unary_op.h"
 
 namespace janus::ops {
