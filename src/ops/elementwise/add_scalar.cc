@@ -1,12 +1,13 @@
 // add_scalar(a, scalar): elementwise sum of an array and a number.
 #include "binary_loop.h"
+#include "elementwise_attrs.h"
 #include "janus/ops/ops.h"
 
 namespace janus::ops {
 namespace {
 
 void add_scalar_cpu(const KernelArgs& args) {
-  const double scalar = args.attrs.get<double>(0);
+  const double scalar = ScalarAttrs::from(args.attrs).scalar;
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
     unary_scalar<T>(args, scalar, [](T x, T s) { return wrapping_add(x, s); });
   });
@@ -20,6 +21,7 @@ JANUS_DEFINE_OP({
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
+    .attr_fields = attr_fields<ScalarAttrs>(),
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, add_scalar_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {g.dy(0)}; },

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "binary_loop.h"
+#include "elementwise_attrs.h"
 #include "janus/ops/ops.h"
 #include "nary_loop.h"
 
@@ -9,7 +10,7 @@ namespace janus::ops {
 namespace {
 
 void minimum_scalar_cpu(const KernelArgs& args) {
-  const double scalar = args.attrs.get<double>(0);
+  const double scalar = ScalarAttrs::from(args.attrs).scalar;
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     unary_scalar<T>(args, scalar, [](T x, T s) { return static_cast<T>((C(x) <= C(s) || C(x) != C(x)) ? x : s); });
@@ -24,10 +25,11 @@ JANUS_DEFINE_OP({
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
+    .attr_fields = attr_fields<ScalarAttrs>(),
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, minimum_scalar_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const double s = g.attrs.get<double>(0);
+      const double s = ScalarAttrs::from(g.attrs).scalar;
       // The gradient goes where a was chosen (ties included).
       const NDArray& a = g.x(0);
       const NDArray zero = zeros({}, a.dtype(), a.device());

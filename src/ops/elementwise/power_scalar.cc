@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "binary_loop.h"
+#include "elementwise_attrs.h"
 #include "janus/ops/ops.h"
 #include "nary_loop.h"
 
@@ -9,7 +10,7 @@ namespace janus::ops {
 namespace {
 
 void power_scalar_cpu(const KernelArgs& args) {
-  const double scalar = args.attrs.get<double>(0);
+  const double scalar = ScalarAttrs::from(args.attrs).scalar;
   dispatch_floating(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     unary_scalar<T>(args, scalar, [](T x, T s) { return static_cast<T>(std::pow(C(x), C(s))); });
@@ -24,10 +25,11 @@ JANUS_DEFINE_OP({
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
+    .attr_fields = attr_fields<ScalarAttrs>(),
     .infer = infer_floating_unary,
     .kernels = {{DeviceType::kCPU, power_scalar_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const double s = g.attrs.get<double>(0);
+      const double s = ScalarAttrs::from(g.attrs).scalar;
       // y = a^s: da = dy * s * a^(s-1).
       return {g.dy(0) * s * power(g.x(0), s - 1.0)};
     },

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "binary_loop.h"
+#include "elementwise_attrs.h"
 #include "janus/ops/ops.h"
 #include "nary_loop.h"
 
@@ -9,7 +10,7 @@ namespace janus::ops {
 namespace {
 
 void subtract_scalar_cpu(const KernelArgs& args) {
-  const double scalar = args.attrs.get<double>(0);
+  const double scalar = ScalarAttrs::from(args.attrs).scalar;
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
     unary_scalar<T>(args, scalar, [](T x, T s) { return wrapping_sub(x, s); });
   });
@@ -23,6 +24,7 @@ JANUS_DEFINE_OP({
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"scalar", AttrType::kFloat, std::nullopt, "the number"}},
+    .attr_fields = attr_fields<ScalarAttrs>(),
     .infer = infer_same_as_input(0),
     .kernels = {{DeviceType::kCPU, subtract_scalar_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
