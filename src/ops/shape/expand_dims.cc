@@ -1,5 +1,6 @@
 // expand_dims(x, axis): x with a new axis of extent 1 inserted at `axis`.
 #include "janus/ops/ops.h"
+#include "shape_attrs.h"
 #include "layout.h"
 
 namespace janus::ops {
@@ -9,7 +10,7 @@ std::vector<TensorSpec> infer_expand_dims(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const int nd = out.shape.ndim();
   // The new axis may go anywhere in [0, ndim], so the range is that of an (ndim+1)-d array.
-  const int axis = normalize_axis("expand_dims", args.attrs.get<int64_t>(0), nd + 1);
+  const int axis = normalize_axis("expand_dims", AxisAttrs::from(args.attrs).axis, nd + 1);
   std::vector<int64_t> dims = out.shape.dims();
   dims.insert(dims.begin() + axis, 1);
   out.shape = Shape(std::move(dims));
@@ -24,6 +25,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "position of the new axis in the output"}},
+    .attr_fields = attr_fields<AxisAttrs>(),
     .infer = infer_expand_dims,
     .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },

@@ -3,6 +3,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "shape_attrs.h"
 #include "layout.h"
 
 namespace janus::ops {
@@ -14,9 +15,10 @@ struct Box {
 };
 
 Box resolve_box(const Shape& s, const Attrs& attrs) {
-  const auto& begin = attrs.get<std::vector<int64_t>>(0);
-  const auto& end = attrs.get<std::vector<int64_t>>(1);
-  const auto& step = attrs.get<std::vector<int64_t>>(2);
+  const SliceAttrs a = SliceAttrs::from(attrs);
+  const std::vector<int64_t>& begin = a.begin;
+  const std::vector<int64_t>& end = a.end;
+  const std::vector<int64_t>& step = a.step;
   JANUS_CHECK(begin.size() == end.size() && (step.empty() || step.size() == begin.size()) &&
                   static_cast<int>(begin.size()) <= s.ndim(),
               ValueError,
@@ -109,6 +111,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"begin", AttrType::kInts, std::nullopt, "first index per sliced axis"},
               {"end", AttrType::kInts, std::nullopt, "end (excluded) per sliced axis"},
               {"step", AttrType::kInts, std::vector<int64_t>{}, "positive step per sliced axis; all 1 when empty"}},
+    .attr_fields = attr_fields<SliceAttrs>(),
     .infer = infer_slice,
     .kernels = {{DeviceType::kCPU, slice_cpu}},
     .grad = slice_grad,

@@ -1,5 +1,6 @@
 // squeeze(x, axes): x without the given axes of extent 1 (every extent-1 axis when empty).
 #include "janus/ops/ops.h"
+#include "shape_attrs.h"
 #include "layout.h"
 
 namespace janus::ops {
@@ -8,7 +9,7 @@ namespace {
 std::vector<TensorSpec> infer_squeeze(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const Shape& s = out.shape;
-  const auto& axes = args.attrs.get<std::vector<int64_t>>(0);
+  const std::vector<int64_t> axes = AxesAttrs::from(args.attrs).axes;
   std::vector<bool> drop(static_cast<size_t>(s.ndim()), false);
   for (int i = 0; i < s.ndim(); ++i) drop[static_cast<size_t>(i)] = axes.empty() && s[i] == 1;
   for (int64_t a : axes) {
@@ -33,6 +34,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{}, "axes to remove, negative from the end"}},
+    .attr_fields = attr_fields<AxesAttrs>(),
     .infer = infer_squeeze,
     .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> { return {reshape(g.dy(0), g.x(0).shape())}; },
