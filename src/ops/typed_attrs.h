@@ -95,6 +95,14 @@ inline std::string_view attrs_owner(const Attrs& attrs) {
 }
 
 // Owner: the struct that declares the member, S itself or a base of it.
+/// Checks that field `index` of a struct, called `field`, reads the attribute of that name in
+/// `op`: a struct read from another operator's attributes is our bug.
+inline void check_field_name(const OpDef& op, size_t index, std::string_view field) {
+  JANUS_ASSERT(op.attrs[index].name == field,
+               "{}: attribute {} is '{}', but the struct that reads it calls it '{}'", op.name,
+               index, op.attrs[index].name, field);
+}
+
 template <typename Owner, typename T, typename S>
 void read_field(const Attrs& attrs, size_t index, const AttrField<Owner, T>& f, S& out) {
   if constexpr (std::is_same_v<T, Activation>) {
@@ -119,8 +127,10 @@ std::vector<AttrFieldDef> attr_fields() {
       S::fields());
 }
 
-/// Reads a completed attribute list (complete_attrs) into S, field i from attribute i. An
-/// Activation field throws ValueError for a name it does not allow.
+/// Reads a completed attribute list (complete_attrs) into S, field i from attribute i, after
+/// checking that field i has the name of the operator's attribute i (InternalError otherwise:
+/// S belongs to another operator). An Activation field throws ValueError for a name it does not
+/// allow.
 template <typename S>
 S read_attrs(const Attrs& attrs) {
   constexpr auto kFields = S::fields();
@@ -129,6 +139,9 @@ S read_attrs(const Attrs& attrs) {
                detail::attrs_owner(attrs), attrs.size(), kCount);
   S out{};
   [&]<size_t... I>(std::index_sequence<I...>) {
+    if (const OpDef* op = attrs.op(); op != nullptr) {
+      (detail::check_field_name(*op, I, std::get<I>(kFields).name), ...);
+    }
     (detail::read_field(attrs, I, std::get<I>(kFields), out), ...);
   }(std::make_index_sequence<kCount>{});
   return out;

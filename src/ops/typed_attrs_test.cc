@@ -68,6 +68,15 @@ TEST(TypedAttrs, AnIncompleteListIsAnInternalError) {
               HasSubstr("1 attribute values for the 5 fields of its struct"));
 }
 
+TEST(TypedAttrs, AnotherOperatorsStructIsAnInternalErrorNamingBothNames) {
+  // layer_norm's struct has one float field too, but it reads "eps", not "scalar".
+  Attrs attrs{2.0};
+  complete_attrs(get_op("add_scalar"), attrs);
+  EXPECT_THAT(error_of<InternalError>([&] { LayerNormAttrs::from(attrs); }),
+              HasSubstr("add_scalar: attribute 0 is 'scalar', but the struct that reads it "
+                        "calls it 'eps'"));
+}
+
 TEST(TypedAttrs, ABadActivationIsAValueErrorNamingTheOperator) {
   const NDArray x = zeros({1, 2, 4, 4}), w = zeros({3, 2, 3, 3}), b = zeros({3});
   static const OpDef& conv = get_op("conv2d");
