@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -35,6 +36,14 @@ NDArray randn(Shape s, uint64_t seed_value) {
 void expect_equal(const NDArray& a, const NDArray& b) {
   ASSERT_EQ(a.shape(), b.shape());
   EXPECT_EQ(to_vector<float>(a), to_vector<float>(b));
+}
+
+// The value of node n's attribute `name`, looked up by the name its operator registered.
+template <typename T>
+const T& attr_of(const Node& n, std::string_view name) {
+  const int i = n.op->attr_index(name);
+  if (i < 0) throw std::out_of_range(fmt::format("{} has no attribute '{}'", n.op->name, name));
+  return n.attrs.get<T>(static_cast<size_t>(i));
 }
 
 size_t op_count(const Graph& g) {
@@ -314,7 +323,7 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
   EXPECT_EQ(fuse_bias_activation(g).changed, 1);
   ASSERT_EQ(op_count(g), 1u);
   EXPECT_EQ(g.outputs[0].node->op->name, "fully_connected");
-  EXPECT_EQ(g.outputs[0].node->attrs.get<std::string>(0), "relu");
+  EXPECT_EQ(attr_of<std::string>(*g.outputs[0].node, "activation"), "relu");
   const NDArray xv = randn({4, 8}, 1), wv = randn({5, 8}, 2), bv = randn({5}, 3);
   expect_equal(y.eval({{"x", xv}, {"w", wv}, {"b", bv}})[0], relu(fully_connected(xv, wv, bv)));
   // The product read elsewhere too: no fusion.
@@ -338,8 +347,9 @@ TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
   EXPECT_EQ(fuse_bias_activation(g).changed, 1);
   ASSERT_EQ(op_count(g), 1u);
   EXPECT_EQ(g.outputs[0].node->op->name, "conv2d");
-  EXPECT_EQ(g.outputs[0].node->attrs.get<std::string>(4), "relu");
-  EXPECT_EQ(g.outputs[0].node->attrs.get<std::vector<int64_t>>(1), (std::vector<int64_t>{1}));
+  EXPECT_EQ(attr_of<std::string>(*g.outputs[0].node, "activation"), "relu");
+  EXPECT_EQ(attr_of<std::vector<int64_t>>(*g.outputs[0].node, "padding"),
+            (std::vector<int64_t>{1}));
   const NDArray xv = randn({2, 3, 6, 6}, 1), wv = randn({4, 3, 3, 3}, 2), bv = randn({4}, 3);
   // Compiled (fused) against the two operators one by one.
   CachedOp fused(y, {ops::TensorSpec{shapes[0], DType::kFloat32, cpu()},

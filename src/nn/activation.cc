@@ -8,35 +8,41 @@
 namespace janus::nn {
 
 void check_activation(const std::string& activation) {
-  static const char* const kNames[] = {"", "relu", "sigmoid", "tanh", "softrelu", "gelu", "leaky"};
-  for (const char* n : kNames) {
-    if (activation == n) return;
+  ops::parse_activation(activation, "nn", "activation");
+}
+
+NDArray activate(const NDArray& x, ops::Activation activation) {
+  switch (activation) {
+    case ops::Activation::kNone:
+      return x;
+    case ops::Activation::kRelu:
+      return relu(x);
+    case ops::Activation::kSigmoid:
+      return sigmoid(x);
+    case ops::Activation::kTanh:
+      return tanh(x);
+    case ops::Activation::kSoftrelu:
+      return softplus(x);
+    case ops::Activation::kGelu:
+      return gelu(x);
+    case ops::Activation::kLeaky:
+      return leaky_relu(x);
   }
-  JANUS_CHECK(false, ValueError,
-              "unknown activation '{}', expected one of relu, sigmoid, tanh, softrelu, gelu, "
-              "leaky, or \"\" for none",
-              activation);
+  return x;  // not reached: each enumerator returns above (-Wswitch names a missing one)
 }
 
 NDArray activate(const NDArray& x, const std::string& activation) {
-  if (activation.empty()) return x;
-  if (activation == "relu") return relu(x);
-  if (activation == "sigmoid") return sigmoid(x);
-  if (activation == "tanh") return tanh(x);
-  if (activation == "softrelu") return softplus(x);
-  if (activation == "gelu") return gelu(x);
-  if (activation == "leaky") return leaky_relu(x);
-  check_activation(activation);  // throws
-  return x;
+  return activate(x, ops::parse_activation(activation, "nn", "activation"));
 }
 
 Activation::Activation(std::string activation)
-    : Block("activation"), activation_(std::move(activation)) {
-  check_activation(activation_);
-}
+    : Block("activation"),
+      activation_(ops::parse_activation(activation, "Activation", "activation")) {}
 
 NDArray Activation::forward(const NDArray& x) { return activate(x, activation_); }
 
-std::string Activation::describe() const { return fmt::format("Activation({})", activation_); }
+std::string Activation::describe() const {
+  return fmt::format("Activation({})", ops::activation_name(activation_));
+}
 
 }  // namespace janus::nn

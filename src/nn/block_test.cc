@@ -135,7 +135,8 @@ TEST(Block, BatchNormAndDropoutFollowTrainingMode) {
 
 TEST(Block, ActivationAndLayerArgumentsAreChecked) {
   EXPECT_THAT(error_of<ValueError>([] { Dense(4, "rleu"); }),
-              HasSubstr("unknown activation 'rleu', expected one of relu, sigmoid"));
+              HasSubstr("Dense: attribute 'activation' is 'rleu', expected one of '' (none), "
+                        "'relu', 'sigmoid', 'tanh', 'softrelu', 'gelu', 'leaky'"));
   EXPECT_THAT(error_of<ValueError>([] { Dense(0); }),
               HasSubstr("Dense: units is 0, expected a positive number"));
   EXPECT_THAT(error_of<ValueError>([] { Dropout(1.0); }),

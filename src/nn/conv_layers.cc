@@ -32,7 +32,7 @@ Conv2D::Conv2D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<i
       padding_(std::move(padding)),
       dilation_(std::move(dilation)),
       groups_(groups),
-      activation_(std::move(activation)) {
+      activation_(ops::parse_activation(activation, "Conv2D", "activation")) {
   JANUS_CHECK(channels > 0, ValueError, "Conv2D: channels is {}, expected a positive number",
               channels);
   JANUS_CHECK(kernel_.size() == 2 && kernel_[0] > 0 && kernel_[1] > 0, ValueError,
@@ -41,7 +41,6 @@ Conv2D::Conv2D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<i
   JANUS_CHECK(groups >= 1 && channels % groups == 0 && in_channels % groups == 0, ValueError,
               "Conv2D: {} channels (and {} in_channels) must divide into {} groups", channels,
               in_channels, groups);
-  check_activation(activation_);
   weight_ = register_param("weight", Shape{channels, in_channels / groups, kernel_[0], kernel_[1]},
                            std::move(weight_init));
   if (use_bias) bias_ = register_param("bias", Shape{channels}, std::move(bias_init));
@@ -65,10 +64,11 @@ NDArray Conv2D::forward(const NDArray& x) {
   const NDArray b = bias_ ? bias_->data() : zeros(Shape{channels_}, w.dtype(), w.device());
   // relu runs inside the convolution (a oneDNN post-op): one pass over the output, not two.
   static const ops::OpDef& conv = ops::get_op("conv2d");
-  const bool fused_relu = activation_ == "relu";
+  const bool fused_relu = activation_ == ops::Activation::kRelu;
+  const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   const NDArray y = ops::invoke(
       conv, {x, w, b},
-      {strides_, padding_, dilation_, groups_, std::string(fused_relu ? "relu" : "")})[0];
+      {strides_, padding_, dilation_, groups_, std::string(ops::activation_name(post_op))})[0];
   return fused_relu ? y : activate(y, activation_);
 }
 
@@ -77,7 +77,9 @@ std::string Conv2D::describe() const {
   return fmt::format("Conv2D({} -> {}, kernel=({}), stride=({}), padding=({}){})",
                      in == 0 ? "None" : std::to_string(in), channels_, fmt::join(kernel_, ", "),
                      fmt::join(strides_, ", "), fmt::join(padding_, ", "),
-                     activation_.empty() ? "" : ", " + activation_);
+                     activation_ == ops::Activation::kNone
+                         ? ""
+                         : ", " + std::string(ops::activation_name(activation_)));
 }
 
 MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,

@@ -9,11 +9,13 @@ namespace janus::nn {
 
 Dense::Dense(int64_t units, std::string activation, bool use_bias, bool flatten, int64_t in_units,
              InitializerPtr weight_init, InitializerPtr bias_init)
-    : Block("dense"), units_(units), activation_(std::move(activation)), flatten_(flatten) {
+    : Block("dense"),
+      units_(units),
+      activation_(ops::parse_activation(activation, "Dense", "activation")),
+      flatten_(flatten) {
   JANUS_CHECK(units > 0, ValueError, "Dense: units is {}, expected a positive number", units);
   JANUS_CHECK(in_units >= 0, ValueError, "Dense: in_units is {}, expected >= 0 (0: inferred)",
               in_units);
-  check_activation(activation_);
   weight_ = register_param("weight", Shape{units, in_units}, std::move(weight_init));
   if (use_bias) bias_ = register_param("bias", Shape{units}, std::move(bias_init));
 }
@@ -37,10 +39,11 @@ NDArray Dense::forward(const NDArray& x) {
                               : Shape{x.size() / std::max<int64_t>(features, 1), features};
   const NDArray in = x.shape() == rows ? x : reshape(x, rows);
   // relu runs inside the product (a oneDNN post-op): one pass over the output instead of two.
-  const bool fused_relu = bias_ && activation_ == "relu";
+  const bool fused_relu = bias_ && activation_ == ops::Activation::kRelu;
+  const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   static const ops::OpDef& fc = ops::get_op("fully_connected");
   NDArray y = bias_ ? ops::invoke(fc, {in, weight_->data(), bias_->data()},
-                                  {std::string(fused_relu ? "relu" : "")})[0]
+                                  {std::string(ops::activation_name(post_op))})[0]
                     : dot(in, weight_->data(), false, true);
   if (!flatten_ && x.ndim() != 2) {
     std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
@@ -53,7 +56,10 @@ NDArray Dense::forward(const NDArray& x) {
 std::string Dense::describe() const {
   const int64_t in = weight_->shape()[1];
   return fmt::format("Dense({} -> {}{}{})", in == 0 ? "None" : std::to_string(in), units_,
-                     activation_.empty() ? "" : ", " + activation_, bias_ ? "" : ", no bias");
+                     activation_ == ops::Activation::kNone
+                         ? ""
+                         : ", " + std::string(ops::activation_name(activation_)),
+                     bias_ ? "" : ", no bias");
 }
 
 }  // namespace janus::nn

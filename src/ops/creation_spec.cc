@@ -1,15 +1,19 @@
 // Conformance specifications of the creation and random operators.
 #include <cmath>
 
+#include "creation/creation_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
 namespace {
 
-ReferenceFn fill_with(std::function<double(const ops::Attrs&)> value, size_t shape_attr) {
-  return [value, shape_attr](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
-    RefTensor t = ref_zeros(attrs.get<Shape>(shape_attr));
-    for (double& v : t.data) v = value(attrs);
+// The reference of an operator that fills the shape of its attributes S with value(S).
+template <typename S>
+ReferenceFn fill_with(double (*value)(const S&)) {
+  return [value](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
+    const S a = S::from(attrs);
+    RefTensor t = ref_zeros(a.shape);
+    for (double& v : t.data) v = value(a);
     return std::vector<RefTensor>{t};
   };
 }
@@ -17,22 +21,28 @@ ReferenceFn fill_with(std::function<double(const ops::Attrs&)> value, size_t sha
 // Creation operators have no inputs: the float32 run is the same call as the float64 one, so
 // the samples choose the dtype through the attribute.
 JANUS_OP_SPEC({.op = "zeros",
-               .reference = fill_with([](const ops::Attrs&) { return 0.0; }, 0),
+               .reference = fill_with<ops::CreationAttrs>([](const ops::CreationAttrs&) {
+                 return 0.0;
+               }),
                .samples = {{{}, {Shape{2, 3}, DType::kFloat64}}, {{}, {Shape{}, DType::kFloat64}}},
                .check_float32 = false});
 JANUS_OP_SPEC({.op = "ones",
-               .reference = fill_with([](const ops::Attrs&) { return 1.0; }, 0),
+               .reference = fill_with<ops::CreationAttrs>([](const ops::CreationAttrs&) {
+                 return 1.0;
+               }),
                .samples = {{{}, {Shape{4}, DType::kFloat64}}, {{}, {Shape{0, 2}, DType::kFloat64}}},
                .check_float32 = false});
 JANUS_OP_SPEC({.op = "full",
-               .reference = fill_with([](const ops::Attrs& a) { return a.get<double>(0); }, 1),
+               .reference = fill_with<ops::FullAttrs>([](const ops::FullAttrs& a) {
+                 return a.value;
+               }),
                .samples = {{{}, {2.5, Shape{3, 2}, DType::kFloat64}}},
                .check_float32 = false});
 JANUS_OP_SPEC({.op = "arange",
                .reference =
-                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
-                     const double start = a.get<double>(0), stop = a.get<double>(1),
-                                  step = a.get<double>(2);
+                   [](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
+                     const ops::ArangeAttrs a = ops::ArangeAttrs::from(attrs);
+                     const double start = a.start, stop = a.stop, step = a.step;
                      const double n = std::max(0.0, std::ceil((stop - start) / step));
                      RefTensor t = ref_zeros(Shape{static_cast<int64_t>(n)});
                      for (int64_t i = 0; i < t.size(); ++i)
@@ -46,10 +56,11 @@ JANUS_OP_SPEC({.op = "arange",
 // linspace: NumPy's formula (i * step + start, the endpoint exactly stop).
 JANUS_OP_SPEC({.op = "linspace",
                .reference =
-                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
-                     const double start = a.get<double>(0), stop = a.get<double>(1);
-                     const int64_t num = a.get<int64_t>(2);
-                     const bool endpoint = a.get<bool>(3);
+                   [](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
+                     const ops::LinspaceAttrs a = ops::LinspaceAttrs::from(attrs);
+                     const double start = a.start, stop = a.stop;
+                     const int64_t num = a.num;
+                     const bool endpoint = a.endpoint;
                      const int64_t div = endpoint ? num - 1 : num;
                      RefTensor t = ref_zeros(Shape{num});
                      for (int64_t i = 0; i < num; ++i) {
@@ -67,10 +78,11 @@ JANUS_OP_SPEC({.op = "linspace",
                .check_float32 = false});
 JANUS_OP_SPEC({.op = "eye",
                .reference =
-                   [](const std::vector<RefTensor>&, const ops::Attrs& a) {
-                     const int64_t n = a.get<int64_t>(0);
-                     const int64_t m = a.get<int64_t>(1) == -1 ? n : a.get<int64_t>(1);
-                     const int64_t k = a.get<int64_t>(2);
+                   [](const std::vector<RefTensor>&, const ops::Attrs& attrs) {
+                     const ops::EyeAttrs a = ops::EyeAttrs::from(attrs);
+                     const int64_t n = a.n;
+                     const int64_t m = a.m == -1 ? n : a.m;
+                     const int64_t k = a.k;
                      RefTensor t = ref_zeros(Shape{n, m});
                      for (int64_t i = 0; i < n; ++i) {
                        for (int64_t j = 0; j < m; ++j) t[i * m + j] = j - i == k ? 1.0 : 0.0;

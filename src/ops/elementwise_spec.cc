@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "elementwise/elementwise_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
@@ -20,7 +21,7 @@ ReferenceFn binary(std::function<double(double, double)> f) {
 
 ReferenceFn with_scalar(std::function<double(double, double)> f) {
   return [f](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-    const double s = attrs.get<double>(0);
+    const double s = ops::ScalarAttrs::from(attrs).scalar;
     return std::vector<RefTensor>{ref_map(in[0], [&](double x) { return f(x, s); })};
   };
 }

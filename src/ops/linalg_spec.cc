@@ -1,13 +1,15 @@
 // Conformance specifications of the linear-algebra operators.
 #include <algorithm>
 
+#include "linalg/linalg_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
 namespace {
 
 std::vector<RefTensor> ref_dot(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const bool ta = attrs.get<bool>(0), tb = attrs.get<bool>(1);
+  const ops::ProductAttrs t = ops::ProductAttrs::from(attrs);
+  const bool ta = t.transpose_a, tb = t.transpose_b;
   const RefTensor& a = in[0];
   const RefTensor& b = in[1];
   const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
@@ -39,7 +41,8 @@ JANUS_OP_SPEC({.op = "dot",
 
 // NumPy matmul in double: promote 1-D operands, broadcast the batch axes, drop added axes.
 std::vector<RefTensor> ref_matmul(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const bool ta = attrs.get<bool>(0), tb = attrs.get<bool>(1);
+  const ops::ProductAttrs t = ops::ProductAttrs::from(attrs);
+  const bool ta = t.transpose_a, tb = t.transpose_b;
   Shape as = in[0].shape, bs = in[1].shape;
   if (as.ndim() == 1) as = Shape{1, as[0]};
   if (bs.ndim() == 1) bs = Shape{bs[0], 1};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "nn/nn_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
@@ -19,10 +20,10 @@ struct Conv {
   int64_t sh, sw, ph, pw, dh, dw, groups;
 };
 
-Conv conv_of(const ops::Attrs& a) {
+Conv conv_of(const ops::ConvAttrs& a) {
   auto pair = [](const Ints& v) { return v.size() == 1 ? Ints{v[0], v[0]} : v; };
-  const Ints s = pair(a.get<Ints>(0)), p = pair(a.get<Ints>(1)), d = pair(a.get<Ints>(2));
-  return {s[0], s[1], p[0], p[1], d[0], d[1], a.get<int64_t>(3)};
+  const Ints s = pair(a.stride), p = pair(a.padding), d = pair(a.dilation);
+  return {s[0], s[1], p[0], p[1], d[0], d[1], a.groups};
 }
 
 int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
@@ -56,24 +57,26 @@ Shape conv_out_shape(const Shape& xs, const Shape& ws, const Conv& c) {
           out_extent(xs[3], ws[3], c.sw, c.pw, c.dw)};
 }
 
-std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::Conv2dAttrs a = ops::Conv2dAttrs::from(attrs);
   const Conv c = conv_of(a);
   RefTensor y = ref_zeros(conv_out_shape(in[0].shape, in[1].shape, c));
   const int64_t plane = y.shape[2] * y.shape[3];
   for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / plane) % y.shape[1]];
   conv_products(in[0].shape, in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
-  if (a.get<std::string>(4) == "relu") {
+  if (a.activation == ops::Activation::kRelu) {
     for (int64_t i = 0; i < y.size(); ++i) y[i] = y[i] < 0 ? 0.0 : y[i];
   }
   return {y};
 }
 
-// Inputs dy, weight; attribute 4 the input's height and width.
+// Inputs dy, weight; input_size the input's height and width.
 std::vector<RefTensor> ref_conv2d_backward_data(const std::vector<RefTensor>& in,
-                                                const ops::Attrs& a) {
+                                                const ops::Attrs& attrs) {
+  const ops::Conv2dBackwardDataAttrs a = ops::Conv2dBackwardDataAttrs::from(attrs);
   const Conv c = conv_of(a);
-  const Ints size = a.get<Ints>(4);
+  const Ints size = a.input_size;
   const Shape xs{in[0].shape[0], in[1].shape[1] * c.groups, size[0], size[1]};
   RefTensor dx = ref_zeros(xs);
   conv_products(xs, in[1].shape, c,
@@ -81,11 +84,12 @@ std::vector<RefTensor> ref_conv2d_backward_data(const std::vector<RefTensor>& in
   return {dx};
 }
 
-// Inputs x, dy; attribute 4 the kernel's height and width.
+// Inputs x, dy; kernel_size the kernel's height and width.
 std::vector<RefTensor> ref_conv2d_backward_weight(const std::vector<RefTensor>& in,
-                                                  const ops::Attrs& a) {
+                                                  const ops::Attrs& attrs) {
+  const ops::Conv2dBackwardWeightAttrs a = ops::Conv2dBackwardWeightAttrs::from(attrs);
   const Conv c = conv_of(a);
-  const Ints size = a.get<Ints>(4);
+  const Ints size = a.kernel_size;
   const Shape ws{in[1].shape[1], in[0].shape[1] / c.groups, size[0], size[1]};
   RefTensor dw = ref_zeros(ws);
   conv_products(in[0].shape, ws, c,
@@ -142,11 +146,11 @@ struct Pool {
   int64_t kh, kw, sh, sw, ph, pw;
 };
 
-Pool pool_of(const ops::Attrs& a) {
+Pool pool_of(const ops::PoolAttrs& a) {
   auto pair = [](const Ints& v) { return v.size() == 1 ? Ints{v[0], v[0]} : v; };
-  const Ints k = pair(a.get<Ints>(0));
-  const Ints s = a.get<Ints>(1).empty() ? k : pair(a.get<Ints>(1));
-  const Ints p = pair(a.get<Ints>(2));
+  const Ints k = pair(a.kernel_size);
+  const Ints s = a.stride.empty() ? k : pair(a.stride);
+  const Ints p = pair(a.padding);
   return {k[0], k[1], s[0], s[1], p[0], p[1]};
 }
 
@@ -184,7 +188,8 @@ int64_t first_max(const RefTensor& x, const std::vector<int64_t>& taps) {
   return best;
 }
 
-std::vector<RefTensor> ref_max_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
+std::vector<RefTensor> ref_max_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::PoolAttrs a = ops::PoolAttrs::from(attrs);
   RefTensor y = ref_zeros(pool_out_shape(in[0].shape, pool_of(a)));
   pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
     y[yi] = in[0][first_max(in[0], taps)];
@@ -193,7 +198,8 @@ std::vector<RefTensor> ref_max_pool2d(const std::vector<RefTensor>& in, const op
 }
 
 std::vector<RefTensor> ref_max_pool2d_backward(const std::vector<RefTensor>& in,
-                                               const ops::Attrs& a) {
+                                               const ops::Attrs& attrs) {
+  const ops::PoolAttrs a = ops::PoolAttrs::from(attrs);
   RefTensor dx = ref_zeros(in[0].shape);
   pool_windows(in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
     dx[first_max(in[0], taps)] += in[1][yi];
@@ -201,8 +207,9 @@ std::vector<RefTensor> ref_max_pool2d_backward(const std::vector<RefTensor>& in,
   return {dx};
 }
 
-std::vector<RefTensor> ref_avg_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& a) {
-  const bool count_pad = a.get<bool>(3);
+std::vector<RefTensor> ref_avg_pool2d(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::AvgPoolAttrs a = ops::AvgPoolAttrs::from(attrs);
+  const bool count_pad = a.count_include_pad;
   RefTensor y = ref_zeros(pool_out_shape(in[0].shape, pool_of(a)));
   pool_windows(
       in[0].shape, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
@@ -214,9 +221,10 @@ std::vector<RefTensor> ref_avg_pool2d(const std::vector<RefTensor>& in, const op
 }
 
 std::vector<RefTensor> ref_avg_pool2d_backward(const std::vector<RefTensor>& in,
-                                               const ops::Attrs& a) {
-  const bool count_pad = a.get<bool>(3);
-  const Ints size = a.get<Ints>(4);
+                                               const ops::Attrs& attrs) {
+  const ops::AvgPoolBackwardAttrs a = ops::AvgPoolBackwardAttrs::from(attrs);
+  const bool count_pad = a.count_include_pad;
+  const Ints size = a.input_size;
   const Shape xs{in[0].shape[0], in[0].shape[1], size[0], size[1]};
   RefTensor dx = ref_zeros(xs);
   pool_windows(xs, pool_of(a), [&](int64_t yi, const std::vector<int64_t>& taps, int64_t padded) {
@@ -307,10 +315,11 @@ std::vector<int64_t> channel_members(const Channels& c, int64_t ch) {
   return idx;
 }
 
-std::vector<RefTensor> ref_batch_norm(const std::vector<RefTensor>& in, const ops::Attrs& a) {
-  const double eps = a.get<double>(0);
-  const bool training = a.get<bool>(2);
-  const Channels c = channels_of(in[0].shape, a.get<int64_t>(3));
+std::vector<RefTensor> ref_batch_norm(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::BatchNormAttrs a = ops::BatchNormAttrs::from(attrs);
+  const double eps = a.eps;
+  const bool training = a.training;
+  const Channels c = channels_of(in[0].shape, a.axis);
   RefTensor y = ref_zeros(in[0].shape), mean = ref_zeros(Shape{c.channels}),
             var = ref_zeros(Shape{c.channels});
   for (int64_t ch = 0; ch < c.channels; ++ch) {
@@ -352,10 +361,11 @@ JANUS_OP_SPEC({.op = "batch_norm",
 
 // Inputs x, gamma, mean, var, dy, dmean, dvar: the textbook gradients, term by term.
 std::vector<RefTensor> ref_batch_norm_backward(const std::vector<RefTensor>& in,
-                                               const ops::Attrs& a) {
-  const double eps = a.get<double>(0);
-  const bool training = a.get<bool>(1);
-  const Channels c = channels_of(in[0].shape, a.get<int64_t>(2));
+                                               const ops::Attrs& attrs) {
+  const ops::BatchNormBackwardAttrs a = ops::BatchNormBackwardAttrs::from(attrs);
+  const double eps = a.eps;
+  const bool training = a.training;
+  const Channels c = channels_of(in[0].shape, a.axis);
   const RefTensor &x = in[0], &gamma = in[1], &mean = in[2], &var = in[3], &dy = in[4];
   RefTensor dx = ref_zeros(x.shape), dgamma = ref_zeros(Shape{c.channels}),
             dbeta = ref_zeros(Shape{c.channels});

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nn/nn_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
@@ -40,11 +41,11 @@ RefTensor ref_log_softmax_of(const RefTensor& x, int64_t axis) {
 }
 
 std::vector<RefTensor> ref_log_softmax(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  return {ref_log_softmax_of(in[0], attrs.get<int64_t>(0))};
+  return {ref_log_softmax_of(in[0], ops::SoftmaxAttrs::from(attrs).axis)};
 }
 
 std::vector<RefTensor> ref_softmax(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  return {ref_map(ref_log_softmax_of(in[0], attrs.get<int64_t>(0)),
+  return {ref_map(ref_log_softmax_of(in[0], ops::SoftmaxAttrs::from(attrs).axis),
                   [](double v) { return std::exp(v); })};
 }
 
@@ -78,7 +79,7 @@ JANUS_OP_SPEC({.op = "softmax_cross_entropy",
                .make_input = fill_labels});
 
 std::vector<RefTensor> ref_one_hot(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const int64_t depth = attrs.get<int64_t>(0);
+  const int64_t depth = ops::OneHotAttrs::from(attrs).depth;
   std::vector<int64_t> dims = in[0].shape.dims();
   dims.push_back(depth);
   RefTensor y = ref_zeros(Shape(dims));
@@ -98,7 +99,7 @@ JANUS_OP_SPEC({.op = "one_hot",
 std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in,
                                            const ops::Attrs& attrs) {
   const int64_t n = in[0].shape[0], k = in[0].shape[1], m = in[1].shape[0];
-  const bool relu = attrs.get<std::string>(0) == "relu";
+  const bool relu = ops::FullyConnectedAttrs::from(attrs).activation == ops::Activation::kRelu;
   RefTensor y = ref_zeros(Shape{n, m});
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
@@ -123,8 +124,9 @@ JANUS_OP_SPEC({.op = "fully_connected",
 // Only the deterministic cases have a reference (not training, p = 0, p = 1); the random masks
 // are checked in nn_ops_test.cc (determinism under a seed, keep rate, scaling).
 std::vector<RefTensor> ref_dropout(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const double p = attrs.get<double>(0);
-  const bool training = attrs.get<bool>(1);
+  const ops::DropoutAttrs a = ops::DropoutAttrs::from(attrs);
+  const double p = a.p;
+  const bool training = a.training;
   const double m = !training || p == 0.0 ? 1.0 : 0.0;  // p == 1 drops everything
   return {ref_map(in[0], [m](double v) { return v * m; }),
           ref_map(in[0], [m](double) { return m; })};
@@ -162,7 +164,7 @@ JANUS_OP_SPEC({.op = "embedding",
 
 std::vector<RefTensor> ref_embedding_backward(const std::vector<RefTensor>& in,
                                               const ops::Attrs& attrs) {
-  const int64_t v = attrs.get<int64_t>(0);
+  const int64_t v = ops::EmbeddingBackwardAttrs::from(attrs).num_embeddings;
   const int64_t d = in[1].shape[in[1].shape.ndim() - 1];
   RefTensor dw = ref_zeros(Shape{v, d});
   for (int64_t i = 0; i < in[0].size(); ++i) {
@@ -193,7 +195,7 @@ std::vector<double> ref_xhat(const RefTensor& x, double eps) {
 }
 
 std::vector<RefTensor> ref_layer_norm(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const std::vector<double> xhat = ref_xhat(in[0], attrs.get<double>(0));
+  const std::vector<double> xhat = ref_xhat(in[0], ops::LayerNormAttrs::from(attrs).eps);
   const int64_t d = in[0].shape[in[0].shape.ndim() - 1];
   RefTensor y = ref_zeros(in[0].shape);
   for (int64_t i = 0; i < y.size(); ++i)
@@ -216,7 +218,7 @@ std::vector<RefTensor> ref_layer_norm_backward(const std::vector<RefTensor>& in,
   const RefTensor& x = in[0];
   const RefTensor& gamma = in[1];
   const RefTensor& dy = in[2];
-  const double eps = attrs.get<double>(0);
+  const double eps = ops::LayerNormAttrs::from(attrs).eps;
   const std::vector<double> xhat = ref_xhat(x, eps);
   const int64_t d = x.shape[x.shape.ndim() - 1];
   RefTensor dx = ref_zeros(x.shape), dgamma = ref_zeros(Shape{d}), dbeta = ref_zeros(Shape{d});

@@ -9,18 +9,6 @@ InferFn infer_same_as_input(int index) {
   };
 }
 
-InferFn infer_from_attrs(size_t shape_attr, size_t dtype_attr, size_t device_attr) {
-  return [=](const InferArgs& args) {
-    const Shape& shape = args.attrs.get<Shape>(shape_attr);
-    for (int i = 0; i < shape.ndim(); ++i) {
-      JANUS_CHECK(shape[i] >= 0, ShapeError, "{}: shape {} has a negative extent at axis {}",
-                  args.op.name, shape, i);
-    }
-    return std::vector<TensorSpec>{
-        TensorSpec{shape, args.attrs.get<DType>(dtype_attr), args.attrs.get<Device>(device_attr)}};
-  };
-}
-
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
   const int nd = std::max(a.ndim(), b.ndim());
   std::vector<int64_t> out(static_cast<size_t>(nd));

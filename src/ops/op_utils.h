@@ -116,9 +116,6 @@ void parallel_for(int64_t n, const RunContext& ctx, Body body, int64_t item_cost
 /// Shape rule: one output like input `index`.
 InferFn infer_same_as_input(int index);
 
-/// Shape rule of creation operators: attributes (shape, dtype, device) at the given positions.
-InferFn infer_from_attrs(size_t shape_attr, size_t dtype_attr, size_t device_attr);
-
 /// NumPy broadcasting of two shapes; throws ShapeError naming `op` and both shapes.
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);
 

@@ -4,19 +4,22 @@
 #include <limits>
 #include <numeric>
 
+#include "reduction/reduction_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
 namespace {
 
 // Generic reduction reference: fold over the reduced axes with `init` and `fold`, then
-// `finish(acc, count)`.
+// `finish(acc, count)`. S: the operator's attributes (axes and keepdims, and more for norm).
+template <typename S = ops::ReduceAttrs>
 ReferenceFn reduce_ref(double init, std::function<double(double, double)> fold,
                        std::function<double(double, int64_t)> finish) {
   return [=](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
     const RefTensor& x = in[0];
-    std::vector<int64_t> axes = attrs.get<std::vector<int64_t>>(0);
-    const bool keepdims = attrs.get<bool>(1);
+    const S a = S::from(attrs);
+    std::vector<int64_t> axes = a.axes;
+    const bool keepdims = a.keepdims;
     const int nd = x.shape.ndim();
     std::vector<bool> reduced(static_cast<size_t>(nd), axes.empty());
     for (int64_t a : axes) reduced[static_cast<size_t>(a < 0 ? a + nd : a)] = true;
@@ -120,7 +123,7 @@ JANUS_OP_SPEC({.op = "prod",
                }});
 
 JANUS_OP_SPEC({.op = "norm",
-               .reference = reduce_ref(
+               .reference = reduce_ref<ops::NormAttrs>(
                    0.0, [](double a, double v) { return a + v * v; },
                    [](double a, int64_t) { return std::sqrt(a); }),
                .samples = kReduceSamples});
@@ -141,13 +144,14 @@ ReferenceFn arg_ref(bool is_max) {
   return [=](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
     const RefTensor& x = in[0];
     const int nd = x.shape.ndim();
-    const int64_t a = attrs.get<int64_t>(0);
+    const ops::ArgReduceAttrs arg = ops::ArgReduceAttrs::from(attrs);
+    const int64_t a = arg.axis;
     const int axis = static_cast<int>(a < 0 ? a + nd : a);
     std::vector<int64_t> dims;
     for (int i = 0; i < nd; ++i) {
       if (i != axis)
         dims.push_back(x.shape[i]);
-      else if (attrs.get<bool>(1))
+      else if (arg.keepdims)
         dims.push_back(1);
     }
     RefTensor out = ref_zeros(Shape(dims));

@@ -82,6 +82,7 @@ void complete_attrs(const OpDef& op, Attrs& attrs) {
                 "{}: attribute '{}' has the wrong type, expected {}", op.name, def.name,
                 attr_type_name(def.type));
   }
+  attrs.op_ = &op;
 }
 
 namespace {
@@ -108,9 +109,27 @@ int OpDef::attr_index(std::string_view attr_name) const {
   return -1;
 }
 
+std::string attr_fields_mismatch(const OpDef& op) {
+  if (op.attr_fields.size() != op.attrs.size()) {
+    return fmt::format("{} attributes but {} fields in its attribute struct", op.attrs.size(),
+                       op.attr_fields.size());
+  }
+  for (size_t i = 0; i < op.attrs.size(); ++i) {
+    const AttrDef& def = op.attrs[i];
+    const AttrFieldDef& field = op.attr_fields[i];
+    if (field.name == def.name && field.type == def.type) continue;
+    return fmt::format(
+        "attribute {} is '{}' ({}) but field {} of its attribute struct reads '{}' ({})", i,
+        def.name, attr_type_name(def.type), i, field.name, attr_type_name(field.type));
+  }
+  return "";
+}
+
 const OpDef& register_op(OpDef def) {
   JANUS_ASSERT(!def.name.empty(), "an operator was registered without a name");
   JANUS_ASSERT(def.infer != nullptr, "operator '{}' has no shape rule", def.name);
+  const std::string fields_mismatch = def.attr_fields.empty() ? "" : attr_fields_mismatch(def);
+  JANUS_ASSERT(fields_mismatch.empty(), "operator '{}': {}", def.name, fields_mismatch);
   for (int i : def.mutable_inputs) {
     JANUS_ASSERT(i >= 0 && static_cast<size_t>(i) < def.inputs.size(),
                  "operator '{}' mutates input {}, but it has {} inputs", def.name, i,

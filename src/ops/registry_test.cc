@@ -15,6 +15,7 @@
 #include "janus/ops/ops.h"
 
 #include "testing/test_util.h"
+#include "typed_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -101,6 +102,45 @@ TEST(Registry, EveryOperatorIsComplete) {
     EXPECT_GE(op->inplace_input, -1);
     EXPECT_LT(op->inplace_input, static_cast<int>(op->inputs.size()));
   }
+}
+
+// Each operator reads its attributes through one struct (ConvAttrs::from), field i from
+// attribute i: every field must name and type the attribute of its position.
+TEST(Registry, EveryAttributeIsReadByAStructFieldOfItsNameAndType) {
+  for (const OpDef* op : all_ops()) {
+    SCOPED_TRACE(fmt::format("operator '{}'", op->name));
+    EXPECT_EQ(attr_fields_mismatch(*op), "")
+        << "declare .attr_fields = attr_fields<TheFamilyAttrs>(), with one field per attribute";
+  }
+}
+
+struct SwappedAttrs {
+  double scale = 1.0;
+  int64_t axis = 0;
+  static constexpr auto fields() {
+    return std::tuple{field("scale", &SwappedAttrs::scale), field("axis", &SwappedAttrs::axis)};
+  }
+};
+
+TEST(Registry, AStructWhoseFieldsDriftFromTheAttributesIsAnInternalError) {
+  OpDef def;
+  def.name = "registry_test_drifted_fields";
+  def.doc = "fields in another order than the attributes";
+  def.outputs = {"y"};
+  def.attrs = {{"axis", AttrType::kInt, int64_t{0}, "an axis"},
+               {"scale", AttrType::kFloat, 1.0, "a factor"}};
+  def.attr_fields = attr_fields<SwappedAttrs>();
+  def.infer = [](const InferArgs& args) {
+    return std::vector<TensorSpec>(args.inputs.begin(), args.inputs.end());
+  };
+  EXPECT_EQ(attr_fields_mismatch(def),
+            "attribute 0 is 'axis' (int) but field 0 of its attribute struct reads 'scale' "
+            "(float)");
+  EXPECT_THAT(error_of<InternalError>([&] { register_op(def); }),
+              HasSubstr("operator 'registry_test_drifted_fields': attribute 0 is 'axis'"));
+  def.attr_fields.pop_back();
+  EXPECT_EQ(attr_fields_mismatch(def), "2 attributes but 1 fields in its attribute struct");
+  EXPECT_EQ(find_op("registry_test_drifted_fields"), nullptr);  // nothing was added
 }
 
 TEST(Registry, FlagsOfTheFirstOperators) {

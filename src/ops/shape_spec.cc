@@ -1,6 +1,7 @@
 // Conformance specifications of the shape operators.
 #include <algorithm>
 
+#include "shape/shape_attrs.h"
 #include "testing/op_spec.h"
 
 namespace janus::testing {
@@ -10,7 +11,8 @@ JANUS_OP_SPEC({.op = "reshape",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      RefTensor out = in[0];
-                     out.shape = resolve_reshape(in[0].shape, attrs.get<Shape>(0));
+                     out.shape =
+                         resolve_reshape(in[0].shape, ops::TargetShapeAttrs::from(attrs).shape);
                      return std::vector<RefTensor>{out};
                    },
                .samples = {{{{2, 3}}, {Shape{3, 2}}},
@@ -58,7 +60,7 @@ JANUS_OP_SPEC({.op = "transpose",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     Ints perm = attrs.get<Ints>(0);
+                     Ints perm = ops::AxesAttrs::from(attrs).axes;
                      if (perm.empty()) {
                        for (int i = s.ndim() - 1; i >= 0; --i) perm.push_back(i);
                      }
@@ -81,7 +83,8 @@ JANUS_OP_SPEC({.op = "expand_dims",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      Ints dims = in[0].shape.dims();
-                     const int64_t axis = wrap(attrs.get<int64_t>(0), in[0].shape.ndim() + 1);
+                     const int64_t axis =
+                         wrap(ops::AxisAttrs::from(attrs).axis, in[0].shape.ndim() + 1);
                      dims.insert(dims.begin() + axis, 1);
                      return std::vector<RefTensor>{reshaped(in[0], Shape(dims))};
                    },
@@ -94,7 +97,7 @@ JANUS_OP_SPEC({.op = "squeeze",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const Ints& axes = attrs.get<Ints>(0);
+                     const Ints axes = ops::AxesAttrs::from(attrs).axes;
                      Ints dims;
                      for (int i = 0; i < s.ndim(); ++i) {
                        const bool listed = std::any_of(axes.begin(), axes.end(), [&](int64_t a) {
@@ -122,7 +125,7 @@ JANUS_OP_SPEC({.op = "broadcast_to",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const Shape& target = attrs.get<Shape>(0);
+                     const Shape target = ops::TargetShapeAttrs::from(attrs).shape;
                      const auto st = strides_of(s);
                      Ints in_strides(static_cast<size_t>(target.ndim()), 0);
                      const int lead = target.ndim() - s.ndim();
@@ -158,8 +161,8 @@ RefTensor join_ref(const RefTensor& a, const RefTensor& b, int axis) {
 JANUS_OP_SPEC({.op = "concat",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const int axis =
-                         static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim()));
+                     const int axis = static_cast<int>(
+                         wrap(ops::AxisAttrs::from(attrs).axis, in[0].shape.ndim()));
                      return std::vector<RefTensor>{join_ref(in[0], in[1], axis)};
                    },
                .samples = {{{{2, 3}, {4, 3}}, {int64_t{0}}},
@@ -170,8 +173,8 @@ JANUS_OP_SPEC({.op = "concat",
 JANUS_OP_SPEC({.op = "stack",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const int axis =
-                         static_cast<int>(wrap(attrs.get<int64_t>(0), in[0].shape.ndim() + 1));
+                     const int axis = static_cast<int>(
+                         wrap(ops::AxisAttrs::from(attrs).axis, in[0].shape.ndim() + 1));
                      Ints dims = in[0].shape.dims();
                      dims.insert(dims.begin() + axis, 1);
                      return std::vector<RefTensor>{join_ref(reshaped(in[0], Shape(dims)),
@@ -186,9 +189,10 @@ JANUS_OP_SPEC({.op = "slice_axis",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), s.ndim()));
-                     const int64_t b = wrap(attrs.get<int64_t>(1), s[axis]);
-                     const int64_t e = std::max(b, wrap(attrs.get<int64_t>(2), s[axis]));
+                     const ops::SliceAxisAttrs a = ops::SliceAxisAttrs::from(attrs);
+                     const int axis = static_cast<int>(wrap(a.axis, s.ndim()));
+                     const int64_t b = wrap(a.begin, s[axis]);
+                     const int64_t e = std::max(b, wrap(a.end, s[axis]));
                      Ints dims = s.dims();
                      dims[static_cast<size_t>(axis)] = e - b;
                      const auto st = strides_of(s);
@@ -204,9 +208,10 @@ JANUS_OP_SPEC({.op = "slice",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const Ints& begin = attrs.get<Ints>(0);
-                     const Ints& end = attrs.get<Ints>(1);
-                     const Ints& step = attrs.get<Ints>(2);
+                     const ops::SliceAttrs a = ops::SliceAttrs::from(attrs);
+                     const Ints& begin = a.begin;
+                     const Ints& end = a.end;
+                     const Ints& step = a.step;
                      const auto st = strides_of(s);
                      Ints dims, in_strides;
                      int64_t offset = 0;
@@ -235,14 +240,15 @@ JANUS_OP_SPEC({.op = "pad",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const Ints& w = attrs.get<Ints>(0);
+                     const ops::PadAttrs a = ops::PadAttrs::from(attrs);
+                     const Ints& w = a.widths;
                      Ints dims;
                      for (int i = 0; i < s.ndim(); ++i) {
                        dims.push_back(s[i] + w[static_cast<size_t>(2 * i)] +
                                       w[static_cast<size_t>(2 * i + 1)]);
                      }
                      RefTensor out = ref_zeros(Shape(dims));
-                     std::fill(out.data.begin(), out.data.end(), attrs.get<double>(1));
+                     std::fill(out.data.begin(), out.data.end(), a.value);
                      const auto ost = strides_of(out.shape);
                      for (int64_t e = 0; e < in[0].size(); ++e) {
                        int64_t rem = e, dst = 0;
@@ -284,7 +290,8 @@ JANUS_OP_SPEC({.op = "take",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      const Shape& s = in[0].shape;
-                     const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), s.ndim()));
+                     const int axis =
+                         static_cast<int>(wrap(ops::AxisAttrs::from(attrs).axis, s.ndim()));
                      Ints dims(s.begin(), s.begin() + axis);
                      dims.insert(dims.end(), in[1].shape.begin(), in[1].shape.end());
                      dims.insert(dims.end(), s.begin() + axis + 1, s.end());
@@ -311,7 +318,7 @@ JANUS_OP_SPEC(
      .reference =
          [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
            const Shape& s = in[0].shape;
-           const int axis = static_cast<int>(wrap(attrs.get<int64_t>(0), s.ndim()));
+           const int axis = static_cast<int>(wrap(ops::AxisAttrs::from(attrs).axis, s.ndim()));
            RefTensor out = in[0];
            const TakeGeometry g = take_geometry(s, in[1].shape, axis);
            for (int64_t o = 0; o < g.outer; ++o) {

@@ -3,6 +3,7 @@
 #include <numbers>
 
 #include "testing/op_spec.h"
+#include "unary/unary_attrs.h"
 
 namespace janus::testing {
 namespace {
@@ -47,7 +48,7 @@ JANUS_OP_SPEC({.op = "relu",
 JANUS_OP_SPEC({.op = "leaky_relu",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const double alpha = attrs.get<double>(0);
+                     const double alpha = ops::LeakyReluAttrs::from(attrs).alpha;
                      return std::vector<RefTensor>{
                          ref_map(in[0], [alpha](double x) { return x > 0 ? x : alpha * x; })};
                    },
@@ -107,7 +108,8 @@ JANUS_OP_SPEC({.op = "softplus",
 JANUS_OP_SPEC({.op = "clip",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const double lo = attrs.get<double>(0), hi = attrs.get<double>(1);
+                     const ops::ClipAttrs a = ops::ClipAttrs::from(attrs);
+                     const double lo = a.a_min, hi = a.a_max;
                      return std::vector<RefTensor>{
                          ref_map(in[0], [=](double x) { return std::min(std::max(x, lo), hi); })};
                    },
@@ -126,7 +128,7 @@ JANUS_OP_SPEC({.op = "clip",
 JANUS_OP_SPEC({.op = "cast",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-                     const DType to = attrs.get<DType>(0);
+                     const DType to = ops::CastAttrs::from(attrs).dtype;
                      return std::vector<RefTensor>{ref_map(in[0], [to](double x) {
                        if (to == DType::kBool) return x != 0 ? 1.0 : 0.0;
                        if (!is_floating(to)) return std::trunc(x);

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "janus/nn/block.h"
+#include "janus/ops/activation.h"
 
 namespace janus::nn {
 
+/// Applies an activation (kNone: x itself).
+NDArray activate(const NDArray& x, ops::Activation activation);
 /// Applies a named activation: "relu", "sigmoid", "tanh", "softrelu" (softplus), "gelu",
 /// "leaky" (slope 0.01), or "" for none. Unknown names are a ValueError listing the valid ones.
 NDArray activate(const NDArray& x, const std::string& activation);
@@ -29,7 +32,7 @@ class Dense : public Block {
 
  private:
   int64_t units_;
-  std::string activation_;
+  ops::Activation activation_;
   bool flatten_;
   ParameterPtr weight_, bias_;
 };
@@ -52,7 +55,7 @@ class Conv2D : public Block {
   int64_t channels_;
   std::vector<int64_t> kernel_, strides_, padding_, dilation_;
   int64_t groups_;
-  std::string activation_;
+  ops::Activation activation_;
   ParameterPtr weight_, bias_;
 };
 
@@ -135,7 +138,7 @@ class Activation : public Block {
   std::string describe() const override;
 
  private:
-  std::string activation_;
+  ops::Activation activation_;
 };
 
 /// Rows of weight [input_dim, output_dim] picked by integer indices.

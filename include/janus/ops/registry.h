@@ -40,8 +40,14 @@ struct AttrDef {
   std::string_view doc;
 };
 
+struct OpDef;
+class Attrs;
+void complete_attrs(const OpDef& op, Attrs& attrs);
+
 /// Attribute values of one call, by position in the OpDef's `attrs` list (typed, not keyed by
-/// strings). Filled and type-checked against the OpDef by `invoke`.
+/// strings). Filled and type-checked against the OpDef by `invoke`. Operators read them through
+/// their family's struct (`const ConvAttrs a = ConvAttrs::from(attrs)`, src/ops/typed_attrs.h),
+/// never by position.
 class Attrs {
  public:
   Attrs() = default;
@@ -55,9 +61,21 @@ class Attrs {
   size_t size() const { return values_.size(); }
   const std::vector<AttrValue>& values() const { return values_; }
   std::vector<AttrValue>& values() { return values_; }
+  /// The operator whose attribute list these values complete (set by complete_attrs; nullptr
+  /// before), so that typed readers name it in their errors.
+  const OpDef* op() const { return op_; }
 
  private:
+  friend void complete_attrs(const OpDef& op, Attrs& attrs);
   std::vector<AttrValue> values_;
+  const OpDef* op_ = nullptr;
+};
+
+/// One field of an operator family's attribute struct: the attribute it reads, by name and
+/// type. `attr_fields<ConvAttrs>()` (src/ops/typed_attrs.h) lists a struct's fields in order.
+struct AttrFieldDef {
+  std::string_view name;
+  AttrType type;
 };
 
 /// What shape inference knows of an array: no data.
@@ -66,8 +84,6 @@ struct TensorSpec {
   DType dtype = DType::kFloat32;
   Device device;
 };
-
-struct OpDef;
 
 struct InferArgs {
   const OpDef& op;
@@ -134,6 +150,11 @@ struct OpDef {
   std::vector<std::string_view> inputs;
   std::vector<std::string_view> outputs;
   std::vector<AttrDef> attrs;
+  /// The fields of the struct that reads `attrs` (`.attr_fields = attr_fields<ConvAttrs>()`),
+  /// one per attribute, in order: register_op checks that each field reads the attribute of its
+  /// position, by name and type, so that a field and its position cannot drift apart. Empty
+  /// only for an operator without attributes.
+  std::vector<AttrFieldDef> attr_fields;
   /// The last input repeats: a call may give any number of inputs >= inputs.size().
   bool variadic = false;
   InferFn infer;
@@ -180,7 +201,12 @@ struct OpDef {
 /// (a 256x784x256 product took 1.2-1.5 ms instead of 0.7 ms on two cores).
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs);
 
-/// Adds `def` to the registry; throws InternalError on a duplicate name or a missing field.
+/// Where `op.attr_fields` disagrees with `op.attrs` (a count, or a field that reads another
+/// attribute's name or type than the one at its position), in words; "" when they agree.
+std::string attr_fields_mismatch(const OpDef& op);
+
+/// Adds `def` to the registry; throws InternalError on a duplicate name, a missing field or
+/// attribute fields that disagree with the attributes (attr_fields_mismatch).
 const OpDef& register_op(OpDef def);
 /// The operator called `name`; throws ValueError naming it (and close names) when unknown.
 const OpDef& get_op(std::string_view name);
@@ -201,7 +227,8 @@ inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArra
 OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray> outputs);
 
 /// Fills the defaults of absent trailing attributes and checks each value's type against the
-/// OpDef (widening int to float and ints to shape). What invoke does first; graph loaders use it.
+/// OpDef (widening int to float and ints to shape), and binds `attrs` to `op`. What invoke does
+/// first; graph loaders use it.
 void complete_attrs(const OpDef& op, Attrs& attrs);
 
 /// Global seed of the counter-based generator; resets the call counter, so the same program

@@ -6,16 +6,14 @@
 #include <unordered_map>
 
 #include "janus/graph/passes.h"
+#include "janus/ops/activation.h"
 
 namespace janus::graph {
 namespace {
 
-// The index of the "activation" attribute of an operator that takes the relu post-op, or -1.
-int activation_attr(const ops::OpDef& op) {
-  if (op.name == "fully_connected") return 0;
-  if (op.name == "conv2d") return 4;
-  return -1;
-}
+// The position of the "activation" attribute of an operator that applies one as a post-op
+// (fully_connected, conv2d), looked up by name; -1 when it has none.
+int activation_attr(const ops::OpDef& op) { return op.attr_index("activation"); }
 
 }  // namespace
 
@@ -38,8 +36,12 @@ PassStats fuse_bias_activation(Graph& graph) {
     }
     ops::Attrs attrs = producer->attrs;
     ops::complete_attrs(*producer->op, attrs);
-    if (attrs.get<std::string>(static_cast<size_t>(attr)) != "") continue;
-    attrs.values()[static_cast<size_t>(attr)] = std::string("relu");
+    std::string& activation = std::get<std::string>(attrs.values()[static_cast<size_t>(attr)]);
+    if (ops::parse_activation(activation, producer->op->name, "activation") !=
+        ops::Activation::kNone) {
+      continue;
+    }
+    activation = ops::activation_name(ops::Activation::kRelu);
     n->op = producer->op;
     n->attrs = std::move(attrs);
     n->inputs = producer->inputs;

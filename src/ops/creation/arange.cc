@@ -4,13 +4,15 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "creation_attrs.h"
 
 namespace janus::ops {
 namespace {
 
 void arange_cpu(const KernelArgs& args) {
-  const double start = args.attrs.get<double>(0);
-  const double step = args.attrs.get<double>(2);
+  const ArangeAttrs a = ArangeAttrs::from(args.attrs);
+  const double start = a.start;
+  const double step = a.step;
   const NDArray& out = args.out(0);
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     T* p = out.data<T>();
@@ -20,16 +22,17 @@ void arange_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_arange(const InferArgs& args) {
-  const double start = args.attrs.get<double>(0);
-  const double stop = args.attrs.get<double>(1);
-  const double step = args.attrs.get<double>(2);
+  const ArangeAttrs a = ArangeAttrs::from(args.attrs);
+  const double start = a.start;
+  const double stop = a.stop;
+  const double step = a.step;
   JANUS_CHECK(step != 0.0 && std::isfinite(step), ValueError,
               "arange: step is {}, expected a finite non-zero number", step);
   JANUS_CHECK(std::isfinite(start) && std::isfinite(stop), ValueError,
               "arange: start {} and stop {} must be finite", start, stop);
   const double count = std::ceil((stop - start) / step);
   const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
-  return {TensorSpec{Shape{n}, args.attrs.get<DType>(3), args.attrs.get<Device>(4)}};
+  return {TensorSpec{Shape{n}, a.dtype, a.device}};
 }
 
 }  // namespace
@@ -44,6 +47,7 @@ JANUS_DEFINE_OP({
               {"step", AttrType::kFloat, 1.0, "spacing, non-zero"},
               {"dtype", AttrType::kDType, DType::kFloat32, "element type of the output"},
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
+    .attr_fields = attr_fields<ArangeAttrs>(),
     .infer = infer_arange,
     .kernels = {{DeviceType::kCPU, arange_cpu}},
     .not_differentiable = true,  // no inputs

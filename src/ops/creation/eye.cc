@@ -10,15 +10,11 @@
 namespace janus::ops {
 namespace {
 
-int64_t columns(const Attrs& attrs) {
-  const int64_t m = attrs.get<int64_t>(1);
-  return m == -1 ? attrs.get<int64_t>(0) : m;
-}
-
 void eye_cpu(const KernelArgs& args) {
-  const int64_t n = args.attrs.get<int64_t>(0);
-  const int64_t m = columns(args.attrs);
-  const int64_t k = args.attrs.get<int64_t>(2);
+  const EyeAttrs a = EyeAttrs::from(args.attrs);
+  const int64_t n = a.n;
+  const int64_t m = a.columns();
+  const int64_t k = a.k;
   const NDArray& out = args.out(0);
   fill_value(out, 0.0, args.ctx);
   // Ones at (i, i + k) for 0 <= i < n and 0 <= i + k < m. Diagonals outside the array (k >= m
@@ -37,14 +33,15 @@ void eye_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_eye(const InferArgs& args) {
-  const int64_t n = args.attrs.get<int64_t>(0);
-  const int64_t m_attr = args.attrs.get<int64_t>(1);
+  const EyeAttrs a = EyeAttrs::from(args.attrs);
+  const int64_t n = a.n;
+  const int64_t m_attr = a.m;
   JANUS_CHECK(n >= 0, ValueError, "eye: n is {}, expected n >= 0", n);
   JANUS_CHECK(m_attr >= -1, ValueError, "eye: m is {}, expected m >= 0 (or -1 for m = n)", m_attr);
-  const int64_t m = columns(args.attrs);
+  const int64_t m = a.columns();
   JANUS_CHECK(m == 0 || n <= std::numeric_limits<int64_t>::max() / m, ValueError,
               "eye: n {} by m {} is more elements than int64 counts, expected n * m < 2^63", n, m);
-  return {TensorSpec{Shape{n, m}, args.attrs.get<DType>(3), args.attrs.get<Device>(4)}};
+  return {TensorSpec{Shape{n, m}, a.dtype, a.device}};
 }
 
 }  // namespace
@@ -60,6 +57,7 @@ JANUS_DEFINE_OP({
               {"k", AttrType::kInt, int64_t{0}, "index of the diagonal of ones"},
               {"dtype", AttrType::kDType, DType::kFloat32, "element type of the output"},
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
+    .attr_fields = attr_fields<EyeAttrs>(),
     .infer = infer_eye,
     .kernels = {{DeviceType::kCPU, eye_cpu}},
     .not_differentiable = true,  // no inputs

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "../op_utils.h"
+#include "creation_attrs.h"
 
 namespace janus::ops {
 
@@ -13,6 +14,17 @@ inline void fill_value(const NDArray& out, double value, const RunContext& ctx) 
       for (int64_t i = lo; i < hi; ++i) p[i] = v;
     });
   });
+}
+
+/// Shape rule of an operator that creates an array from S's shape, dtype and device.
+template <typename S>
+std::vector<TensorSpec> infer_created(const InferArgs& args) {
+  const S a = S::from(args.attrs);
+  for (int i = 0; i < a.shape.ndim(); ++i) {
+    JANUS_CHECK(a.shape[i] >= 0, ShapeError, "{}: shape {} has a negative extent at axis {}",
+                args.op.name, a.shape, i);
+  }
+  return {TensorSpec{a.shape, a.dtype, a.device}};
 }
 
 /// The attributes every creation operator ends with.

@@ -6,7 +6,7 @@
 namespace janus::ops {
 namespace {
 void full_cpu(const KernelArgs& args) {
-  fill_value(args.out(0), args.attrs.get<double>(0), args.ctx);
+  fill_value(args.out(0), FullAttrs::from(args.attrs).value, args.ctx);
 }
 }  // namespace
 
@@ -16,7 +16,8 @@ JANUS_DEFINE_OP({
     .inputs = {},
     .outputs = {"y"},
     .attrs = creation_attrs({{"value", AttrType::kFloat, std::nullopt, "the fill value"}}),
-    .infer = infer_from_attrs(1, 2, 3),
+    .attr_fields = attr_fields<FullAttrs>(),
+    .infer = infer_created<FullAttrs>,
     .kernels = {{DeviceType::kCPU, full_cpu}},
     .not_differentiable = true,  // no inputs
     .fusion = FusionClass::kElementwise,

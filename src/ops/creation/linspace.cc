@@ -6,6 +6,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "creation_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -15,10 +16,11 @@ namespace {
 // i / div * (stop - start) + start when step underflows to zero; the last value is exactly
 // stop when the endpoint is included. Integer dtypes take the floor (NumPy >= 2.0).
 void linspace_cpu(const KernelArgs& args) {
-  const double start = args.attrs.get<double>(0);
-  const double stop = args.attrs.get<double>(1);
-  const int64_t num = args.attrs.get<int64_t>(2);
-  const bool endpoint = args.attrs.get<bool>(3);
+  const LinspaceAttrs a = LinspaceAttrs::from(args.attrs);
+  const double start = a.start;
+  const double stop = a.stop;
+  const int64_t num = a.num;
+  const bool endpoint = a.endpoint;
   const int64_t div = endpoint ? num - 1 : num;
   const double delta = stop - start;
   const double step = div > 0 ? delta / static_cast<double>(div) : 0.0;
@@ -46,13 +48,14 @@ void linspace_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_linspace(const InferArgs& args) {
-  const double start = args.attrs.get<double>(0);
-  const double stop = args.attrs.get<double>(1);
-  const int64_t num = args.attrs.get<int64_t>(2);
+  const LinspaceAttrs a = LinspaceAttrs::from(args.attrs);
+  const double start = a.start;
+  const double stop = a.stop;
+  const int64_t num = a.num;
   JANUS_CHECK(num >= 0, ValueError, "linspace: num is {}, expected num >= 0", num);
   JANUS_CHECK(std::isfinite(start) && std::isfinite(stop), ValueError,
               "linspace: start {} and stop {} must be finite", start, stop);
-  return {TensorSpec{Shape{num}, args.attrs.get<DType>(4), args.attrs.get<Device>(5)}};
+  return {TensorSpec{Shape{num}, a.dtype, a.device}};
 }
 
 }  // namespace
@@ -72,6 +75,7 @@ JANUS_DEFINE_OP({
               {"endpoint", AttrType::kBool, true, "whether stop is the last value"},
               {"dtype", AttrType::kDType, DType::kFloat32, "element type of the output"},
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
+    .attr_fields = attr_fields<LinspaceAttrs>(),
     .infer = infer_linspace,
     .kernels = {{DeviceType::kCPU, linspace_cpu}},
     .not_differentiable = true,  // no inputs

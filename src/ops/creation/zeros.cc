@@ -14,7 +14,8 @@ JANUS_DEFINE_OP({
     .inputs = {},
     .outputs = {"y"},
     .attrs = creation_attrs({}),
-    .infer = infer_from_attrs(0, 1, 2),
+    .attr_fields = attr_fields<CreationAttrs>(),
+    .infer = infer_created<CreationAttrs>,
     .kernels = {{DeviceType::kCPU, zeros_cpu}},
     .not_differentiable = true,  // no inputs
     .fusion = FusionClass::kElementwise,

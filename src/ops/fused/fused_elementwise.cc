@@ -12,6 +12,7 @@
 #include "janus/ops/fused.h"
 
 #include "../op_utils.h"
+#include "../typed_attrs.h"
 
 namespace janus::ops {
 
@@ -114,6 +115,12 @@ namespace {
 
 constexpr int64_t kTile = 4096;  // elements: a few tiles of float32 fit in L1
 
+struct FusedAttrs {
+  std::string program;
+  static constexpr auto fields() { return std::tuple{field("program", &FusedAttrs::program)}; }
+  static FusedAttrs from(const Attrs& attrs) { return read_attrs<FusedAttrs>(attrs); }
+};
+
 // Decoded programs by text (a compiled graph calls the same program over and over).
 const std::vector<FusedStep>& program_of(const std::string& text) {
   static std::mutex mu;
@@ -125,7 +132,7 @@ const std::vector<FusedStep>& program_of(const std::string& text) {
 }
 
 std::vector<TensorSpec> infer_fused(const InferArgs& args) {
-  const std::vector<FusedStep>& steps = program_of(args.attrs.get<std::string>(0));
+  const std::vector<FusedStep>& steps = program_of(FusedAttrs::from(args.attrs).program);
   const TensorSpec& first = args.inputs[0];
   for (size_t i = 0; i < args.inputs.size(); ++i) {
     JANUS_CHECK(args.inputs[i].shape == first.shape && args.inputs[i].dtype == first.dtype,
@@ -154,7 +161,7 @@ NDArray view(const NDArray& a, int64_t begin, int64_t count) {
 }
 
 void fused_cpu(const KernelArgs& args) {
-  const std::vector<FusedStep>& steps = program_of(args.attrs.get<std::string>(0));
+  const std::vector<FusedStep>& steps = program_of(FusedAttrs::from(args.attrs).program);
   const NDArray& out = args.out(0);
   const int64_t n = out.size();
   const DType dtype = out.dtype();
@@ -206,6 +213,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"program", AttrType::kString, std::nullopt, "the steps, see the doc"}},
+    .attr_fields = attr_fields<FusedAttrs>(),
     .variadic = true,
     .infer = infer_fused,
     .kernels = {{DeviceType::kCPU, fused_cpu}},

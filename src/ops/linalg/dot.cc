@@ -3,13 +3,15 @@
 
 #include "../op_utils.h"
 #include "gemm.h"
+#include "linalg_attrs.h"
 
 namespace janus::ops {
 namespace {
 
 GemmKey matmul_key(const Shape& a, const Shape& b, const Attrs& attrs) {
-  const bool ta = attrs.get<bool>(0);
-  const bool tb = attrs.get<bool>(1);
+  const ProductAttrs t = ProductAttrs::from(attrs);
+  const bool ta = t.transpose_a;
+  const bool tb = t.transpose_b;
   return GemmKey{ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[0] : b[1], ta, tb};
 }
 
@@ -45,8 +47,9 @@ std::vector<TensorSpec> infer_dot(const InferArgs& args) {
               "dot: operands have dtypes {} and {}, expected the same dtype", a.dtype, b.dtype);
   JANUS_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64, TypeError,
               "dot: dtype {} is not supported, expected float32 or float64", a.dtype);
-  const bool ta = args.attrs.get<bool>(0);
-  const bool tb = args.attrs.get<bool>(1);
+  const ProductAttrs t = ProductAttrs::from(args.attrs);
+  const bool ta = t.transpose_a;
+  const bool tb = t.transpose_b;
   const int64_t m = ta ? a.shape[1] : a.shape[0];
   const int64_t ka = ta ? a.shape[0] : a.shape[1];
   const int64_t kb = tb ? b.shape[1] : b.shape[0];
@@ -63,8 +66,9 @@ std::vector<TensorSpec> infer_dot(const InferArgs& args) {
 //   A·Bᵀ:  dA = dC·B       dB = dCᵀ·A       (B stored [N, K])
 //   Aᵀ·Bᵀ: dA = Bᵀ·dCᵀ     dB = dCᵀ·Aᵀ
 std::vector<NDArray> dot_grad(const GradArgs& g) {
-  const bool ta = g.attrs.get<bool>(0);
-  const bool tb = g.attrs.get<bool>(1);
+  const ProductAttrs t = ProductAttrs::from(g.attrs);
+  const bool ta = t.transpose_a;
+  const bool tb = t.transpose_b;
   const NDArray& a = g.x(0);
   const NDArray& b = g.x(1);
   const NDArray& dc = g.dy(0);
@@ -94,6 +98,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"transpose_a", AttrType::kBool, false, "use aᵀ"},
               {"transpose_b", AttrType::kBool, false, "use bᵀ"}},
+    .attr_fields = attr_fields<ProductAttrs>(),
     .infer = infer_dot,
     .kernels = {{DeviceType::kCPU, dot_cpu}},
     .prepare = prepare_dot,

@@ -7,6 +7,7 @@
 
 #include "../op_utils.h"
 #include "gemm.h"
+#include "linalg_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -38,7 +39,8 @@ std::vector<int64_t> batch_strides(const Shape& s, const Shape& batch) {
 }
 
 MatmulPlan plan_matmul(const Shape& a_shape, const Shape& b_shape, const Attrs& attrs) {
-  const bool ta = attrs.get<bool>(0), tb = attrs.get<bool>(1);
+  const ProductAttrs t = ProductAttrs::from(attrs);
+  const bool ta = t.transpose_a, tb = t.transpose_b;
   JANUS_CHECK(a_shape.ndim() >= 1 && b_shape.ndim() >= 1, ShapeError,
               "matmul: operands have shapes {} and {}, expected at least 1 dimension each", a_shape,
               b_shape);
@@ -139,7 +141,8 @@ std::vector<TensorSpec> infer_matmul(const InferArgs& args) {
 //   A·Bᵀ:  dA = dC·B       dB = dCᵀ·A
 //   Aᵀ·Bᵀ: dA = Bᵀ·dCᵀ     dB = dCᵀ·Aᵀ
 std::vector<NDArray> matmul_grad(const GradArgs& g) {
-  const bool ta = g.attrs.get<bool>(0), tb = g.attrs.get<bool>(1);
+  const ProductAttrs t = ProductAttrs::from(g.attrs);
+  const bool ta = t.transpose_a, tb = t.transpose_b;
   const Shape as = promote(g.x(0).shape(), true), bs = promote(g.x(1).shape(), false);
   const NDArray a = g.x(0).ndim() == 1 ? reshape(g.x(0), as) : g.x(0);
   const NDArray b = g.x(1).ndim() == 1 ? reshape(g.x(1), bs) : g.x(1);
@@ -176,6 +179,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"transpose_a", AttrType::kBool, false, "swap the last two axes of a (2-D and up)"},
               {"transpose_b", AttrType::kBool, false, "swap the last two axes of b (2-D and up)"}},
+    .attr_fields = attr_fields<ProductAttrs>(),
     .infer = infer_matmul,
     .kernels = {{DeviceType::kCPU, matmul_cpu}},
     .prepare = prepare_matmul,

@@ -9,14 +9,15 @@ namespace {
 
 std::vector<TensorSpec> infer_avg_pool2d(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const PoolGeom g = pool_geometry("avg_pool2d", x.shape, args.attrs);
+  const PoolGeom g = pool_geometry("avg_pool2d", x.shape, AvgPoolAttrs::from(args.attrs));
   check_pool_dtype("avg_pool2d", x.dtype);
   return {TensorSpec{Shape{g.n, g.c, g.oh, g.ow}, x.dtype, x.device}};
 }
 
 void avg_pool2d_cpu(const KernelArgs& args) {
-  avg_pool_forward(pool_geometry("avg_pool2d", args.in(0).shape(), args.attrs),
-                   args.attrs.get<bool>(3), args.in(0), args.out(0), args.ctx);
+  const AvgPoolAttrs a = AvgPoolAttrs::from(args.attrs);
+  avg_pool_forward(pool_geometry("avg_pool2d", args.in(0).shape(), a), a.count_include_pad,
+                   args.in(0), args.out(0), args.ctx);
 }
 
 }  // namespace
@@ -30,13 +31,14 @@ JANUS_DEFINE_OP({
     .attrs =
         pool_attrs({{"count_include_pad", AttrType::kBool, true,
                      "divide by the whole window, padding included (else by the taps inside x)"}}),
+    .attr_fields = attr_fields<AvgPoolAttrs>(),
     .infer = infer_avg_pool2d,
     .kernels = {{DeviceType::kCPU, avg_pool2d_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      const AvgPoolAttrs a = AvgPoolAttrs::from(g.attrs);
       const Shape& xs = g.x(0).shape();
-      return {avg_pool2d_backward(g.dy(0), {xs[2], xs[3]}, g.attrs.get<std::vector<int64_t>>(0),
-                                  g.attrs.get<std::vector<int64_t>>(1),
-                                  g.attrs.get<std::vector<int64_t>>(2), g.attrs.get<bool>(3))};
+      return {avg_pool2d_backward(g.dy(0), {xs[2], xs[3]}, a.kernel_size, a.stride, a.padding,
+                                  a.count_include_pad)};
     },
 });
 

@@ -10,8 +10,8 @@ namespace {
 constexpr std::string_view kName = "avg_pool2d_backward";
 
 // The forward geometry: x is [dy's batch, dy's channels, input_size].
-PoolGeom geometry(const Shape& dy, const Attrs& attrs) {
-  const auto& size = attrs.get<std::vector<int64_t>>(4);
+PoolGeom geometry(const Shape& dy, const AvgPoolBackwardAttrs& attrs) {
+  const std::vector<int64_t>& size = attrs.input_size;
   JANUS_CHECK(size.size() == 2, ValueError,
               "{}: input_size is [{}], expected 2 values (height, width)", kName,
               fmt::join(size, ", "));
@@ -28,14 +28,15 @@ PoolGeom geometry(const Shape& dy, const Attrs& attrs) {
 
 std::vector<TensorSpec> infer(const InferArgs& args) {
   const TensorSpec& dy = args.inputs[0];
-  const PoolGeom g = geometry(dy.shape, args.attrs);
+  const PoolGeom g = geometry(dy.shape, AvgPoolBackwardAttrs::from(args.attrs));
   check_pool_dtype(kName, dy.dtype);
   return {TensorSpec{Shape{g.n, g.c, g.h, g.w}, dy.dtype, dy.device}};
 }
 
 void kernel(const KernelArgs& args) {
-  avg_pool_backward(geometry(args.in(0).shape(), args.attrs), args.attrs.get<bool>(3), args.in(0),
-                    args.out(0), args.ctx);
+  const AvgPoolBackwardAttrs a = AvgPoolBackwardAttrs::from(args.attrs);
+  avg_pool_backward(geometry(args.in(0).shape(), a), a.count_include_pad, args.in(0), args.out(0),
+                    args.ctx);
 }
 
 }  // namespace
@@ -49,13 +50,13 @@ JANUS_DEFINE_OP({
     .attrs = pool_attrs({{"count_include_pad", AttrType::kBool, true, "as in avg_pool2d"},
                          {"input_size", AttrType::kInts, std::nullopt,
                           "H and W of the forward input"}}),
+    .attr_fields = attr_fields<AvgPoolBackwardAttrs>(),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     // Linear in dy, and the adjoint of avg_pool2d: its gradient is avg_pool2d again.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      return {avg_pool2d(g.dy(0), g.attrs.get<std::vector<int64_t>>(0),
-                         g.attrs.get<std::vector<int64_t>>(1), g.attrs.get<std::vector<int64_t>>(2),
-                         g.attrs.get<bool>(3))};
+      const AvgPoolBackwardAttrs a = AvgPoolBackwardAttrs::from(g.attrs);
+      return {avg_pool2d(g.dy(0), a.kernel_size, a.stride, a.padding, a.count_include_pad)};
     },
 });
 

@@ -6,6 +6,7 @@
 
 #include "../op_utils.h"
 #include "batch_norm_stats.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -14,10 +15,11 @@ constexpr std::string_view kName = "batch_norm";
 
 template <typename T>
 void batch_norm_loop(const KernelArgs& args) {
-  const ChannelSplit s = channel_split(kName, args.in(0).shape(), args.attrs.get<int64_t>(3));
-  const double eps = args.attrs.get<double>(0);
-  const double momentum = args.attrs.get<double>(1);
-  const bool training = args.attrs.get<bool>(2);
+  const BatchNormAttrs a = BatchNormAttrs::from(args.attrs);
+  const ChannelSplit s = channel_split(kName, args.in(0).shape(), a.axis);
+  const double eps = a.eps;
+  const double momentum = a.momentum;
+  const bool training = a.training;
   const T* x = args.in(0).data<T>();
   const T* gamma = args.in(1).data<T>();
   const T* beta = args.in(2).data<T>();
@@ -74,7 +76,8 @@ void batch_norm_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_batch_norm(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const ChannelSplit s = channel_split(kName, x.shape, args.attrs.get<int64_t>(3));
+  const BatchNormAttrs a = BatchNormAttrs::from(args.attrs);
+  const ChannelSplit s = channel_split(kName, x.shape, a.axis);
   constexpr std::string_view kNames[] = {"gamma", "beta", "running_mean", "running_var"};
   for (size_t i = 1; i < 5; ++i) {
     JANUS_CHECK(args.inputs[i].shape == Shape{s.channels}, ShapeError,
@@ -86,10 +89,9 @@ std::vector<TensorSpec> infer_batch_norm(const InferArgs& args) {
   }
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "{}: dtype {} is not supported, expected float32 or float64", kName, x.dtype);
-  const double momentum = args.attrs.get<double>(1);
-  JANUS_CHECK(momentum >= 0 && momentum <= 1, ValueError,
-              "{}: momentum is {}, expected a value in [0, 1]", kName, momentum);
-  JANUS_CHECK(!args.attrs.get<bool>(2) || s.per_channel() > 1, ValueError,
+  JANUS_CHECK(a.momentum >= 0 && a.momentum <= 1, ValueError,
+              "{}: momentum is {}, expected a value in [0, 1]", kName, a.momentum);
+  JANUS_CHECK(!a.training || s.per_channel() > 1, ValueError,
               "{}: input {} has {} value(s) per channel, expected more than 1 in training (the "
               "batch statistics need at least 2)",
               kName, x.shape, s.per_channel());
@@ -112,12 +114,13 @@ JANUS_DEFINE_OP({
               {"momentum", AttrType::kFloat, 0.9, "weight of the old running statistics"},
               {"training", AttrType::kBool, false, "use and update batch statistics"},
               {"axis", AttrType::kInt, int64_t{1}, "the channel axis"}},
+    .attr_fields = attr_fields<BatchNormAttrs>(),
     .infer = infer_batch_norm,
     .kernels = {{DeviceType::kCPU, batch_norm_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      const BatchNormAttrs a = BatchNormAttrs::from(g.attrs);
       std::vector<NDArray> d = batch_norm_backward(g.x(0), g.x(1), g.y(1), g.y(2), g.dy(0), g.dy(1),
-                                                   g.dy(2), g.attrs.get<bool>(2),
-                                                   g.attrs.get<double>(0), g.attrs.get<int64_t>(3));
+                                                   g.dy(2), a.training, a.eps, a.axis);
       return {d[0], d[1], d[2], NDArray(), NDArray()};  // running statistics: no gradient
     },
     .mutable_inputs = {3, 4},

@@ -6,6 +6,7 @@
 
 #include "../op_utils.h"
 #include "batch_norm_stats.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -19,9 +20,10 @@ constexpr std::string_view kName = "batch_norm_backward";
 //   inference: dx = gamma * rstd * dy.
 template <typename T>
 void batch_norm_backward_loop(const KernelArgs& args) {
-  const ChannelSplit s = channel_split(kName, args.in(0).shape(), args.attrs.get<int64_t>(2));
-  const double eps = args.attrs.get<double>(0);
-  const bool training = args.attrs.get<bool>(1);
+  const BatchNormBackwardAttrs a = BatchNormBackwardAttrs::from(args.attrs);
+  const ChannelSplit s = channel_split(kName, args.in(0).shape(), a.axis);
+  const double eps = a.eps;
+  const bool training = a.training;
   const T* x = args.in(0).data<T>();
   const T* gamma = args.in(1).data<T>();
   const T* mean = args.in(2).data<T>();
@@ -72,7 +74,8 @@ void batch_norm_backward_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_batch_norm_backward(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const ChannelSplit s = channel_split(kName, x.shape, args.attrs.get<int64_t>(2));
+  const ChannelSplit s =
+      channel_split(kName, x.shape, BatchNormBackwardAttrs::from(args.attrs).axis);
   constexpr std::string_view kNames[] = {"x", "gamma", "mean", "var", "dy", "dmean", "dvar"};
   for (size_t i = 1; i < 7; ++i) {
     const Shape want = i == 4 ? x.shape : Shape{s.channels};
@@ -99,6 +102,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"eps", AttrType::kFloat, 1e-5, "added to the variance"},
               {"training", AttrType::kBool, false, "the forward used batch statistics"},
               {"axis", AttrType::kInt, int64_t{1}, "the channel axis"}},
+    .attr_fields = attr_fields<BatchNormBackwardAttrs>(),
     .infer = infer_batch_norm_backward,
     .kernels = {{DeviceType::kCPU, batch_norm_backward_cpu}},
     .not_differentiable = true,  // second derivatives of batch norm are not provided

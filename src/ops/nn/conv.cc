@@ -367,7 +367,7 @@ std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra) {
 }
 
 ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
-                       const Attrs& attrs) {
+                       const ConvAttrs& attrs) {
   JANUS_CHECK(x.ndim() == 4, ShapeError,
               "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]", op,
               x);
@@ -375,10 +375,10 @@ ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
               "{}: weight has shape {}, expected 4 dimensions [out_channels, in_channels / groups, "
               "kernel_height, kernel_width]",
               op, weight);
-  const auto stride = pair_attr(op, "stride", attrs.get<std::vector<int64_t>>(0), 1);
-  const auto padding = pair_attr(op, "padding", attrs.get<std::vector<int64_t>>(1), 0);
-  const auto dilation = pair_attr(op, "dilation", attrs.get<std::vector<int64_t>>(2), 1);
-  const int64_t groups = attrs.get<int64_t>(3);
+  const auto stride = pair_attr(op, "stride", attrs.stride, 1);
+  const auto padding = pair_attr(op, "padding", attrs.padding, 0);
+  const auto dilation = pair_attr(op, "dilation", attrs.dilation, 1);
+  const int64_t groups = attrs.groups;
   JANUS_CHECK(groups >= 1, ValueError, "{}: groups is {}, expected at least 1", op, groups);
   JANUS_CHECK(x[1] % groups == 0 && weight[0] % groups == 0, ValueError,
               "{}: {} input channels and {} output channels must both divide into {} groups", op,

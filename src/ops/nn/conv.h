@@ -10,6 +10,8 @@
 
 #include "janus/ops/registry.h"
 
+#include "nn_attrs.h"
+
 namespace janus::ops {
 
 /// x [n, c, h, w] * weight [o, c / groups, kh, kw] -> y [n, o, oh, ow].
@@ -26,11 +28,10 @@ struct ConvGeom {
 /// The attributes every convolution operator starts with: stride, padding, dilation, groups.
 std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra = {});
 
-/// Reads stride, padding, dilation and groups (attributes 0-3), checks them and the shapes of x
-/// [n, c, h, w] and weight [o, c / groups, kh, kw], and computes the output extent. Errors name
-/// `op`.
+/// Checks stride, padding, dilation and groups and the shapes of x [n, c, h, w] and weight
+/// [o, c / groups, kh, kw], and computes the output extent. Errors name `op`.
 ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
-                       const Attrs& attrs);
+                       const ConvAttrs& attrs);
 
 /// Checks that the dtypes are one floating type that the convolution supports.
 void check_conv_dtypes(std::string_view op, std::initializer_list<DType> dtypes);

@@ -8,10 +8,11 @@
 namespace janus::ops {
 namespace {
 
-// The geometry of a conv2d call, with its activation (attribute 4: "" or "relu").
+// The geometry of a conv2d call, with its activation (none or relu).
 ConvGeom conv2d_geometry(const Shape& x, const Shape& w, const Attrs& attrs) {
-  ConvGeom g = conv_geometry("conv2d", x, w, attrs);
-  g.relu = attrs.get<std::string>(4) == "relu";
+  const Conv2dAttrs a = Conv2dAttrs::from(attrs);
+  ConvGeom g = conv_geometry("conv2d", x, w, a);
+  g.relu = a.activation == Activation::kRelu;
   return g;
 }
 
@@ -19,14 +20,11 @@ std::vector<TensorSpec> infer_conv2d(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
   const TensorSpec& w = args.inputs[1];
   const TensorSpec& b = args.inputs[2];
-  const ConvGeom g = conv_geometry("conv2d", x.shape, w.shape, args.attrs);
+  const ConvGeom g = conv2d_geometry(x.shape, w.shape, args.attrs);
   JANUS_CHECK(b.shape == Shape{g.o}, ShapeError,
               "conv2d: bias has shape {} for weight {}, expected [{}] (one per output channel)",
               b.shape, w.shape, g.o);
   check_conv_dtypes("conv2d", {x.dtype, w.dtype, b.dtype});
-  const std::string& activation = args.attrs.get<std::string>(4);
-  JANUS_CHECK(activation.empty() || activation == "relu", ValueError,
-              "conv2d: activation '{}' is not supported, expected '' or 'relu'", activation);
   return {TensorSpec{Shape{g.n, g.o, g.oh, g.ow}, x.dtype, x.device}};
 }
 
@@ -55,24 +53,22 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = conv_attrs({{"activation", AttrType::kString, std::string(),
                           "'' or 'relu', applied to the result"}}),
+    .attr_fields = attr_fields<Conv2dAttrs>(),
     .infer = infer_conv2d,
     .kernels = {{DeviceType::kCPU, conv2d_cpu}},
     .prepare = prepare_conv2d,
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const auto& stride = g.attrs.get<std::vector<int64_t>>(0);
-      const auto& padding = g.attrs.get<std::vector<int64_t>>(1);
-      const auto& dilation = g.attrs.get<std::vector<int64_t>>(2);
-      const int64_t groups = g.attrs.get<int64_t>(3);
+      const Conv2dAttrs a = Conv2dAttrs::from(g.attrs);
       const Shape& xs = g.x(0).shape();
       const Shape& ws = g.x(1).shape();
       // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
       const NDArray dy =
-          g.attrs.get<std::string>(4) == "relu" ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
-      return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding,
-                                                dilation, groups)
+          a.activation == Activation::kRelu ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
+      return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, a.stride, a.padding,
+                                                a.dilation, a.groups)
                          : NDArray(),
-              g.needs(1) ? conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, stride, padding,
-                                                  dilation, groups)
+              g.needs(1) ? conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, a.stride, a.padding,
+                                                  a.dilation, a.groups)
                          : NDArray(),
               g.needs(2) ? sum(dy, {0, 2, 3}) : NDArray()};
     },

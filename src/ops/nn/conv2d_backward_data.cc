@@ -11,7 +11,8 @@ constexpr std::string_view kName = "conv2d_backward_data";
 
 // The forward geometry: x is [dy's batch, weight's channels x groups, input_size].
 ConvGeom geometry(const Shape& dy, const Shape& w, const Attrs& attrs) {
-  const auto& size = attrs.get<std::vector<int64_t>>(4);
+  const Conv2dBackwardDataAttrs a = Conv2dBackwardDataAttrs::from(attrs);
+  const std::vector<int64_t>& size = a.input_size;
   JANUS_CHECK(size.size() == 2 && size[0] >= 0 && size[1] >= 0, ValueError,
               "{}: input_size is [{}], expected 2 non-negative values (height, width)", kName,
               fmt::join(size, ", "));
@@ -20,8 +21,8 @@ ConvGeom geometry(const Shape& dy, const Shape& w, const Attrs& attrs) {
               kName, dy);
   JANUS_CHECK(w.ndim() == 4, ShapeError, "{}: weight has shape {}, expected 4 dimensions", kName,
               w);
-  const Shape x{dy[0], w[1] * attrs.get<int64_t>(3), size[0], size[1]};
-  const ConvGeom g = conv_geometry(kName, x, w, attrs);
+  const Shape x{dy[0], w[1] * a.groups, size[0], size[1]};
+  const ConvGeom g = conv_geometry(kName, x, w, a);
   JANUS_CHECK(dy == (Shape{g.n, g.o, g.oh, g.ow}), ShapeError,
               "{}: dy has shape {}, but input {} convolved with weight {} gives {}", kName, dy, x,
               w, Shape{g.n, g.o, g.oh, g.ow});
@@ -56,20 +57,18 @@ JANUS_DEFINE_OP({
     .outputs = {"dx"},
     .attrs = conv_attrs({{"input_size", AttrType::kInts, std::nullopt,
                           "H and W of the forward input"}}),
+    .attr_fields = attr_fields<Conv2dBackwardDataAttrs>(),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     .prepare = prepare,
     // dx is linear in dy and in weight: <g, dx> = <conv2d(g, weight), dy>.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const auto& stride = g.attrs.get<std::vector<int64_t>>(0);
-      const auto& padding = g.attrs.get<std::vector<int64_t>>(1);
-      const auto& dilation = g.attrs.get<std::vector<int64_t>>(2);
-      const int64_t groups = g.attrs.get<int64_t>(3);
+      const Conv2dBackwardDataAttrs a = Conv2dBackwardDataAttrs::from(g.attrs);
       const Shape& ws = g.x(1).shape();
       const NDArray no_bias = zeros(Shape{ws[0]}, g.x(1).dtype(), g.x(1).device());
-      return {conv2d(g.dy(0), g.x(1), no_bias, stride, padding, dilation, groups),
-              conv2d_backward_weight(g.dy(0), g.x(0), {ws[2], ws[3]}, stride, padding, dilation,
-                                     groups)};
+      return {conv2d(g.dy(0), g.x(1), no_bias, a.stride, a.padding, a.dilation, a.groups),
+              conv2d_backward_weight(g.dy(0), g.x(0), {ws[2], ws[3]}, a.stride, a.padding,
+                                     a.dilation, a.groups)};
     },
 });
 

@@ -11,7 +11,8 @@ constexpr std::string_view kName = "conv2d_backward_weight";
 
 // The forward geometry: weight is [dy's channels, x's channels / groups, kernel_size].
 ConvGeom geometry(const Shape& x, const Shape& dy, const Attrs& attrs) {
-  const auto& size = attrs.get<std::vector<int64_t>>(4);
+  const Conv2dBackwardWeightAttrs a = Conv2dBackwardWeightAttrs::from(attrs);
+  const std::vector<int64_t>& size = a.kernel_size;
   JANUS_CHECK(size.size() == 2 && size[0] >= 1 && size[1] >= 1, ValueError,
               "{}: kernel_size is [{}], expected 2 positive values (height, width)", kName,
               fmt::join(size, ", "));
@@ -21,11 +22,11 @@ ConvGeom geometry(const Shape& x, const Shape& dy, const Attrs& attrs) {
   JANUS_CHECK(dy.ndim() == 4, ShapeError,
               "{}: dy has shape {}, expected 4 dimensions [batch, out_channels, height, width]",
               kName, dy);
-  const int64_t groups = attrs.get<int64_t>(3);
+  const int64_t groups = a.groups;
   JANUS_CHECK(groups >= 1 && x[1] % groups == 0, ValueError,
               "{}: {} input channels do not divide into {} groups", kName, x[1], groups);
   const Shape w{dy[1], x[1] / groups, size[0], size[1]};
-  const ConvGeom g = conv_geometry(kName, x, w, attrs);
+  const ConvGeom g = conv_geometry(kName, x, w, a);
   JANUS_CHECK(dy == (Shape{g.n, g.o, g.oh, g.ow}), ShapeError,
               "{}: dy has shape {}, but input {} convolved with a {}x{} kernel gives {}", kName, dy,
               x, size[0], size[1], Shape{g.n, g.o, g.oh, g.ow});
@@ -60,20 +61,18 @@ JANUS_DEFINE_OP({
     .outputs = {"dweight"},
     .attrs = conv_attrs({{"kernel_size", AttrType::kInts, std::nullopt,
                           "KH and KW of the weight"}}),
+    .attr_fields = attr_fields<Conv2dBackwardWeightAttrs>(),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     .prepare = prepare,
     // dweight is linear in x and in dy: <g, dweight> = <conv2d(x, g), dy>.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const auto& stride = g.attrs.get<std::vector<int64_t>>(0);
-      const auto& padding = g.attrs.get<std::vector<int64_t>>(1);
-      const auto& dilation = g.attrs.get<std::vector<int64_t>>(2);
-      const int64_t groups = g.attrs.get<int64_t>(3);
+      const Conv2dBackwardWeightAttrs a = Conv2dBackwardWeightAttrs::from(g.attrs);
       const Shape& xs = g.x(0).shape();
       const NDArray no_bias = zeros(Shape{g.x(1).shape()[1]}, g.x(0).dtype(), g.x(0).device());
-      return {
-          conv2d_backward_data(g.x(1), g.dy(0), {xs[2], xs[3]}, stride, padding, dilation, groups),
-          conv2d(g.x(0), g.dy(0), no_bias, stride, padding, dilation, groups)};
+      return {conv2d_backward_data(g.x(1), g.dy(0), {xs[2], xs[3]}, a.stride, a.padding, a.dilation,
+                                   a.groups),
+              conv2d(g.x(0), g.dy(0), no_bias, a.stride, a.padding, a.dilation, a.groups)};
     },
 });
 

@@ -4,14 +4,16 @@
 
 #include "../op_utils.h"
 #include "../random/philox.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
 
 template <typename T>
 void dropout_loop(const KernelArgs& args) {
-  const double p = args.attrs.get<double>(0);
-  const bool training = args.attrs.get<bool>(1);
+  const DropoutAttrs a = DropoutAttrs::from(args.attrs);
+  const double p = a.p;
+  const bool training = a.training;
   const T* x = args.in(0).data<T>();
   T* y = args.out(0).data<T>();
   T* mask = args.out(1).data<T>();
@@ -41,7 +43,7 @@ void dropout_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_dropout(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const double p = args.attrs.get<double>(0);
+  const double p = DropoutAttrs::from(args.attrs).p;
   JANUS_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout: p is {}, expected 0 <= p <= 1", p);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "dropout: dtype {} is not supported, expected float32 or float64", x.dtype);
@@ -61,6 +63,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y", "mask"},
     .attrs = {{"p", AttrType::kFloat, 0.5, "probability of zeroing an element"},
               {"training", AttrType::kBool, true, "drop elements (false: the identity)"}},
+    .attr_fields = attr_fields<DropoutAttrs>(),
     .infer = infer_dropout,
     .kernels = {{DeviceType::kCPU, dropout_cpu}},
     // The mask is a constant of the call: dx = dy * mask (the mask's own gradient is ignored).

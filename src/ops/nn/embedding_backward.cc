@@ -3,6 +3,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -41,7 +42,7 @@ void embedding_backward_cpu(const KernelArgs& args) {
 std::vector<TensorSpec> infer_embedding_backward(const InferArgs& args) {
   const TensorSpec& idx = args.inputs[0];
   const TensorSpec& dy = args.inputs[1];
-  const int64_t v = args.attrs.get<int64_t>(0);
+  const int64_t v = EmbeddingBackwardAttrs::from(args.attrs).num_embeddings;
   JANUS_CHECK(idx.dtype == DType::kInt32 || idx.dtype == DType::kInt64, TypeError,
               "embedding_backward: indices have dtype {}, expected int32 or int64", idx.dtype);
   JANUS_CHECK(dy.dtype == DType::kFloat32 || dy.dtype == DType::kFloat64, TypeError,
@@ -65,6 +66,7 @@ JANUS_DEFINE_OP({
     .inputs = {"indices", "dy"},
     .outputs = {"dweight"},
     .attrs = {{"num_embeddings", AttrType::kInt, std::nullopt, "rows V of the result"}},
+    .attr_fields = attr_fields<EmbeddingBackwardAttrs>(),
     .infer = infer_embedding_backward,
     .kernels = {{DeviceType::kCPU, embedding_backward_cpu}},
     // Linear in dy: its gradient gathers the rows back.

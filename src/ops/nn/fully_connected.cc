@@ -10,6 +10,7 @@
 #include "../elementwise/relu_backward.h"
 #include "../linalg/onednn.h"
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -94,7 +95,9 @@ const CachedFc& cached_fc(const FcKey& key) {
   return prim;
 }
 
-bool relu_of(const Attrs& attrs) { return attrs.get<std::string>(0) == "relu"; }
+bool relu_of(const Attrs& attrs) {
+  return FullyConnectedAttrs::from(attrs).activation == Activation::kRelu;
+}
 
 FcKey fc_key(const Shape& x, const Shape& w, const Attrs& attrs) {
   return FcKey{x[0], x[1], w[0], relu_of(attrs)};
@@ -161,10 +164,7 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
       x.dtype, w.dtype, b.dtype);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "fully_connected: dtype {} is not supported, expected float32 or float64", x.dtype);
-  const std::string& activation = args.attrs.get<std::string>(0);
-  JANUS_CHECK(activation.empty() || activation == "relu", ValueError,
-              "fully_connected: activation '{}' is not supported, expected '' or 'relu'",
-              activation);
+  FullyConnectedAttrs::from(args.attrs);  // throws for an activation other than none or relu
   return {TensorSpec{Shape{x.shape[0], w.shape[0]}, x.dtype, x.device}};
 }
 
@@ -181,6 +181,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"activation", AttrType::kString, std::string(),
                "'' or 'relu', applied to the result"}},
+    .attr_fields = attr_fields<FullyConnectedAttrs>(),
     .infer = infer_fully_connected,
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,

@@ -4,6 +4,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -17,7 +18,7 @@ void layer_norm_loop(const KernelArgs& args) {
   const Shape& s = args.in(0).shape();
   const int64_t d = s[s.ndim() - 1];
   const int64_t rows = d == 0 ? 0 : args.in(0).size() / d;
-  const double eps = args.attrs.get<double>(0);
+  const double eps = LayerNormAttrs::from(args.attrs).eps;
   parallel_for(rows * d, args.ctx, [&](int64_t lo_elem, int64_t hi_elem) {
     for (int64_t r = (lo_elem + d - 1) / d; r < (hi_elem + d - 1) / d; ++r) {  // rows starting here
       const T* xr = x + r * d;
@@ -68,10 +69,11 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "gamma", "beta"},
     .outputs = {"y"},
     .attrs = {{"eps", AttrType::kFloat, 1e-5, "added to the variance"}},
+    .attr_fields = attr_fields<LayerNormAttrs>(),
     .infer = infer_layer_norm,
     .kernels = {{DeviceType::kCPU, layer_norm_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      return layer_norm_backward(g.x(0), g.x(1), g.dy(0), g.attrs.get<double>(0));
+      return layer_norm_backward(g.x(0), g.x(1), g.dy(0), LayerNormAttrs::from(g.attrs).eps);
     },
 });
 

@@ -4,6 +4,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -19,7 +20,7 @@ void layer_norm_backward_loop(const KernelArgs& args) {
   const Shape& s = args.in(0).shape();
   const int64_t d = s[s.ndim() - 1];
   const int64_t rows = d == 0 ? 0 : args.in(0).size() / d;
-  const double eps = args.attrs.get<double>(0);
+  const double eps = LayerNormAttrs::from(args.attrs).eps;
   std::vector<double> dgamma(static_cast<size_t>(d), 0.0), dbeta(static_cast<size_t>(d), 0.0);
   std::vector<double> xhat(static_cast<size_t>(d));
   for (int64_t r = 0; r < rows; ++r) {
@@ -91,6 +92,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "gamma", "dy"},
     .outputs = {"dx", "dgamma", "dbeta"},
     .attrs = {{"eps", AttrType::kFloat, 1e-5, "added to the variance, as in the forward call"}},
+    .attr_fields = attr_fields<LayerNormAttrs>(),
     .infer = infer_layer_norm_backward,
     .kernels = {{DeviceType::kCPU, layer_norm_backward_cpu}},
     .not_differentiable = true,

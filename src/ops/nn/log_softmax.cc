@@ -8,8 +8,8 @@ namespace {
 
 void log_softmax_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
-  const AxisPlan plan =
-      plan_axis(x.shape(), normalize_axis("log_softmax", args.attrs.get<int64_t>(0), x.shape()));
+  const AxisPlan plan = plan_axis(
+      x.shape(), normalize_axis("log_softmax", SoftmaxAttrs::from(args.attrs).axis, x.shape()));
   if (x.dtype() == DType::kFloat64) {
     softmax_loop(x.data<double>(), args.out(0).data<double>(), plan, /*log=*/true, args.ctx);
   } else {
@@ -25,12 +25,13 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, int64_t{-1}, "axis to normalise, negative from the end"}},
+    .attr_fields = attr_fields<SoftmaxAttrs>(),
     .infer = infer_softmax_like,
     .kernels = {{DeviceType::kCPU, log_softmax_cpu}},
     // dx = dy - softmax(x) * sum(dy, axis); softmax is recomputed from x (not exp(y)) so that the
     // rule needs no exp operator and differentiates again through softmax's own rule.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const int64_t axis = g.attrs.get<int64_t>(0);
+      const int64_t axis = SoftmaxAttrs::from(g.attrs).axis;
       return {g.dy(0) + softmax(g.x(0), axis) * (sum(g.dy(0), {axis}, /*keepdims=*/true) * -1.0)};
     },
 });

@@ -9,14 +9,14 @@ namespace {
 
 std::vector<TensorSpec> infer_max_pool2d(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const PoolGeom g = pool_geometry("max_pool2d", x.shape, args.attrs);
+  const PoolGeom g = pool_geometry("max_pool2d", x.shape, PoolAttrs::from(args.attrs));
   check_pool_dtype("max_pool2d", x.dtype);
   return {TensorSpec{Shape{g.n, g.c, g.oh, g.ow}, x.dtype, x.device}};
 }
 
 void max_pool2d_cpu(const KernelArgs& args) {
-  max_pool_forward(pool_geometry("max_pool2d", args.in(0).shape(), args.attrs), args.in(0),
-                   args.out(0), args.ctx);
+  max_pool_forward(pool_geometry("max_pool2d", args.in(0).shape(), PoolAttrs::from(args.attrs)),
+                   args.in(0), args.out(0), args.ctx);
 }
 
 }  // namespace
@@ -28,12 +28,12 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = pool_attrs(),
+    .attr_fields = attr_fields<PoolAttrs>(),
     .infer = infer_max_pool2d,
     .kernels = {{DeviceType::kCPU, max_pool2d_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      return {max_pool2d_backward(g.x(0), g.dy(0), g.attrs.get<std::vector<int64_t>>(0),
-                                  g.attrs.get<std::vector<int64_t>>(1),
-                                  g.attrs.get<std::vector<int64_t>>(2))};
+      const PoolAttrs a = PoolAttrs::from(g.attrs);
+      return {max_pool2d_backward(g.x(0), g.dy(0), a.kernel_size, a.stride, a.padding)};
     },
 });
 

@@ -12,7 +12,7 @@ constexpr std::string_view kName = "max_pool2d_backward";
 std::vector<TensorSpec> infer(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
   const TensorSpec& dy = args.inputs[1];
-  const PoolGeom g = pool_geometry(kName, x.shape, args.attrs);
+  const PoolGeom g = pool_geometry(kName, x.shape, PoolAttrs::from(args.attrs));
   JANUS_CHECK(dy.shape == (Shape{g.n, g.c, g.oh, g.ow}), ShapeError,
               "{}: dy has shape {}, expected {} (the pooled shape of input {})", kName, dy.shape,
               Shape{g.n, g.c, g.oh, g.ow}, x.shape);
@@ -23,8 +23,8 @@ std::vector<TensorSpec> infer(const InferArgs& args) {
 }
 
 void kernel(const KernelArgs& args) {
-  max_pool_backward(pool_geometry(kName, args.in(0).shape(), args.attrs), args.in(0), args.in(1),
-                    args.out(0), args.ctx);
+  max_pool_backward(pool_geometry(kName, args.in(0).shape(), PoolAttrs::from(args.attrs)),
+                    args.in(0), args.in(1), args.out(0), args.ctx);
 }
 
 }  // namespace
@@ -36,6 +36,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "dy"},
     .outputs = {"dx"},
     .attrs = pool_attrs(),
+    .attr_fields = attr_fields<PoolAttrs>(),
     .infer = infer,
     .kernels = {{DeviceType::kCPU, kernel}},
     // A second derivative of max pooling would route through the same argmax; not needed by

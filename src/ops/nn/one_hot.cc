@@ -2,6 +2,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -21,7 +22,7 @@ void one_hot_loop(const L* labels, T* out, int64_t n, int64_t depth) {
 void one_hot_cpu(const KernelArgs& args) {
   const NDArray& labels = args.in(0);
   const NDArray& out = args.out(0);
-  const int64_t depth = args.attrs.get<int64_t>(0);
+  const int64_t depth = OneHotAttrs::from(args.attrs).depth;
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     if (labels.dtype() == DType::kInt32) {
       one_hot_loop(labels.data<int32_t>(), out.data<T>(), labels.size(), depth);
@@ -33,13 +34,14 @@ void one_hot_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_one_hot(const InferArgs& args) {
   const TensorSpec& labels = args.inputs[0];
-  const int64_t depth = args.attrs.get<int64_t>(0);
+  const OneHotAttrs a = OneHotAttrs::from(args.attrs);
+  const int64_t depth = a.depth;
   JANUS_CHECK(labels.dtype == DType::kInt32 || labels.dtype == DType::kInt64, TypeError,
               "one_hot: labels have dtype {}, expected int32 or int64", labels.dtype);
   JANUS_CHECK(depth >= 0, ValueError, "one_hot: depth is {}, expected depth >= 0", depth);
   std::vector<int64_t> dims = labels.shape.dims();
   dims.push_back(depth);
-  return {TensorSpec{Shape(std::move(dims)), args.attrs.get<DType>(1), labels.device}};
+  return {TensorSpec{Shape(std::move(dims)), a.dtype, labels.device}};
 }
 
 }  // namespace
@@ -51,6 +53,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"depth", AttrType::kInt, std::nullopt, "number of classes"},
               {"dtype", AttrType::kDType, DType::kFloat32, "dtype of the output"}},
+    .attr_fields = attr_fields<OneHotAttrs>(),
     .infer = infer_one_hot,
     .kernels = {{DeviceType::kCPU, one_hot_cpu}},
     .not_differentiable = true,  // integer input

@@ -115,14 +115,13 @@ std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra) {
   return attrs;
 }
 
-PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs) {
+PoolGeom pool_geometry(std::string_view op, const Shape& x, const PoolAttrs& attrs) {
   JANUS_CHECK(x.ndim() == 4, ShapeError,
               "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]", op,
               x);
-  const auto kernel = pair_of(op, "kernel_size", attrs.get<std::vector<int64_t>>(0), 1);
-  const auto& stride_attr = attrs.get<std::vector<int64_t>>(1);
-  const auto stride = stride_attr.empty() ? kernel : pair_of(op, "stride", stride_attr, 1);
-  const auto padding = pair_of(op, "padding", attrs.get<std::vector<int64_t>>(2), 0);
+  const auto kernel = pair_of(op, "kernel_size", attrs.kernel_size, 1);
+  const auto stride = attrs.stride.empty() ? kernel : pair_of(op, "stride", attrs.stride, 1);
+  const auto padding = pair_of(op, "padding", attrs.padding, 0);
   JANUS_CHECK(2 * padding[0] <= kernel[0] && 2 * padding[1] <= kernel[1], ValueError,
               "{}: padding [{}] is more than half the kernel [{}]", op, fmt::join(padding, ", "),
               fmt::join(kernel, ", "));

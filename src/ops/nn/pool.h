@@ -8,6 +8,8 @@
 
 #include "janus/ops/registry.h"
 
+#include "nn_attrs.h"
+
 namespace janus::ops {
 
 /// Windows of kh x kw with the given stride and (implicit) padding over x [n, c, h, w].
@@ -20,9 +22,9 @@ struct PoolGeom {
 /// kernel_size, stride (empty: the kernel size) and padding: attributes 0-2.
 std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra = {});
 
-/// Reads attributes 0-2, checks them against x [n, c, h, w] and computes the output extent.
-/// Errors name `op`.
-PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs);
+/// Checks kernel_size, stride and padding against x [n, c, h, w] and computes the output
+/// extent. Errors name `op`.
+PoolGeom pool_geometry(std::string_view op, const Shape& x, const PoolAttrs& attrs);
 
 /// Checks that `dtype` is float32 or float64.
 void check_pool_dtype(std::string_view op, DType dtype);

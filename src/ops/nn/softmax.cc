@@ -8,8 +8,8 @@ namespace {
 
 void softmax_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
-  const AxisPlan plan =
-      plan_axis(x.shape(), normalize_axis("softmax", args.attrs.get<int64_t>(0), x.shape()));
+  const AxisPlan plan = plan_axis(
+      x.shape(), normalize_axis("softmax", SoftmaxAttrs::from(args.attrs).axis, x.shape()));
   if (x.dtype() == DType::kFloat64) {
     softmax_loop(x.data<double>(), args.out(0).data<double>(), plan, /*log=*/false, args.ctx);
   } else {
@@ -25,13 +25,14 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, int64_t{-1}, "axis to normalise, negative from the end"}},
+    .attr_fields = attr_fields<SoftmaxAttrs>(),
     .infer = infer_softmax_like,
     .kernels = {{DeviceType::kCPU, softmax_cpu}},
     // dx = y * (dy - sum(dy * y, axis)), the sum kept as extent 1 so that it broadcasts.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const NDArray& y = g.y(0);
       const NDArray ydy = y * g.dy(0);
-      return {ydy + y * (sum(ydy, {g.attrs.get<int64_t>(0)}, /*keepdims=*/true) * -1.0)};
+      return {ydy + y * (sum(ydy, {SoftmaxAttrs::from(g.attrs).axis}, /*keepdims=*/true) * -1.0)};
     },
 });
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "../op_utils.h"
+#include "nn_attrs.h"
 
 namespace janus::ops {
 
@@ -34,8 +35,8 @@ inline AxisPlan plan_axis(const Shape& shape, int axis) {
   return p;
 }
 
-/// Shape rule of softmax and log_softmax: a float32 or float64 input of rank >= 1, attribute 0
-/// the axis; the output is like the input.
+/// Shape rule of softmax and log_softmax: a float32 or float64 input of rank >= 1 and its axis;
+/// the output is like the input.
 inline std::vector<TensorSpec> infer_softmax_like(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
   JANUS_CHECK(x.shape.ndim() >= 1, ShapeError,
@@ -43,7 +44,7 @@ inline std::vector<TensorSpec> infer_softmax_like(const InferArgs& args) {
               x.shape);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "{}: dtype {} is not supported, expected float32 or float64", args.op.name, x.dtype);
-  normalize_axis(args.op.name, args.attrs.get<int64_t>(0), x.shape);
+  normalize_axis(args.op.name, SoftmaxAttrs::from(args.attrs).axis, x.shape);
   return {x};
 }
 

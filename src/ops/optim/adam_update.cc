@@ -15,28 +15,28 @@ void adam_update_loop(const KernelArgs& args) {
   const T* __restrict grad = args.in(1).data<T>();
   T* __restrict mean = args.in(2).data<T>();
   T* __restrict var = args.in(3).data<T>();
-  const double beta1 = args.attrs.get<double>(1);
-  const double beta2 = args.attrs.get<double>(2);
-  const int64_t t = args.attrs.get<int64_t>(7);
+  const AdamAttrs a = AdamAttrs::from(args.attrs);
+  const double beta1 = a.beta1;
+  const double beta2 = a.beta2;
+  const int64_t t = a.t;
   // Bias correction folded into two factors: m_hat = mean * c1, v_hat = var * c2 (t = 0: none).
   const double c1 = t > 0 ? 1.0 / (1.0 - std::pow(beta1, static_cast<double>(t))) : 1.0;
   const double c2 = t > 0 ? 1.0 / (1.0 - std::pow(beta2, static_cast<double>(t))) : 1.0;
-  const T lr_c1 = static_cast<T>(args.attrs.get<double>(0) * c1);
+  const T lr_c1 = static_cast<T>(a.lr * c1);
   const T sc2 = static_cast<T>(c2);
-  const T eps = static_cast<T>(args.attrs.get<double>(3));
+  const T eps = static_cast<T>(a.epsilon);
   const T b1 = static_cast<T>(beta1), b2 = static_cast<T>(beta2);
   const T one_b1 = static_cast<T>(1.0 - beta1), one_b2 = static_cast<T>(1.0 - beta2);
-  for_each_prepared<T>(args, /*rescale_attr=*/5, /*clip_attr=*/6, /*wd_attr=*/4,
-                       [&](const auto& prep, int64_t b, int64_t e) {
-                         for (int64_t i = b; i < e; ++i) {
-                           const T g = prep(grad[i], w[i]);
-                           const T m = b1 * mean[i] + one_b1 * g;
-                           const T v = b2 * var[i] + one_b2 * g * g;
-                           mean[i] = m;
-                           var[i] = v;
-                           w[i] -= lr_c1 * m / (std::sqrt(v * sc2) + eps);
-                         }
-                       });
+  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const T g = prep(grad[i], w[i]);
+      const T m = b1 * mean[i] + one_b1 * g;
+      const T v = b2 * var[i] + one_b2 * g * g;
+      mean[i] = m;
+      var[i] = v;
+      w[i] -= lr_c1 * m / (std::sqrt(v * sc2) + eps);
+    }
+  });
 }
 
 void adam_update_cpu(const KernelArgs& args) {
@@ -48,12 +48,13 @@ void adam_update_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_adam_update(const InferArgs& args) {
-  check_non_negative(args, "lr");
-  check_unit_interval(args, "beta1");
-  check_unit_interval(args, "beta2");
-  check_non_negative(args, "epsilon");
-  check_non_negative(args, "wd");
-  const int64_t t = args.attrs.get<int64_t>(7);
+  const AdamAttrs a = AdamAttrs::from(args.attrs);
+  check_non_negative(args.op.name, "lr", a.lr);
+  check_unit_interval(args.op.name, "beta1", a.beta1);
+  check_unit_interval(args.op.name, "beta2", a.beta2);
+  check_non_negative(args.op.name, "epsilon", a.epsilon);
+  check_non_negative(args.op.name, "wd", a.wd);
+  const int64_t t = a.t;
   JANUS_CHECK(t >= 0, ValueError,
               "{}: t is {}, expected the step number (>= 1), or 0 for no bias correction",
               args.op.name, t);
@@ -84,6 +85,7 @@ JANUS_DEFINE_OP({
                "clip the rescaled gradient to [-c, c] when > 0"},
               {"t", AttrType::kInt, int64_t{1},
                "step number (from 1) for the bias correction; 0: no correction"}},
+    .attr_fields = attr_fields<AdamAttrs>(),
     .infer = infer_adam_update,
     .kernels = {{DeviceType::kCPU, adam_update_cpu}},
     .not_differentiable = true,

@@ -12,16 +12,16 @@ void sgd_mom_update_loop(const KernelArgs& args) {
   T* __restrict w = args.in(0).data<T>();  // updated in place, as is mom
   const T* __restrict grad = args.in(1).data<T>();
   T* __restrict mom = args.in(2).data<T>();
-  const T lr = static_cast<T>(args.attrs.get<double>(0));
-  const T momentum = static_cast<T>(args.attrs.get<double>(1));
-  for_each_prepared<T>(args, /*rescale_attr=*/3, /*clip_attr=*/4, /*wd_attr=*/2,
-                       [&](const auto& prep, int64_t b, int64_t e) {
-                         for (int64_t i = b; i < e; ++i) {
-                           const T m = momentum * mom[i] - lr * prep(grad[i], w[i]);
-                           mom[i] = m;
-                           w[i] += m;
-                         }
-                       });
+  const SgdMomAttrs a = SgdMomAttrs::from(args.attrs);
+  const T lr = static_cast<T>(a.lr);
+  const T momentum = static_cast<T>(a.momentum);
+  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const T m = momentum * mom[i] - lr * prep(grad[i], w[i]);
+      mom[i] = m;
+      w[i] += m;
+    }
+  });
 }
 
 void sgd_mom_update_cpu(const KernelArgs& args) {
@@ -33,9 +33,10 @@ void sgd_mom_update_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_sgd_mom_update(const InferArgs& args) {
-  check_non_negative(args, "lr");
-  check_unit_interval(args, "momentum");
-  check_non_negative(args, "wd");
+  const SgdMomAttrs a = SgdMomAttrs::from(args.attrs);
+  check_non_negative(args.op.name, "lr", a.lr);
+  check_unit_interval(args.op.name, "momentum", a.momentum);
+  check_non_negative(args.op.name, "wd", a.wd);
   return infer_update(args);
 }
 
@@ -56,6 +57,7 @@ JANUS_DEFINE_OP({
               {"rescale_grad", AttrType::kFloat, 1.0, "factor applied to grad first (1/batch)"},
               {"clip_gradient", AttrType::kFloat, -1.0,
                "clip the rescaled gradient to [-c, c] when > 0"}},
+    .attr_fields = attr_fields<SgdMomAttrs>(),
     .infer = infer_sgd_mom_update,
     .kernels = {{DeviceType::kCPU, sgd_mom_update_cpu}},
     .not_differentiable = true,

@@ -11,11 +11,11 @@ template <typename T>
 void sgd_update_loop(const KernelArgs& args) {
   T* __restrict w = args.in(0).data<T>();  // updated in place (a mutable input)
   const T* __restrict grad = args.in(1).data<T>();
-  const T lr = static_cast<T>(args.attrs.get<double>(0));
-  for_each_prepared<T>(args, /*rescale_attr=*/2, /*clip_attr=*/3, /*wd_attr=*/1,
-                       [&](const auto& prep, int64_t b, int64_t e) {
-                         for (int64_t i = b; i < e; ++i) w[i] -= lr * prep(grad[i], w[i]);
-                       });
+  const SgdAttrs a = SgdAttrs::from(args.attrs);
+  const T lr = static_cast<T>(a.lr);
+  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) w[i] -= lr * prep(grad[i], w[i]);
+  });
 }
 
 void sgd_update_cpu(const KernelArgs& args) {
@@ -27,8 +27,9 @@ void sgd_update_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_sgd_update(const InferArgs& args) {
-  check_non_negative(args, "lr");
-  check_non_negative(args, "wd");
+  const SgdAttrs a = SgdAttrs::from(args.attrs);
+  check_non_negative(args.op.name, "lr", a.lr);
+  check_non_negative(args.op.name, "wd", a.wd);
   return infer_update(args);
 }
 
@@ -47,6 +48,7 @@ JANUS_DEFINE_OP({
               {"rescale_grad", AttrType::kFloat, 1.0, "factor applied to grad first (1/batch)"},
               {"clip_gradient", AttrType::kFloat, -1.0,
                "clip the rescaled gradient to [-c, c] when > 0"}},
+    .attr_fields = attr_fields<SgdAttrs>(),
     .infer = infer_sgd_update,
     .kernels = {{DeviceType::kCPU, sgd_update_cpu}},
     .not_differentiable = true,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../op_utils.h"
+#include "optim_attrs.h"
 
 namespace janus::ops {
 
@@ -32,17 +33,14 @@ inline std::vector<TensorSpec> infer_update(const InferArgs& args) {
   return {};
 }
 
-/// Checks an attribute that must be >= 0 (a learning rate, a weight decay).
-inline void check_non_negative(const InferArgs& args, std::string_view attr) {
-  const double v = args.attrs.get<double>(static_cast<size_t>(args.op.attr_index(attr)));
-  JANUS_CHECK(v >= 0, ValueError, "{}: {} is {}, expected a value >= 0", args.op.name, attr, v);
+/// Checks attribute `attr` of `op`, value v, that must be >= 0 (a learning rate, a weight decay).
+inline void check_non_negative(std::string_view op, std::string_view attr, double v) {
+  JANUS_CHECK(v >= 0, ValueError, "{}: {} is {}, expected a value >= 0", op, attr, v);
 }
 
-/// Checks an attribute that must lie in [0, 1) (momentum, the Adam betas).
-inline void check_unit_interval(const InferArgs& args, std::string_view attr) {
-  const double v = args.attrs.get<double>(static_cast<size_t>(args.op.attr_index(attr)));
-  JANUS_CHECK(v >= 0 && v < 1, ValueError, "{}: {} is {}, expected a value in [0, 1)", args.op.name,
-              attr, v);
+/// Checks attribute `attr` of `op`, value v, that must lie in [0, 1) (momentum, the Adam betas).
+inline void check_unit_interval(std::string_view op, std::string_view attr, double v) {
+  JANUS_CHECK(v >= 0 && v < 1, ValueError, "{}: {} is {}, expected a value in [0, 1)", op, attr, v);
 }
 
 /// The gradient an update uses: g = clip(rescale_grad * grad, -c, c) + wd * w, the clipping
@@ -59,13 +57,12 @@ struct PreparedGrad {
 };
 
 /// Runs body(prep, begin, end) over [0, n) in parallel, with `prep` a PreparedGrad<T, clip?>
-/// built from the attributes at the given positions.
-template <typename T, typename Body>
-void for_each_prepared(const KernelArgs& args, size_t rescale_attr, size_t clip_attr,
-                       size_t wd_attr, Body body) {
-  const double clip = args.attrs.get<double>(clip_attr);
-  const T rescale = static_cast<T>(args.attrs.get<double>(rescale_attr));
-  const T wd = static_cast<T>(args.attrs.get<double>(wd_attr));
+/// built from the update's rescale_grad, clip_gradient and wd (`a`: SgdAttrs, AdamAttrs, ...).
+template <typename T, typename UpdateAttrs, typename Body>
+void for_each_prepared(const KernelArgs& args, const UpdateAttrs& a, Body body) {
+  const double clip = a.clip_gradient;
+  const T rescale = static_cast<T>(a.rescale_grad);
+  const T wd = static_cast<T>(a.wd);
   const int64_t n = args.in(0).size();
   if (clip > 0) {
     const PreparedGrad<T, true> prep{rescale, static_cast<T>(clip), wd};

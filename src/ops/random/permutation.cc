@@ -6,6 +6,7 @@
 
 #include "../op_utils.h"
 #include "philox.h"
+#include "random_attrs.h"
 #include "uniform_int.h"
 
 namespace janus::ops {
@@ -34,8 +35,9 @@ void permutation_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_permutation(const InferArgs& args) {
-  const int64_t n = args.attrs.get<int64_t>(0);
-  const DType dtype = args.attrs.get<DType>(1);
+  const PermutationAttrs a = PermutationAttrs::from(args.attrs);
+  const int64_t n = a.n;
+  const DType dtype = a.dtype;
   JANUS_CHECK(n >= 0, ValueError, "permutation: n is {}, expected n >= 0", n);
   JANUS_CHECK(is_sampled_integer(dtype), TypeError,
               "permutation: dtype {} is not an integer type, expected int32, int64 or uint8",
@@ -44,7 +46,7 @@ std::vector<TensorSpec> infer_permutation(const InferArgs& args) {
   // Values go up to n - 1; every n fits int64, so max + 1 is only formatted for int32 and uint8.
   JANUS_CHECK(n - 1 <= max, ValueError, "permutation: n {} does not fit dtype {}, expected n <= {}",
               n, dtype, max + 1);
-  return {TensorSpec{Shape{n}, dtype, args.attrs.get<Device>(2)}};
+  return {TensorSpec{Shape{n}, dtype, a.device}};
 }
 
 }  // namespace
@@ -60,6 +62,7 @@ JANUS_DEFINE_OP({
               {"dtype", AttrType::kDType, DType::kInt64,
                "element type of the output: int32, int64 or uint8"},
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
+    .attr_fields = attr_fields<PermutationAttrs>(),
     .infer = infer_permutation,
     .kernels = {{DeviceType::kCPU, permutation_cpu}},
     .not_differentiable = true,  // no inputs

@@ -5,6 +5,7 @@
 
 #include "../creation/fill.h"
 #include "philox.h"
+#include "random_attrs.h"
 #include "uniform_int.h"
 
 namespace janus::ops {
@@ -13,8 +14,9 @@ namespace {
 // Element i is draw i of the call's stream (see uniform_below): exactly uniform, and the same
 // whichever thread computes it.
 void randint_cpu(const KernelArgs& args) {
-  const int64_t low = args.attrs.get<int64_t>(0);
-  const int64_t high = args.attrs.get<int64_t>(1);
+  const RandintAttrs a = RandintAttrs::from(args.attrs);
+  const int64_t low = a.low;
+  const int64_t high = a.high;
   // high > low, so the difference is in [1, 2^64 - 1]: exact in unsigned arithmetic.
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   const Philox gen(args.rng);
@@ -36,11 +38,12 @@ void randint_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_randint(const InferArgs& args) {
-  const int64_t low = args.attrs.get<int64_t>(0);
-  const int64_t high = args.attrs.get<int64_t>(1);
+  const RandintAttrs a = RandintAttrs::from(args.attrs);
+  const int64_t low = a.low;
+  const int64_t high = a.high;
   JANUS_CHECK(low < high, ValueError, "randint: low {} is not below high {}, expected low < high",
               low, high);
-  auto specs = infer_from_attrs(2, 3, 4)(args);
+  auto specs = infer_created<RandintAttrs>(args);
   const DType dtype = specs[0].dtype;
   JANUS_CHECK(is_sampled_integer(dtype), TypeError,
               "randint: dtype {} is not an integer type, expected int32, int64 or uint8", dtype);
@@ -68,6 +71,7 @@ JANUS_DEFINE_OP({
               {"dtype", AttrType::kDType, DType::kInt64,
                "element type of the output: int32, int64 or uint8"},
               {"device", AttrType::kDevice, cpu(0), "device of the output"}},
+    .attr_fields = attr_fields<RandintAttrs>(),
     .infer = infer_randint,
     .kernels = {{DeviceType::kCPU, randint_cpu}},
     .not_differentiable = true,  // no inputs

@@ -7,6 +7,7 @@
 #include "../creation/fill.h"
 #include "normal_float.h"
 #include "philox.h"
+#include "random_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -58,8 +59,9 @@ void normal_single(const Philox& gen, float loc, float scale, T* p, int64_t n,
 }
 
 void random_normal_cpu(const KernelArgs& args) {
-  const double loc = args.attrs.get<double>(0);
-  const double scale = args.attrs.get<double>(1);
+  const RandomNormalAttrs a = RandomNormalAttrs::from(args.attrs);
+  const double loc = a.loc;
+  const double scale = a.scale;
   const Philox gen(args.rng);
   const NDArray& out = args.out(0);
   switch (out.dtype()) {
@@ -80,9 +82,9 @@ void random_normal_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_random_normal(const InferArgs& args) {
-  const double scale = args.attrs.get<double>(1);
+  const double scale = RandomNormalAttrs::from(args.attrs).scale;
   JANUS_CHECK(scale >= 0.0, ValueError, "random_normal: scale is {}, expected scale >= 0", scale);
-  auto specs = infer_from_attrs(2, 3, 4)(args);
+  auto specs = infer_created<RandomNormalAttrs>(args);
   JANUS_CHECK(is_floating(specs[0].dtype), TypeError,
               "random_normal: dtype {} is not a floating type, expected float32, float64, float16 "
               "or bfloat16",
@@ -99,6 +101,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = creation_attrs({{"loc", AttrType::kFloat, 0.0, "mean"},
                              {"scale", AttrType::kFloat, 1.0, "standard deviation, >= 0"}}),
+    .attr_fields = attr_fields<RandomNormalAttrs>(),
     .infer = infer_random_normal,
     .kernels = {{DeviceType::kCPU, random_normal_cpu}},
     .not_differentiable = true,  // no inputs

@@ -3,13 +3,15 @@
 
 #include "../creation/fill.h"
 #include "philox.h"
+#include "random_attrs.h"
 
 namespace janus::ops {
 namespace {
 
 void random_uniform_cpu(const KernelArgs& args) {
-  const double low = args.attrs.get<double>(0);
-  const double high = args.attrs.get<double>(1);
+  const RandomUniformAttrs a = RandomUniformAttrs::from(args.attrs);
+  const double low = a.low;
+  const double high = a.high;
   const Philox gen(args.rng);
   const NDArray& out = args.out(0);
   dispatch_dtype(out.dtype(), [&]<typename T>() {
@@ -28,11 +30,12 @@ void random_uniform_cpu(const KernelArgs& args) {
 }
 
 std::vector<TensorSpec> infer_random_uniform(const InferArgs& args) {
-  const double low = args.attrs.get<double>(0);
-  const double high = args.attrs.get<double>(1);
+  const RandomUniformAttrs a = RandomUniformAttrs::from(args.attrs);
+  const double low = a.low;
+  const double high = a.high;
   JANUS_CHECK(low <= high, ValueError,
               "random_uniform: low {} is above high {}, expected low <= high", low, high);
-  auto specs = infer_from_attrs(2, 3, 4)(args);
+  auto specs = infer_created<RandomUniformAttrs>(args);
   JANUS_CHECK(is_floating(specs[0].dtype), TypeError,
               "random_uniform: dtype {} is not a floating type, expected float32, float64, float16 "
               "or bfloat16",
@@ -49,6 +52,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = creation_attrs({{"low", AttrType::kFloat, 0.0, "lower bound, included"},
                              {"high", AttrType::kFloat, 1.0, "upper bound, excluded"}}),
+    .attr_fields = attr_fields<RandomUniformAttrs>(),
     .infer = infer_random_uniform,
     .kernels = {{DeviceType::kCPU, random_uniform_cpu}},
     .not_differentiable = true,  // no inputs

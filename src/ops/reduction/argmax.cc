@@ -11,6 +11,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "axis to search, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep the axis with extent 1"}},
+    .attr_fields = attr_fields<ArgReduceAttrs>(),
     .infer = infer_arg_extremum,
     .kernels = {{DeviceType::kCPU, arg_extremum_cpu<true>}},
     .not_differentiable = true,  // integer output, piecewise constant

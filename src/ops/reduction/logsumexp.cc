@@ -36,7 +36,7 @@ std::vector<TensorSpec> infer_logsumexp(const InferArgs& args) {
 }
 
 void logsumexp_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), ReduceAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     reduce_loop<T>(
         args.in(0).data<T>(), args.out(0).data<T>(), plan, LogSumExp(), fold_lse,
@@ -58,13 +58,14 @@ JANUS_DEFINE_OP({
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
+    .attr_fields = attr_fields<ReduceAttrs>(),
     .infer = infer_logsumexp,
     .kernels = {{DeviceType::kCPU, logsumexp_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy, y: reduced -> dy * softmax(x) = dy * exp(x - y) over x's shape.
       const NDArray& x = g.x(0);
       const Shape kept =
-          reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "logsumexp");
+          reduced_shape(x.shape(), ReduceAttrs::from(g.attrs).axes, true, "logsumexp");
       return {mul(exp(subtract(x, reshape(g.y(0), kept))), reshape(g.dy(0), kept))};
     },
     .fusion = FusionClass::kReduction,

@@ -5,7 +5,7 @@ namespace janus::ops {
 namespace {
 
 void mean_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), ReduceAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     reduce_loop<T>(
         args.in(0).data<T>(), args.out(0).data<T>(), plan, accum_zero<T>(),
@@ -34,12 +34,13 @@ JANUS_DEFINE_OP({
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
+    .attr_fields = attr_fields<ReduceAttrs>(),
     .infer = infer_reduce,
     .kernels = {{DeviceType::kCPU, mean_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: the reduced shape -> spread evenly over the n elements of each block.
       const NDArray& x = g.x(0);
-      const auto& axes = g.attrs.get<std::vector<int64_t>>(0);
+      const std::vector<int64_t> axes = ReduceAttrs::from(g.attrs).axes;
       const Shape out = reduced_shape(x.shape(), axes, /*keepdims=*/false, "mean");
       const int64_t n = out.numel() == 0 ? 0 : x.size() / out.numel();
       if (x.size() == 0) return {zeros(x.shape(), x.dtype(), x.device())};

@@ -5,7 +5,7 @@ namespace janus::ops {
 namespace {
 
 void min_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), ReduceAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     reduce_loop<T>(
         args.in(0).data<T>(), args.out(0).data<T>(), plan, extremum_init<false, Accum<T>>(),
@@ -25,6 +25,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
+    .attr_fields = attr_fields<ReduceAttrs>(),
     .infer = infer_extremum,
     .kernels = {{DeviceType::kCPU, min_cpu}},
     .grad = [](const GradArgs& g) { return extremum_grad(g, /*is_max=*/false); },

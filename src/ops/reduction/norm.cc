@@ -10,13 +10,14 @@ std::vector<TensorSpec> infer_norm(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
   JANUS_CHECK(is_floating(x.dtype), TypeError,
               "norm: input has dtype {}, expected a floating dtype", x.dtype);
-  const int64_t ord = args.attrs.get<int64_t>(2);
-  JANUS_CHECK(ord == 2, NotImplementedError, "norm: ord {} is not supported, expected 2 (L2)", ord);
-  return infer_reduce(args);
+  const NormAttrs a = NormAttrs::from(args.attrs);
+  JANUS_CHECK(a.ord == 2, NotImplementedError, "norm: ord {} is not supported, expected 2 (L2)",
+              a.ord);
+  return {TensorSpec{reduced_shape(x.shape, a.axes, a.keepdims, "norm"), x.dtype, x.device}};
 }
 
 void norm_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), NormAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     reduce_loop<T>(
         args.in(0).data<T>(), args.out(0).data<T>(), plan, 0.0,
@@ -50,14 +51,14 @@ JANUS_DEFINE_OP({
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"},
               {"ord", AttrType::kInt, int64_t{2}, "order of the norm; only 2"}},
+    .attr_fields = attr_fields<NormAttrs>(),
     .infer = infer_norm,
     .kernels = {{DeviceType::kCPU, norm_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy, y: reduced -> dy * x / y over x's shape; a zero norm has x = 0 in its block, so
       // dividing by max(y, tiny) gives the subgradient 0 there.
       const NDArray& x = g.x(0);
-      const Shape kept =
-          reduced_shape(x.shape(), g.attrs.get<std::vector<int64_t>>(0), true, "norm");
+      const Shape kept = reduced_shape(x.shape(), NormAttrs::from(g.attrs).axes, true, "norm");
       const NDArray y = maximum(reshape(g.y(0), kept), smallest_normal(x.dtype()));
       return {mul(divide(x, y), reshape(g.dy(0), kept))};
     },

@@ -5,7 +5,7 @@ namespace janus::ops {
 namespace {
 
 void prod_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), ReduceAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     using A = Accum<T>;
     reduce_loop<T>(
@@ -28,7 +28,7 @@ void prod_cpu(const KernelArgs& args) {
 std::vector<NDArray> prod_grad(const GradArgs& g) {
   const NDArray& x = g.x(0);
   if (x.size() == 0) return {zeros(x.shape(), x.dtype(), x.device())};
-  const FoldedAxes f = fold_reduced_axes("prod", x, g.attrs.get<std::vector<int64_t>>(0));
+  const FoldedAxes f = fold_reduced_axes("prod", x, ReduceAttrs::from(g.attrs).axes);
   const int64_t o = f.outer, r = f.reduced;
   const DType dt = x.dtype();
   const NDArray eye =
@@ -56,6 +56,7 @@ JANUS_DEFINE_OP({
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
+    .attr_fields = attr_fields<ReduceAttrs>(),
     .infer = infer_reduce,
     .kernels = {{DeviceType::kCPU, prod_cpu}},
     .grad = prod_grad,

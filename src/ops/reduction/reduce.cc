@@ -39,9 +39,8 @@ Shape reduced_shape(const Shape& shape, const std::vector<int64_t>& axes, bool k
 
 std::vector<TensorSpec> infer_reduce(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  return {TensorSpec{reduced_shape(x.shape, args.attrs.get<std::vector<int64_t>>(0),
-                                   args.attrs.get<bool>(1), args.op.name),
-                     x.dtype, x.device}};
+  const ReduceAttrs a = ReduceAttrs::from(args.attrs);
+  return {TensorSpec{reduced_shape(x.shape, a.axes, a.keepdims, args.op.name), x.dtype, x.device}};
 }
 
 ReducePlan plan_reduce(const Shape& shape, const std::vector<int64_t>& axes) {

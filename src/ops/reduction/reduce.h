@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../op_utils.h"
+#include "reduction_attrs.h"
 
 namespace janus::ops {
 

@@ -37,7 +37,7 @@ std::vector<NDArray> extremum_grad(const GradArgs& g, bool is_max) {
   const NDArray& x = g.x(0);
   if (x.size() == 0) return {zeros(x.shape(), x.dtype(), x.device())};
   const FoldedAxes f =
-      fold_reduced_axes(is_max ? "max" : "min", x, g.attrs.get<std::vector<int64_t>>(0));
+      fold_reduced_axes(is_max ? "max" : "min", x, ReduceAttrs::from(g.attrs).axes);
   // x2: [O, R]; the winner of row o sits at flat position o * R + arg[o].
   const NDArray arg = is_max ? argmax(f.x2, 1) : argmin(f.x2, 1);
   const double total = static_cast<double>(f.outer * f.reduced);
@@ -64,20 +64,20 @@ void check_reduction_nonempty(std::string_view op, const Shape& shape,
 std::vector<TensorSpec> infer_extremum(const InferArgs& args) {
   const Shape& s = args.inputs[0].shape;
   check_reduction_nonempty(
-      args.op.name, s,
-      normalize_axes(args.op.name, args.attrs.get<std::vector<int64_t>>(0), s.ndim()));
+      args.op.name, s, normalize_axes(args.op.name, ReduceAttrs::from(args.attrs).axes, s.ndim()));
   return infer_reduce(args);
 }
 
 std::vector<TensorSpec> infer_arg_extremum(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const int64_t axis = args.attrs.get<int64_t>(0);
+  const ArgReduceAttrs a = ArgReduceAttrs::from(args.attrs);
+  const int64_t axis = a.axis;
   JANUS_CHECK(x.shape.ndim() >= 1, ShapeError, "{}: input has 0 dimensions, expected at least 1",
               args.op.name);
   check_reduction_nonempty(args.op.name, x.shape,
                            normalize_axes(args.op.name, {axis}, x.shape.ndim()));
-  return {TensorSpec{reduced_shape(x.shape, {axis}, args.attrs.get<bool>(1), args.op.name),
-                     DType::kInt64, x.device}};
+  return {TensorSpec{reduced_shape(x.shape, {axis}, a.keepdims, args.op.name), DType::kInt64,
+                     x.device}};
 }
 
 }  // namespace janus::ops

@@ -81,7 +81,7 @@ std::vector<TensorSpec> infer_arg_extremum(const InferArgs& args);
 template <bool kMax>
 void arg_extremum_cpu(const KernelArgs& args) {
   const Shape& s = args.in(0).shape();
-  const int axis = normalize_axes("arg", {args.attrs.get<int64_t>(0)}, s.ndim())[0];
+  const int axis = normalize_axes("arg", {ArgReduceAttrs::from(args.attrs).axis}, s.ndim())[0];
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= s[i];
   for (int i = axis + 1; i < s.ndim(); ++i) inner *= s[i];

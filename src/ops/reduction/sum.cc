@@ -8,7 +8,7 @@ namespace janus::ops {
 namespace {
 
 void sum_cpu(const KernelArgs& args) {
-  const ReducePlan plan = plan_reduce(args.in(0).shape(), args.attrs.get<std::vector<int64_t>>(0));
+  const ReducePlan plan = plan_reduce(args.in(0).shape(), ReduceAttrs::from(args.attrs).axes);
   dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
     reduce_loop<T>(
         args.in(0).data<T>(), args.out(0).data<T>(), plan, accum_zero<T>(),
@@ -26,11 +26,12 @@ JANUS_DEFINE_OP({
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to reduce, negative from the end"},
               {"keepdims", AttrType::kBool, false, "keep reduced axes with extent 1"}},
+    .attr_fields = attr_fields<ReduceAttrs>(),
     .infer = infer_reduce,
     .kernels = {{DeviceType::kCPU, sum_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: the reduced shape -> broadcast back over x's shape.
-      const Shape kept = reduced_shape(g.x(0).shape(), g.attrs.get<std::vector<int64_t>>(0), true);
+      const Shape kept = reduced_shape(g.x(0).shape(), ReduceAttrs::from(g.attrs).axes, true);
       return {broadcast_to(reshape(g.dy(0), kept), g.x(0).shape())};
     },
     .fusion = FusionClass::kReduction,

@@ -2,13 +2,14 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
 
 std::vector<TensorSpec> infer_broadcast_to(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  const Shape& target = args.attrs.get<Shape>(0);
+  const Shape target = TargetShapeAttrs::from(args.attrs).shape;
   const Shape& s = out.shape;
   bool ok = s.ndim() <= target.ndim();
   for (int i = 0; ok && i < s.ndim(); ++i) {
@@ -48,6 +49,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
+    .attr_fields = attr_fields<TargetShapeAttrs>(),
     .infer = infer_broadcast_to,
     .kernels = {{DeviceType::kCPU, broadcast_to_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

@@ -3,6 +3,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 
@@ -34,7 +35,7 @@ std::vector<TensorSpec> infer_concat(const InferArgs& args) {
       a.shape.ndim() >= 1 && a.shape.ndim() == b.shape.ndim(), ShapeError,
       "concat: inputs have shapes {} and {}, expected the same number (at least 1) of dimensions",
       a.shape, b.shape);
-  const int axis = normalize_axis("concat", args.attrs.get<int64_t>(0), a.shape.ndim());
+  const int axis = normalize_axis("concat", AxisAttrs::from(args.attrs).axis, a.shape.ndim());
   Shape out = a.shape;
   for (int i = 0; i < a.shape.ndim(); ++i) {
     JANUS_CHECK(i == axis || a.shape[i] == b.shape[i], ShapeError,
@@ -48,7 +49,7 @@ std::vector<TensorSpec> infer_concat(const InferArgs& args) {
 
 void concat_cpu(const KernelArgs& args) {
   const Shape& a = args.in(0).shape();
-  const int axis = normalize_axis("concat", args.attrs.get<int64_t>(0), a.ndim());
+  const int axis = normalize_axis("concat", AxisAttrs::from(args.attrs).axis, a.ndim());
   const int64_t inner = extent_product(a, axis + 1, a.ndim());
   join_rows(args, extent_product(a, 0, axis), a[axis] * inner, args.in(1).shape()[axis] * inner);
 }
@@ -61,11 +62,12 @@ JANUS_DEFINE_OP({
     .inputs = {"a", "b"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, int64_t{0}, "axis to join along, negative from the end"}},
+    .attr_fields = attr_fields<AxisAttrs>(),
     .infer = infer_concat,
     .kernels = {{DeviceType::kCPU, concat_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: a and b side by side on `axis` -> the two slices.
-      const int64_t axis = g.attrs.get<int64_t>(0);
+      const int64_t axis = AxisAttrs::from(g.attrs).axis;
       const int ax = normalize_axis("concat", axis, g.x(0).ndim());
       const int64_t na = g.x(0).shape()[ax], nb = g.x(1).shape()[ax];
       return {slice_axis(g.dy(0), axis, 0, na), slice_axis(g.dy(0), axis, na, na + nb)};

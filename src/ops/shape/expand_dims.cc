@@ -2,6 +2,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -10,7 +11,7 @@ std::vector<TensorSpec> infer_expand_dims(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const int nd = out.shape.ndim();
   // The new axis may go anywhere in [0, ndim], so the range is that of an (ndim+1)-d array.
-  const int axis = normalize_axis("expand_dims", args.attrs.get<int64_t>(0), nd + 1);
+  const int axis = normalize_axis("expand_dims", AxisAttrs::from(args.attrs).axis, nd + 1);
   std::vector<int64_t> dims = out.shape.dims();
   dims.insert(dims.begin() + axis, 1);
   out.shape = Shape(std::move(dims));
@@ -25,6 +26,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, std::nullopt, "position of the new axis in the output"}},
+    .attr_fields = attr_fields<AxisAttrs>(),
     .infer = infer_expand_dims,
     .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

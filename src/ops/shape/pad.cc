@@ -4,12 +4,13 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
 
-const std::vector<int64_t>& checked_widths(const Shape& s, const Attrs& attrs) {
-  const auto& widths = attrs.get<std::vector<int64_t>>(0);
+const std::vector<int64_t>& checked_widths(const Shape& s, const PadAttrs& attrs) {
+  const std::vector<int64_t>& widths = attrs.widths;
   JANUS_CHECK(static_cast<int>(widths.size()) == 2 * s.ndim(), ValueError,
               "pad: widths {} has {} entries for shape {}, expected {} (before, after per axis)",
               widths, widths.size(), s, 2 * s.ndim());
@@ -22,7 +23,8 @@ const std::vector<int64_t>& checked_widths(const Shape& s, const Attrs& attrs) {
 
 std::vector<TensorSpec> infer_pad(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  const auto& w = checked_widths(out.shape, args.attrs);
+  const PadAttrs a = PadAttrs::from(args.attrs);
+  const auto& w = checked_widths(out.shape, a);
   for (int i = 0; i < out.shape.ndim(); ++i) {
     out.shape[i] += w[static_cast<size_t>(2 * i)] + w[static_cast<size_t>(2 * i + 1)];
   }
@@ -32,8 +34,9 @@ std::vector<TensorSpec> infer_pad(const InferArgs& args) {
 void pad_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
   const NDArray& y = args.out(0);
-  const auto& w = checked_widths(x.shape(), args.attrs);
-  const double value = args.attrs.get<double>(1);
+  const PadAttrs a = PadAttrs::from(args.attrs);
+  const auto& w = checked_widths(x.shape(), a);
+  const double value = a.value;
   const std::vector<int64_t> ys = contiguous_strides(y.shape());
   const int nd = x.ndim();
   dispatch_dtype(x.dtype(), [&]<typename T>() {
@@ -71,12 +74,13 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"widths", AttrType::kInts, std::nullopt, "before0, after0, before1, after1, ..."},
               {"value", AttrType::kFloat, 0.0, "the constant"}},
+    .attr_fields = attr_fields<PadAttrs>(),
     .infer = infer_pad,
     .kernels = {{DeviceType::kCPU, pad_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: padded -> the interior box.
       const Shape& s = g.x(0).shape();
-      const auto& w = g.attrs.get<std::vector<int64_t>>(0);
+      const std::vector<int64_t> w = PadAttrs::from(g.attrs).widths;
       std::vector<int64_t> begin, end;
       for (int i = 0; i < s.ndim(); ++i) {
         begin.push_back(w[static_cast<size_t>(2 * i)]);

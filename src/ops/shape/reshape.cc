@@ -4,6 +4,7 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -18,7 +19,7 @@ void reshape_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_reshape(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  out.shape = resolve_reshape(args.inputs[0].shape, args.attrs.get<Shape>(0));
+  out.shape = resolve_reshape(args.inputs[0].shape, TargetShapeAttrs::from(args.attrs).shape);
   return {out};
 }
 
@@ -30,6 +31,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
+    .attr_fields = attr_fields<TargetShapeAttrs>(),
     .infer = infer_reshape,
     .kernels = {{DeviceType::kCPU, reshape_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

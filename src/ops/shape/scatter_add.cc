@@ -3,6 +3,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -17,7 +18,7 @@ std::vector<TensorSpec> infer_scatter_add(const InferArgs& args) {
               updates.dtype);
   JANUS_CHECK(x.shape.ndim() >= 1, ShapeError,
               "scatter_add: x has 0 dimensions, expected at least 1");
-  const int axis = normalize_axis("scatter_add", args.attrs.get<int64_t>(0), x.shape.ndim());
+  const int axis = normalize_axis("scatter_add", AxisAttrs::from(args.attrs).axis, x.shape.ndim());
   std::vector<int64_t> dims(x.shape.begin(), x.shape.begin() + axis);
   dims.insert(dims.end(), index.shape.begin(), index.shape.end());
   dims.insert(dims.end(), x.shape.begin() + axis + 1, x.shape.end());
@@ -32,7 +33,7 @@ std::vector<TensorSpec> infer_scatter_add(const InferArgs& args) {
 void scatter_add_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
   const Shape& s = x.shape();
-  const int axis = normalize_axis("scatter_add", args.attrs.get<int64_t>(0), s.ndim());
+  const int axis = normalize_axis("scatter_add", AxisAttrs::from(args.attrs).axis, s.ndim());
   const std::vector<int64_t> index = read_indices("scatter_add", args.in(1), s[axis]);
   const int64_t n = s[axis], inner = extent_product(s, axis + 1, s.ndim());
   const int64_t m = static_cast<int64_t>(index.size());
@@ -64,11 +65,12 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "indices", "updates"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, int64_t{0}, "axis to scatter along, negative from the end"}},
+    .attr_fields = attr_fields<AxisAttrs>(),
     .infer = infer_scatter_add,
     .kernels = {{DeviceType::kCPU, scatter_add_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: x's shape -> itself for x, gathered at the indices for updates.
-      return {g.dy(0), NDArray(), take(g.dy(0), g.x(1), g.attrs.get<int64_t>(0))};
+      return {g.dy(0), NDArray(), take(g.dy(0), g.x(1), AxisAttrs::from(g.attrs).axis)};
     },
     .inplace_input = 0,
 });

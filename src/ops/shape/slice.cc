@@ -5,6 +5,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -15,9 +16,10 @@ struct Box {
 };
 
 Box resolve_box(const Shape& s, const Attrs& attrs) {
-  const auto& begin = attrs.get<std::vector<int64_t>>(0);
-  const auto& end = attrs.get<std::vector<int64_t>>(1);
-  const auto& step = attrs.get<std::vector<int64_t>>(2);
+  const SliceAttrs a = SliceAttrs::from(attrs);
+  const std::vector<int64_t>& begin = a.begin;
+  const std::vector<int64_t>& end = a.end;
+  const std::vector<int64_t>& step = a.step;
   JANUS_CHECK(
       begin.size() == end.size() && (step.empty() || step.size() == begin.size()) &&
           static_cast<int>(begin.size()) <= s.ndim(),
@@ -115,6 +117,7 @@ JANUS_DEFINE_OP({
               {"end", AttrType::kInts, std::nullopt, "end (excluded) per sliced axis"},
               {"step", AttrType::kInts, std::vector<int64_t>{},
                "positive step per sliced axis; all 1 when empty"}},
+    .attr_fields = attr_fields<SliceAttrs>(),
     .infer = infer_slice,
     .kernels = {{DeviceType::kCPU, slice_cpu}},
     .grad = slice_grad,

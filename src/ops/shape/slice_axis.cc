@@ -2,6 +2,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -13,10 +14,10 @@ struct AxisRange {
 
 AxisRange resolve_range(const Shape& s, const Attrs& attrs) {
   JANUS_CHECK(s.ndim() >= 1, ShapeError, "slice_axis: input has 0 dimensions, expected at least 1");
-  const int axis = normalize_axis("slice_axis", attrs.get<int64_t>(0), s.ndim());
-  const int64_t begin =
-      normalize_bound("slice_axis", "begin", attrs.get<int64_t>(1), s[axis], axis);
-  const int64_t end = normalize_bound("slice_axis", "end", attrs.get<int64_t>(2), s[axis], axis);
+  const SliceAxisAttrs a = SliceAxisAttrs::from(attrs);
+  const int axis = normalize_axis("slice_axis", a.axis, s.ndim());
+  const int64_t begin = normalize_bound("slice_axis", "begin", a.begin, s[axis], axis);
+  const int64_t end = normalize_bound("slice_axis", "end", a.end, s[axis], axis);
   return {axis, begin, std::max(begin, end)};
 }
 
@@ -58,6 +59,7 @@ JANUS_DEFINE_OP({
               {"begin", AttrType::kInt, std::nullopt, "first index, negative from the end"},
               {"end", AttrType::kInt, std::nullopt,
                "one past the last index, negative from the end"}},
+    .attr_fields = attr_fields<SliceAxisAttrs>(),
     .infer = infer_slice_axis,
     .kernels = {{DeviceType::kCPU, slice_axis_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

@@ -2,6 +2,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 std::vector<TensorSpec> infer_squeeze(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const Shape& s = out.shape;
-  const auto& axes = args.attrs.get<std::vector<int64_t>>(0);
+  const std::vector<int64_t> axes = AxesAttrs::from(args.attrs).axes;
   std::vector<bool> drop(static_cast<size_t>(s.ndim()), false);
   for (int i = 0; i < s.ndim(); ++i) drop[static_cast<size_t>(i)] = axes.empty() && s[i] == 1;
   for (int64_t a : axes) {
@@ -35,6 +36,7 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "axes to remove, negative from the end"}},
+    .attr_fields = attr_fields<AxesAttrs>(),
     .infer = infer_squeeze,
     .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

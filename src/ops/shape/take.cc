@@ -2,6 +2,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -11,7 +12,7 @@ std::vector<TensorSpec> infer_take(const InferArgs& args) {
   const TensorSpec& index = args.inputs[1];
   check_index_dtype("take", "indices", index.dtype);
   JANUS_CHECK(x.shape.ndim() >= 1, ShapeError, "take: input has 0 dimensions, expected at least 1");
-  const int axis = normalize_axis("take", args.attrs.get<int64_t>(0), x.shape.ndim());
+  const int axis = normalize_axis("take", AxisAttrs::from(args.attrs).axis, x.shape.ndim());
   // y.shape = x.shape[:axis] + indices.shape + x.shape[axis+1:]
   std::vector<int64_t> dims(x.shape.begin(), x.shape.begin() + axis);
   dims.insert(dims.end(), index.shape.begin(), index.shape.end());
@@ -22,7 +23,7 @@ std::vector<TensorSpec> infer_take(const InferArgs& args) {
 void take_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
   const Shape& s = x.shape();
-  const int axis = normalize_axis("take", args.attrs.get<int64_t>(0), s.ndim());
+  const int axis = normalize_axis("take", AxisAttrs::from(args.attrs).axis, s.ndim());
   const std::vector<int64_t> index = read_indices("take", args.in(1), s[axis]);
   const int64_t n = s[axis], inner = extent_product(s, axis + 1, s.ndim());
   const int64_t m = static_cast<int64_t>(index.size());
@@ -48,13 +49,14 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "indices"},
     .outputs = {"y"},
     .attrs = {{"axis", AttrType::kInt, int64_t{0}, "axis to gather along, negative from the end"}},
+    .attr_fields = attr_fields<AxisAttrs>(),
     .infer = infer_take,
     .kernels = {{DeviceType::kCPU, take_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // dy: gathered rows -> added back at their indices (repeats accumulate); none for indices.
       const NDArray& x = g.x(0);
       return {scatter_add(zeros(x.shape(), x.dtype(), x.device()), g.x(1), g.dy(0),
-                          g.attrs.get<int64_t>(0)),
+                          AxisAttrs::from(g.attrs).axis),
               NDArray()};
     },
 });

@@ -4,6 +4,7 @@
 #include "janus/ops/ops.h"
 
 #include "layout.h"
+#include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
@@ -32,8 +33,7 @@ std::vector<int64_t> resolve_permutation(const std::vector<int64_t>& axes, int n
 
 void transpose_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
-  const std::vector<int64_t> perm =
-      resolve_permutation(args.attrs.get<std::vector<int64_t>>(0), x.ndim());
+  const std::vector<int64_t> perm = resolve_permutation(AxesAttrs::from(args.attrs).axes, x.ndim());
   const std::vector<int64_t> strides = contiguous_strides(x.shape());
   std::vector<int64_t> in_strides;
   for (int64_t p : perm) in_strides.push_back(strides[static_cast<size_t>(p)]);
@@ -47,7 +47,7 @@ std::vector<TensorSpec> infer_transpose(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const Shape& s = args.inputs[0].shape;
   std::vector<int64_t> dims;
-  for (int64_t p : resolve_permutation(args.attrs.get<std::vector<int64_t>>(0), s.ndim())) {
+  for (int64_t p : resolve_permutation(AxesAttrs::from(args.attrs).axes, s.ndim())) {
     dims.push_back(s[static_cast<int>(p)]);
   }
   out.shape = Shape(std::move(dims));
@@ -63,12 +63,13 @@ JANUS_DEFINE_OP({
     .outputs = {"y"},
     .attrs = {{"axes", AttrType::kInts, std::vector<int64_t>{},
                "permutation of the axes, negative from the end"}},
+    .attr_fields = attr_fields<AxesAttrs>(),
     .infer = infer_transpose,
     .kernels = {{DeviceType::kCPU, transpose_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       // The inverse permutation takes dy back to x's axis order.
       const std::vector<int64_t> perm =
-          resolve_permutation(g.attrs.get<std::vector<int64_t>>(0), g.x(0).ndim());
+          resolve_permutation(AxesAttrs::from(g.attrs).axes, g.x(0).ndim());
       std::vector<int64_t> inverse(perm.size());
       for (size_t i = 0; i < perm.size(); ++i)
         inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);

@@ -4,9 +4,16 @@
 #include "janus/ops/ops.h"
 
 #include "../op_utils.h"
+#include "../typed_attrs.h"
 
 namespace janus::ops {
 namespace {
+
+struct CopytoAttrs {
+  Device device;
+  static constexpr auto fields() { return std::tuple{field("device", &CopytoAttrs::device)}; }
+  static CopytoAttrs from(const Attrs& attrs) { return read_attrs<CopytoAttrs>(attrs); }
+};
 
 // CPU to CPU: both logical devices share host memory, so a copy is a memcpy.
 void copyto_cpu(const KernelArgs& args) {
@@ -15,7 +22,7 @@ void copyto_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_copyto(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  out.device = args.attrs.get<Device>(0);
+  out.device = CopytoAttrs::from(args.attrs).device;
   check_device(out.device, "copyto");
   return {out};
 }
@@ -28,6 +35,7 @@ JANUS_DEFINE_OP({
     .inputs = {"a"},
     .outputs = {"y"},
     .attrs = {{"device", AttrType::kDevice, std::nullopt, "destination device"}},
+    .attr_fields = attr_fields<CopytoAttrs>(),
     .infer = infer_copyto,
     .kernels = {{DeviceType::kCPU, copyto_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {

@@ -3,6 +3,7 @@
 
 #include "janus/ops/ops.h"
 
+#include "unary_attrs.h"
 #include "unary_op.h"
 
 namespace janus::ops {
@@ -27,7 +28,7 @@ To convert(From x) {
 
 std::vector<TensorSpec> infer_cast(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  out.dtype = args.attrs.get<DType>(0);
+  out.dtype = CastAttrs::from(args.attrs).dtype;
   return {out};
 }
 
@@ -52,6 +53,7 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"dtype", AttrType::kDType, std::nullopt, "the dtype of the result"}},
+    .attr_fields = attr_fields<CastAttrs>(),
     .infer = infer_cast,
     .kernels = {{DeviceType::kCPU, cast_cpu}},
     // The gradient is cast back to x's dtype (none for an integer x).

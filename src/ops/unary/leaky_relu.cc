@@ -1,13 +1,14 @@
 // leaky_relu(x, alpha): x for x > 0, alpha * x otherwise (floating dtypes).
 #include "janus/ops/ops.h"
 
+#include "unary_attrs.h"
 #include "unary_op.h"
 
 namespace janus::ops {
 namespace {
 
 void leaky_relu_cpu(const KernelArgs& args) {
-  const double alpha = args.attrs.get<double>(0);
+  const double alpha = LeakyReluAttrs::from(args.attrs).alpha;
   dispatch_floating(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     const C a = static_cast<C>(alpha);
@@ -30,11 +31,12 @@ JANUS_DEFINE_OP({
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = {{"alpha", AttrType::kFloat, 0.01, "slope for x <= 0"}},
+    .attr_fields = attr_fields<LeakyReluAttrs>(),
     .infer = infer_floating_unary,
     .kernels = {{DeviceType::kCPU, leaky_relu_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const NDArray& x = g.x(0);
-      const double alpha = g.attrs.get<double>(0);
+      const double alpha = LeakyReluAttrs::from(g.attrs).alpha;
       return {where(greater(x, zeros({}, x.dtype(), x.device())), g.dy(0), g.dy(0) * alpha)};
     },
     .fusion = FusionClass::kElementwise,

@@ -1,0 +1,168 @@
+// The attribute structs of the neural-network operators: one per attribute list, each field
+// named after the registered attribute that it reads (see ../typed_attrs.h). Private to src/ops.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../typed_attrs.h"
+
+namespace janus::ops {
+
+/// What every convolution operator starts with (conv_attrs()).
+struct ConvAttrs {
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
+  int64_t groups = 1;
+  static constexpr auto fields() {
+    return std::tuple{field("stride", &ConvAttrs::stride), field("padding", &ConvAttrs::padding),
+                      field("dilation", &ConvAttrs::dilation), field("groups", &ConvAttrs::groups)};
+  }
+};
+
+struct Conv2dAttrs : ConvAttrs {
+  Activation activation = Activation::kNone;  // a oneDNN post-op: none or relu
+  static constexpr auto fields() {
+    return std::tuple_cat(
+        ConvAttrs::fields(),
+        std::tuple{field("activation", &Conv2dAttrs::activation, kPostOpActivations)});
+  }
+  static Conv2dAttrs from(const Attrs& attrs) { return read_attrs<Conv2dAttrs>(attrs); }
+};
+
+struct Conv2dBackwardDataAttrs : ConvAttrs {
+  std::vector<int64_t> input_size;  // H and W of the forward input
+  static constexpr auto fields() {
+    return std::tuple_cat(ConvAttrs::fields(),
+                          std::tuple{field("input_size", &Conv2dBackwardDataAttrs::input_size)});
+  }
+  static Conv2dBackwardDataAttrs from(const Attrs& attrs) {
+    return read_attrs<Conv2dBackwardDataAttrs>(attrs);
+  }
+};
+
+struct Conv2dBackwardWeightAttrs : ConvAttrs {
+  std::vector<int64_t> kernel_size;  // KH and KW of the weight
+  static constexpr auto fields() {
+    return std::tuple_cat(
+        ConvAttrs::fields(),
+        std::tuple{field("kernel_size", &Conv2dBackwardWeightAttrs::kernel_size)});
+  }
+  static Conv2dBackwardWeightAttrs from(const Attrs& attrs) {
+    return read_attrs<Conv2dBackwardWeightAttrs>(attrs);
+  }
+};
+
+/// max_pool2d and max_pool2d_backward; what every pooling operator starts with (pool_attrs()).
+struct PoolAttrs {
+  std::vector<int64_t> kernel_size;
+  std::vector<int64_t> stride;  // empty: the kernel size
+  std::vector<int64_t> padding;
+  static constexpr auto fields() {
+    return std::tuple{field("kernel_size", &PoolAttrs::kernel_size),
+                      field("stride", &PoolAttrs::stride), field("padding", &PoolAttrs::padding)};
+  }
+  static PoolAttrs from(const Attrs& attrs) { return read_attrs<PoolAttrs>(attrs); }
+};
+
+struct AvgPoolAttrs : PoolAttrs {
+  bool count_include_pad = true;
+  static constexpr auto fields() {
+    return std::tuple_cat(PoolAttrs::fields(),
+                          std::tuple{field("count_include_pad", &AvgPoolAttrs::count_include_pad)});
+  }
+  static AvgPoolAttrs from(const Attrs& attrs) { return read_attrs<AvgPoolAttrs>(attrs); }
+};
+
+struct AvgPoolBackwardAttrs : AvgPoolAttrs {
+  std::vector<int64_t> input_size;  // H and W of the forward input
+  static constexpr auto fields() {
+    return std::tuple_cat(AvgPoolAttrs::fields(),
+                          std::tuple{field("input_size", &AvgPoolBackwardAttrs::input_size)});
+  }
+  static AvgPoolBackwardAttrs from(const Attrs& attrs) {
+    return read_attrs<AvgPoolBackwardAttrs>(attrs);
+  }
+};
+
+struct FullyConnectedAttrs {
+  Activation activation = Activation::kNone;  // a oneDNN post-op: none or relu
+  static constexpr auto fields() {
+    return std::tuple{field("activation", &FullyConnectedAttrs::activation, kPostOpActivations)};
+  }
+  static FullyConnectedAttrs from(const Attrs& attrs) {
+    return read_attrs<FullyConnectedAttrs>(attrs);
+  }
+};
+
+struct BatchNormAttrs {
+  double eps = 1e-5;
+  double momentum = 0.9;
+  bool training = false;
+  int64_t axis = 1;
+  static constexpr auto fields() {
+    return std::tuple{
+        field("eps", &BatchNormAttrs::eps), field("momentum", &BatchNormAttrs::momentum),
+        field("training", &BatchNormAttrs::training), field("axis", &BatchNormAttrs::axis)};
+  }
+  static BatchNormAttrs from(const Attrs& attrs) { return read_attrs<BatchNormAttrs>(attrs); }
+};
+
+struct BatchNormBackwardAttrs {
+  double eps = 1e-5;
+  bool training = false;
+  int64_t axis = 1;
+  static constexpr auto fields() {
+    return std::tuple{field("eps", &BatchNormBackwardAttrs::eps),
+                      field("training", &BatchNormBackwardAttrs::training),
+                      field("axis", &BatchNormBackwardAttrs::axis)};
+  }
+  static BatchNormBackwardAttrs from(const Attrs& attrs) {
+    return read_attrs<BatchNormBackwardAttrs>(attrs);
+  }
+};
+
+struct DropoutAttrs {
+  double p = 0.5;
+  bool training = true;
+  static constexpr auto fields() {
+    return std::tuple{field("p", &DropoutAttrs::p), field("training", &DropoutAttrs::training)};
+  }
+  static DropoutAttrs from(const Attrs& attrs) { return read_attrs<DropoutAttrs>(attrs); }
+};
+
+struct EmbeddingBackwardAttrs {
+  int64_t num_embeddings = 0;
+  static constexpr auto fields() {
+    return std::tuple{field("num_embeddings", &EmbeddingBackwardAttrs::num_embeddings)};
+  }
+  static EmbeddingBackwardAttrs from(const Attrs& attrs) {
+    return read_attrs<EmbeddingBackwardAttrs>(attrs);
+  }
+};
+
+/// layer_norm and layer_norm_backward.
+struct LayerNormAttrs {
+  double eps = 1e-5;
+  static constexpr auto fields() { return std::tuple{field("eps", &LayerNormAttrs::eps)}; }
+  static LayerNormAttrs from(const Attrs& attrs) { return read_attrs<LayerNormAttrs>(attrs); }
+};
+
+/// softmax and log_softmax.
+struct SoftmaxAttrs {
+  int64_t axis = -1;
+  static constexpr auto fields() { return std::tuple{field("axis", &SoftmaxAttrs::axis)}; }
+  static SoftmaxAttrs from(const Attrs& attrs) { return read_attrs<SoftmaxAttrs>(attrs); }
+};
+
+struct OneHotAttrs {
+  int64_t depth = 0;
+  DType dtype = DType::kFloat32;
+  static constexpr auto fields() {
+    return std::tuple{field("depth", &OneHotAttrs::depth), field("dtype", &OneHotAttrs::dtype)};
+  }
+  static OneHotAttrs from(const Attrs& attrs) { return read_attrs<OneHotAttrs>(attrs); }
+};
+
+}  // namespace janus::ops
