@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
 #include "janus/base/error.h"
 
@@ -64,18 +65,12 @@ dnnl::memory::desc channels_last(const dnnl::memory::desc& md) {
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
   const ConvDescs d = conv_descs(g);
-  dnnl::primitive_attr attr = onednn_attr();
-  if (g.relu) {
-    dnnl::post_ops post;
-    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(post);
-  }
   return dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                       dnnl::algorithm::convolution_direct, channels_last(d.src),
                                       any_layout(d.weights), d.bias, channels_last(d.dst),
                                       d.strides, d.dilates, d.pad_l, d.pad_r),
-      attr, onednn_engine());
+      onednn_attr(), onednn_engine());
 }
 
 // One operand of a primitive: the plain layout of the caller's array and the layout the
@@ -230,7 +225,9 @@ void run_backward_weight(const Cached<dnnl::convolution_backward_weights>& prim,
   execute(prim, {x, dy, dw});
 }
 
-const Cached<dnnl::convolution_forward>& cached_forward(const ConvGeom& g) {
+// The relu is not part of the primitive (conv_forward applies it), so both activations share one.
+const Cached<dnnl::convolution_forward>& cached_forward(ConvGeom g) {
+  g.relu = false;
   return forward_cache().get(
       g,
       [](const ConvGeom& geom) {
@@ -329,7 +326,7 @@ void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
   for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
   if (g.relu) {
-    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = y[i] < T(0) ? T(0) : y[i];
+    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = relu_value(y[i]);
   }
 }
 
@@ -414,7 +411,7 @@ void prepare_conv_backward_weight(const ConvGeom& g) {
 }
 
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
-                  const void* bias, void* y, const RunContext&) {
+                  const void* bias, void* y, const RunContext& ctx) {
   if (dtype == DType::kFloat64) {
     forward_loop(g, static_cast<const double*>(x), static_cast<const double*>(weight),
                  static_cast<const double*>(bias), static_cast<double*>(y));
@@ -423,6 +420,7 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
                  static_cast<const float*>(bias), static_cast<float*>(y));
   } else {
     run_forward(cached_forward(g), g, x, weight, bias, y);
+    if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.oh * g.ow, ctx);
   }
 }
 

@@ -48,8 +48,9 @@ JANUS_DEFINE_OP({
            "KW], plus bias [O]: y [N, O, OH, OW].\n\n"
            "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. "
            "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation "
-           "\"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the graph's "
-           "fuse_bias_activation pass sets it).",
+           "\"relu\" applies relu to y in the same call (the graph's fuse_bias_activation pass "
+           "sets it), with relu's rule: NaN stays NaN, so the fused call and a separate relu "
+           "give identical results.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = conv_attrs({{"activation", AttrType::kString, std::string(),
@@ -64,7 +65,7 @@ JANUS_DEFINE_OP({
       const int64_t groups = g.attrs.get<int64_t>(3);
       const Shape& xs = g.x(0).shape();
       const Shape& ws = g.x(1).shape();
-      // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
+      // With relu, dy first passes where relu passed the convolution through (relu_backward).
       const NDArray dy =
           g.attrs.get<std::string>(4) == "relu" ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../elementwise/relu_backward.h"
+#include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
 #include "janus/ops/elementwise.h"
 #include "../op_utils.h"
@@ -16,7 +17,7 @@ namespace {
 // x: [n, k], weight: [m, k], bias: [m] -> y: [n, m].
 struct FcKey {
   int64_t n, k, m;
-  bool relu = false;  // oneDNN post-op: y = max(x · Wᵀ + b, 0)
+  bool relu = false;  // y = relu(x · Wᵀ + b), applied after the primitive (relu_rule.h)
   auto operator<=>(const FcKey&) const = default;
 };
 
@@ -61,21 +62,17 @@ std::map<FcKey, CachedFc>& fc_cache() {
 
 CachedFc make_fc(const FcKey& key) {
   const FcDescs d = fc_descs(key);
-  dnnl::primitive_attr attr = onednn_attr();
-  if (key.relu) {
-    dnnl::post_ops post;
-    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(post);
-  }
   const auto pd = dnnl::inner_product_forward::primitive_desc(
       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
                                         d.bias, d.dst),
-      attr, onednn_engine());
+      onednn_attr(), onednn_engine());
   return CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc(), pd.impl_info_str()};
 }
 
-// Built once per shape on the caller's thread (prepare), shared by every worker.
-const CachedFc& cached_fc(const FcKey& key) {
+// Built once per shape on the caller's thread (prepare), shared by every worker. The relu is
+// not part of the primitive, so both activations share one.
+const CachedFc& cached_fc(FcKey key) {
+  key.relu = false;
   std::lock_guard lock(g_cache_mu);
   auto& cache = fc_cache();
   auto it = cache.find(key);
@@ -106,7 +103,7 @@ void fc_reference(const T* x, const T* w, const T* b, T* y, const FcKey& s) {
     for (int64_t j = 0; j < s.m; ++j) {
       T acc = b[j];
       for (int64_t p = 0; p < s.k; ++p) acc += x[i * s.k + p] * w[j * s.k + p];
-      y[i * s.m + j] = s.relu && acc < T(0) ? T(0) : acc;
+      y[i * s.m + j] = s.relu ? relu_value(acc) : acc;
     }
   }
 }
@@ -131,6 +128,7 @@ void fully_connected_cpu(const KernelArgs& args) {
   }
   run_fc(cached_fc(key), key, args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
          y.raw_data());
+  if (key.relu) relu_in_place(y.data<float>(), y.size(), args.ctx);
 }
 
 std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
@@ -169,8 +167,9 @@ JANUS_DEFINE_OP({
     .name = "fully_connected",
     .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
            "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
-           "activation \"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the "
-           "graph's fuse_bias_activation pass sets it).",
+           "activation \"relu\" applies relu to y in the same call (the graph's "
+           "fuse_bias_activation pass sets it), with relu's rule: NaN stays NaN, so the fused "
+           "call and a separate relu give identical results.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = {{"activation", AttrType::kString, std::string(), "'' or 'relu', applied to the result"}},
@@ -178,7 +177,7 @@ JANUS_DEFINE_OP({
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
-    // With relu, dy first passes where y > 0 (y > 0 exactly where the product was).
+    // With relu, dy first passes where relu passed the product through (relu_backward).
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const NDArray dy = relu_of(g.attrs) ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
