@@ -45,6 +45,24 @@ TEST(Error, MessageIsFormattedOnlyOnFailure) {
   EXPECT_EQ(format_calls, 1);
 }
 
+// JANUS_THROW is [[noreturn]]: a function that ends with it needs no return after it.
+int parse_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  JANUS_THROW(ValueError, "parse_digit: '{}' is not a digit, expected 0-9", c);
+}
+
+TEST(Error, ThrowAlwaysThrowsTheNamedTypeWithItsLocation) {
+  EXPECT_EQ(parse_digit('7'), 7);
+  try {
+    parse_digit('x');
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "parse_digit: 'x' is not a digit, expected 0-9");
+    EXPECT_THAT(e.location().file_name(), HasSubstr("error_test.cc"));
+    EXPECT_THAT(e.location().function_name(), HasSubstr("parse_digit"));
+  }
+}
+
 TEST(Error, AssertIsAnInternalErrorAskingForAReport) {
   try {
     JANUS_ASSERT(2 < 1, "queue has {} items", 5);

@@ -12,7 +12,7 @@ void check_activation(const std::string& activation) {
   for (const char* n : kNames) {
     if (activation == n) return;
   }
-  JANUS_CHECK(false, ValueError,
+  JANUS_THROW(ValueError,
               "unknown activation '{}', expected one of relu, sigmoid, tanh, softrelu, gelu, "
               "leaky, or \"\" for none",
               activation);

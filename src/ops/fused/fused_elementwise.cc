@@ -90,7 +90,7 @@ std::vector<FusedStep> decode_fused_program(const std::string& program) {
         }
       }
     } catch (const std::logic_error&) {
-      JANUS_CHECK(false, ValueError, "fused_elementwise: step '{}' has a malformed attribute",
+      JANUS_THROW(ValueError, "fused_elementwise: step '{}' has a malformed attribute",
                   text);
     }
     for (const std::string& in : split(text.substr(lb + 1, rb - lb - 1), ',')) {
