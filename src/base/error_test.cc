@@ -86,6 +86,20 @@ TEST(Error, ContextIsPrependedAndTheTypeKept) {
   }
 }
 
+TEST(Error, HintIsAppendedAndTheTypeKept) {
+  try {
+    try {
+      throw ShapeError("dot: shapes differ");
+    } catch (Error& e) {
+      e.add_context("operator 'dot' failed");
+      e.add_hint("set JANUS_ENGINE=naive");
+      throw;
+    }
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(), "operator 'dot' failed: dot: shapes differ (set JANUS_ENGINE=naive)");
+  }
+}
+
 TEST(Error, AllTypesDeriveFromError) {
   EXPECT_THROW(throw IndexError("x"), Error);
   EXPECT_THROW(throw DeviceError("x"), Error);

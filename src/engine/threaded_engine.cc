@@ -301,7 +301,7 @@ class ThreadedEngine final : public Engine {
   }
 
   void execute(OprBlock* op, const RunContext& ctx) {
-    run_operation(op, ctx, errors_);
+    run_operation(op, ctx, errors_, kRunNaiveHint);
     op->fn = nullptr;  // drop the kernel's captures before its dependents run
     complete(op);
   }

@@ -25,6 +25,10 @@ class Error : public std::runtime_error {
   /// reference before it is rethrown or stored).
   void add_context(std::string_view context) { message_ = fmt::format("{}: {}", context, message_); }
 
+  /// Appends " (what_next)" to the message: what the reader can do about it. Same ownership
+  /// rule as add_context.
+  void add_hint(std::string_view what_next) { message_ = fmt::format("{} ({})", message_, what_next); }
+
  private:
   std::string message_;
   std::source_location loc_;
