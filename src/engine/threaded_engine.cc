@@ -13,6 +13,7 @@
 
 #include "engine_impl.h"
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 #include "opr_block.h"
 
 namespace janus {
@@ -83,7 +84,7 @@ class WorkerPool {
       pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
-    omp_set_num_threads(ctx_.num_threads);
+    const ScopedOmpThreads team(ctx_.num_threads);
     for (;;) {
       spin_for_work();
       OprBlock* op = nullptr;

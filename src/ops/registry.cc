@@ -1,15 +1,18 @@
 // The operator registry and `invoke`, the path of every operator call.
 #include "janus/ops/registry.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <vector>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 #include "janus/engine/array.h"
 
 namespace janus::ops {
@@ -193,26 +196,6 @@ OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray>
   }
   return detail;
 }
-
-namespace {
-
-// Sets this thread's OpenMP thread count for its lifetime, then restores the previous one.
-class ScopedOmpThreads {
- public:
-  explicit ScopedOmpThreads(int threads) : saved_(omp_get_max_threads()), threads_(threads) {
-    if (threads_ != saved_) omp_set_num_threads(threads_);
-  }
-  ~ScopedOmpThreads() {
-    if (threads_ != saved_) omp_set_num_threads(saved_);
-  }
-  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
-  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
-
- private:
-  int saved_, threads_;
-};
-
-}  // namespace
 
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs) {
   if (op.prepare == nullptr) return;

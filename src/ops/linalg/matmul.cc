@@ -118,7 +118,7 @@ void matmul_cpu(const KernelArgs& args) {
   }
   const CachedGemm& prim = cached_gemm(g);
   for_each_batch<float>(args.in(0), args.in(1), out, p, [&](const float* a, const float* b, float* c) {
-    run_gemm(prim, g, a, b, c);
+    run_gemm(prim, a, b, c);
   });
 }
 

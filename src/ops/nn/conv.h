@@ -49,9 +49,9 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
                   const void* bias, void* y, const RunContext& ctx);
 /// dx from dy and weight.
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
-                        void* dx, const RunContext& ctx);
+                        void* dx);
 /// dweight from x and dy.
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
-                          void* dweight, const RunContext& ctx);
+                          void* dweight);
 
 }  // namespace janus::ops

@@ -1,12 +1,12 @@
 // fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product.
-#include <map>
-#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../elementwise/relu_backward.h"
 #include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
+#include "../linalg/primitive_cache.h"
 #include "janus/ops/elementwise.h"
 #include "../op_utils.h"
 #include "janus/ops/ops.h"
@@ -35,56 +35,51 @@ FcDescs fc_descs(const FcKey& key) {
           dnnl::memory::desc({key.n, key.m}, dt::f32, tag::nc)};
 }
 
+// The inner product of one shape (a value of the primitive cache).
 struct CachedFc {
+  explicit CachedFc(const FcKey& key) {
+    const FcDescs d = fc_descs(key);
+    const auto pd = dnnl::inner_product_forward::primitive_desc(
+        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
+                                          d.bias, d.dst),
+        onednn_attr(), onednn_engine());
+    prim = dnnl::inner_product_forward(pd);
+    scratchpad = pd.scratchpad_desc();
+    impl_name = pd.impl_info_str();
+  }
+  std::string impl() const { return impl_name; }
+
   dnnl::inner_product_forward prim;
   dnnl::memory::desc scratchpad;
-  std::string impl;  // oneDNN's name of the implementation
+  std::string impl_name;
 };
 
 void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, const void* b,
             void* y) {
   const FcDescs d = fc_descs(key);
   dnnl::engine& eng = onednn_engine();
-  dnnl::memory mx(d.src, eng, const_cast<void*>(x)), mw(d.weights, eng, const_cast<void*>(w));
-  dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
-  dnnl::stream stream(eng);
-  const OneThreadIf one_thread(key.n * key.k * key.m < kParallelGemmMacs);
-  fc.prim.execute(stream, {{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb},
-                           {DNNL_ARG_DST, my}, {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
+  // The same arguments every call: entries are overwritten, the map is not rebuilt.
+  thread_local std::unordered_map<int, dnnl::memory> args;
+  args[DNNL_ARG_SRC] = dnnl::memory(d.src, eng, const_cast<void*>(x));
+  args[DNNL_ARG_WEIGHTS] = dnnl::memory(d.weights, eng, const_cast<void*>(w));
+  args[DNNL_ARG_BIAS] = dnnl::memory(d.bias, eng, const_cast<void*>(b));
+  args[DNNL_ARG_DST] = dnnl::memory(d.dst, eng, y);
+  args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(fc.scratchpad);
+  const auto one_thread = ScopedOmpThreads::one_thread_if(key.n * key.k * key.m < kParallelGemmMacs);
+  dnnl::stream& stream = onednn_stream();
+  fc.prim.execute(stream, args);
   stream.wait();
-}
-
-std::mutex g_cache_mu;
-std::map<FcKey, CachedFc>& fc_cache() {
-  static auto* cache = new std::map<FcKey, CachedFc>();  // lives until exit
-  return *cache;
-}
-
-CachedFc make_fc(const FcKey& key) {
-  const FcDescs d = fc_descs(key);
-  const auto pd = dnnl::inner_product_forward::primitive_desc(
-      dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
-                                        d.bias, d.dst),
-      onednn_attr(), onednn_engine());
-  return CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc(), pd.impl_info_str()};
 }
 
 // Built once per shape on the caller's thread (prepare), shared by every worker. The relu is
 // not part of the primitive, so both activations share one.
 const CachedFc& cached_fc(FcKey key) {
   key.relu = false;
-  std::lock_guard lock(g_cache_mu);
-  auto& cache = fc_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const CachedFc& prim = cache.emplace(key, make_fc(key)).first->second;
-  settle_onednn_state(prim.impl, [&] {
-    const CachedFc probe = make_fc(key);  // built here, for this one thread
+  return primitive_cache<FcKey, CachedFc>().get(key, [&key](const CachedFc& probe) {
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
     run_fc(probe, key, x.data(), w.data(), b.data(), y.data());
   });
-  return prim;
 }
 
 bool relu_of(const Attrs& attrs) { return attrs.get<std::string>(0) == "relu"; }
