@@ -65,7 +65,7 @@ JANUS_DEFINE_OP({
       const int64_t groups = g.attrs.get<int64_t>(3);
       const Shape& xs = g.x(0).shape();
       const Shape& ws = g.x(1).shape();
-      // With relu, dy first passes where relu passed the convolution through (relu_backward).
+      // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
       const NDArray dy =
           g.attrs.get<std::string>(4) == "relu" ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? conv2d_backward_data(dy, g.x(1), {xs[2], xs[3]}, stride, padding,

@@ -172,7 +172,7 @@ JANUS_DEFINE_OP({
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
-    // With relu, dy first passes where relu passed the product through (relu_backward).
+    // With relu, dy first passes where y > 0 (y > 0 exactly where the product was).
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const NDArray dy = relu_of(g.attrs) ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
       return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
