@@ -11,14 +11,15 @@
 // information, oneDNN on channels-last and on its preferred (blocked) layouts is timed too,
 // conversions of the activations excluded: what a layout-propagating graph could reach. Ends
 // with one JSON line: Janus/oneDNN-plain time ratios (below 1.0 = Janus faster).
-#include <omp.h>
-
-#include <atomic>
 #include <cstdio>
+#include <functional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
 
+#include "janus/base/omp_threads.h"
 #include "janus/janus.h"
 
 #include "bench_util.h"
@@ -140,7 +141,7 @@ namespace {
 
 int run(const bench::Options& options) {
   const int threads = bench::janus_kernel_threads();
-  omp_set_num_threads(threads);
+  const janus::ScopedOmpThreads team(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   std::printf("conv2d forward, batch 256, float32; %d threads; median of %d samples of %d calls\n",
               threads, kSamples, kCallsPerSample);

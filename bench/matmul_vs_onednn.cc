@@ -14,8 +14,6 @@
 // on one thread is timed too and printed beside. Ends with one JSON line: Janus/oneDNN time
 // ratios (1.0 = as fast) against oneDNN on the full thread count, and for 1x512x256 also
 // against oneDNN on one thread.
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -28,6 +26,7 @@
 
 #include <dnnl.hpp>
 
+#include "janus/base/omp_threads.h"
 #include "janus/janus.h"
 
 #include "bench_util.h"
@@ -127,14 +126,12 @@ Row measure(const Case& c, int threads, dnnl::engine& eng) {
   auto onednn_sample_us = [&](int calls, int with_threads) {
     double us = 0;
     bench::on_compute_worker([&] {
-      const int saved = omp_get_max_threads();
-      omp_set_num_threads(with_threads);
+      const janus::ScopedOmpThreads team(with_threads);
       us = sample_us(onednn_call, calls);
-      omp_set_num_threads(saved);
     });
     return us;
   };
-  omp_set_num_threads(threads);
+  const janus::ScopedOmpThreads team(threads);
   const int n_dot = calls_per_sample(dot_call);
   const int n_matmul = calls_per_sample(matmul_call);
   int n_onednn = 1;

@@ -45,6 +45,24 @@ TEST(Error, MessageIsFormattedOnlyOnFailure) {
   EXPECT_EQ(format_calls, 1);
 }
 
+// JANUS_THROW is [[noreturn]]: a function that ends with it needs no return after it.
+int parse_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  JANUS_THROW(ValueError, "parse_digit: '{}' is not a digit, expected 0-9", c);
+}
+
+TEST(Error, ThrowAlwaysThrowsTheNamedTypeWithItsLocation) {
+  EXPECT_EQ(parse_digit('7'), 7);
+  try {
+    parse_digit('x');
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "parse_digit: 'x' is not a digit, expected 0-9");
+    EXPECT_THAT(e.location().file_name(), HasSubstr("error_test.cc"));
+    EXPECT_THAT(e.location().function_name(), HasSubstr("parse_digit"));
+  }
+}
+
 TEST(Error, AssertIsAnInternalErrorAskingForAReport) {
   try {
     JANUS_ASSERT(2 < 1, "queue has {} items", 5);
@@ -65,6 +83,20 @@ TEST(Error, ContextIsPrependedAndTheTypeKept) {
     }
   } catch (const TypeError& e) {
     EXPECT_STREQ(e.what(), "operator 'add' failed: add: dtypes differ");
+  }
+}
+
+TEST(Error, HintIsAppendedAndTheTypeKept) {
+  try {
+    try {
+      throw ShapeError("dot: shapes differ");
+    } catch (Error& e) {
+      e.add_context("operator 'dot' failed");
+      e.add_hint("set JANUS_ENGINE=naive");
+      throw;
+    }
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(), "operator 'dot' failed: dot: shapes differ (set JANUS_ENGINE=naive)");
   }
 }
 

@@ -18,11 +18,10 @@ DType parse_dtype(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i) {
     if (kNames[i] == name) return static_cast<DType>(i);
   }
-  JANUS_CHECK(false, TypeError,
+  JANUS_THROW(TypeError,
               "dtype: unknown name '{}', expected one of float32, float64, float16, bfloat16, "
               "int32, int64, uint8, bool",
               name);
-  return DType::kFloat32;
 }
 
 // binary32 -> binary16 with round-to-nearest-even, overflow to infinity, subnormals kept.

@@ -212,7 +212,7 @@ class ProbeDataset : public Dataset {
   Sample get(int64_t index) const override {
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     if (index == bad_index_) {
-      if (janus_error_) JANUS_CHECK(false, ValueError, "probe: sample {} is broken", index);
+      if (janus_error_) JANUS_THROW(ValueError, "probe: sample {} is broken", index);
       throw std::runtime_error("probe: not a janus error");
     }
     return {from_vector<float>({static_cast<float>(index)}, {1}),

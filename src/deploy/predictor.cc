@@ -4,6 +4,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "janus/base/error.h"
 #include "janus/graph/cached_op.h"
 #include "janus/graph/safetensors.h"

@@ -28,9 +28,7 @@ EngineKind kind_from_env() {
   const std::string v(env);
   if (v == "naive") return EngineKind::kNaive;
   if (v == "threaded") return EngineKind::kThreaded;
-  JANUS_CHECK(false, ValueError,
-              "engine: JANUS_ENGINE='{}' is not known, expected naive or threaded", v);
-  return EngineKind::kThreaded;
+  JANUS_THROW(ValueError, "engine: JANUS_ENGINE='{}' is not known, expected naive or threaded", v);
 }
 
 // The current engine. Never destroyed by static destruction: arrays released during static

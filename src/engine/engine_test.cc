@@ -12,6 +12,8 @@
 
 #include "janus/base/error.h"
 
+#include "testing/test_util.h"
+
 namespace janus {
 namespace {
 
@@ -152,6 +154,34 @@ TEST_P(EngineTest, WaitAllRethrowsOnceAndUnaffectedVarsAreFine) {
   EXPECT_EQ(value, 3);
   e->delete_var(bad, nullptr);
   e->delete_var(good, nullptr);
+}
+
+// STYLE.md §5: a fatal message says what to do next. Under the threaded engine the error
+// surfaces at a wait, far from its cause; the naive engine already throws on the caller's stack.
+TEST_P(EngineTest, KernelErrorSuggestsTheNaiveEngineWhereItIsNotInUse) {
+  auto e = make();
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  e->push([](const RunContext&) { throw ValueError("bad value"); }, {}, {a}, cpu(), Lane::kCompute,
+          0, "janus_op");
+  e->push([](const RunContext&) { throw std::runtime_error("not ours"); }, {}, {b}, cpu(),
+          Lane::kCompute, 0, "foreign_op");
+  const std::string janus = error_of<ValueError>([&] { e->wait_for_var(a); });
+  const std::string foreign = error_of<OperatorError>([&] { e->wait_for_var(b); });
+  if (GetParam() == EngineKind::kThreaded) {
+    EXPECT_EQ(janus,
+              "operator 'janus_op' failed: bad value (set JANUS_ENGINE=naive to run "
+              "synchronously and get a clean backtrace)");
+    EXPECT_EQ(foreign,
+              "operator 'foreign_op' failed: not ours (set JANUS_ENGINE=naive to run "
+              "synchronously and get a clean backtrace)");
+  } else {
+    EXPECT_EQ(janus, "operator 'janus_op' failed: bad value");
+    EXPECT_EQ(foreign, "operator 'foreign_op' failed: not ours");
+  }
+  EXPECT_NO_THROW(e->wait_all());
+  e->delete_var(a, nullptr);
+  e->delete_var(b, nullptr);
 }
 
 TEST_P(EngineTest, ErrorsFlowThroughChainsAndWritesToPoisonedVars) {

@@ -36,7 +36,7 @@ class NaiveEngine final : public Engine {
     set_dependencies(&op, reads, writes);
     ++pushed_;
     const RunContext ctx{device, lane, lane == Lane::kCompute ? device_threads(device) : 1};
-    run_operation(&op, ctx, errors_);
+    run_operation(&op, ctx, errors_, /*hint=*/"");  // already synchronous
     OprList unused;
     for (Var* v : op.reads) {
       v->append_read(&op);

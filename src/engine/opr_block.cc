@@ -51,18 +51,23 @@ std::shared_ptr<ErrorRecord> inherited_error(const OprBlock* op) {
   return nullptr;
 }
 
-std::exception_ptr capture_kernel_error(const std::string& name) {
+std::exception_ptr capture_kernel_error(const std::string& name, std::string_view hint) {
   const std::string context =
       fmt::format("operator '{}' failed", name.empty() ? "<unnamed>" : name);
+  auto with_hint = [hint](OperatorError e) {
+    if (!hint.empty()) e.add_hint(hint);
+    return std::make_exception_ptr(std::move(e));
+  };
   try {
     throw;
   } catch (Error& e) {
     e.add_context(context);  // keeps the error's type, so callers can catch ShapeError etc.
+    if (!hint.empty()) e.add_hint(hint);
     return std::current_exception();
   } catch (const std::exception& e) {
-    return std::make_exception_ptr(OperatorError(fmt::format("{}: {}", context, e.what())));
+    return with_hint(OperatorError(fmt::format("{}: {}", context, e.what())));
   } catch (...) {
-    return std::make_exception_ptr(
+    return with_hint(
         OperatorError(fmt::format("{}: an exception that is not a std::exception", context)));
   }
 }
@@ -115,14 +120,14 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
 
 }  // namespace
 
-void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log) {
+void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log, std::string_view hint) {
   op->error = inherited_error(op);
   if (op->error) return;
   try {
     run_timed(op, ctx);
   } catch (...) {
     op->error = std::make_shared<ErrorRecord>();
-    op->error->error = capture_kernel_error(op->name);
+    op->error->error = capture_kernel_error(op->name, hint);
     log.add(op->error);
   }
 }

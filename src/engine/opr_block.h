@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "janus/engine/engine.h"
@@ -82,10 +83,16 @@ class ErrorLog {
   std::vector<std::shared_ptr<ErrorRecord>> errors_;
 };
 
+/// What a failed kernel's message suggests when the kernel ran on a worker: its error surfaces
+/// at a later wait, far from the call that caused it, and the naive engine throws it on the
+/// caller's stack instead.
+inline constexpr std::string_view kRunNaiveHint =
+    "set JANUS_ENGINE=naive to run synchronously and get a clean backtrace";
+
 /// Runs `op->fn` unless a var it touches carries an error, in which case the op inherits that
 /// error and is skipped. A throwing kernel gets a new ErrorRecord (logged in `log`) whose
-/// message names the operator.
-void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log);
+/// message names the operator and ends with `hint` in parentheses (none when empty).
+void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log, std::string_view hint);
 
 /// Rethrows `record` (marking it reported) when it is set.
 void rethrow_if_error(const std::shared_ptr<ErrorRecord>& record);

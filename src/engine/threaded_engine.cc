@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 
 #include "engine_impl.h"
 #include "opr_block.h"
@@ -84,7 +85,7 @@ class WorkerPool {
       pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
-    omp_set_num_threads(ctx_.num_threads);
+    const ScopedOmpThreads team(ctx_.num_threads);
     for (;;) {
       spin_for_work();
       OprBlock* op = nullptr;
@@ -302,7 +303,7 @@ class ThreadedEngine final : public Engine {
   }
 
   void execute(OprBlock* op, const RunContext& ctx) {
-    run_operation(op, ctx, errors_);
+    run_operation(op, ctx, errors_, kRunNaiveHint);
     op->fn = nullptr;  // drop the kernel's captures before its dependents run
     complete(op);
   }

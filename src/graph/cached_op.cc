@@ -156,7 +156,6 @@ const Graph& CachedOp::graph() const { return impl_->graph; }
 const std::vector<std::string>& CachedOp::argument_names() const { return impl_->arg_names; }
 const std::vector<ops::TensorSpec>& CachedOp::output_specs() const { return impl_->out_specs; }
 const MemoryPlan& CachedOp::memory_plan() const { return impl_->plan; }
-int CachedOp::kernels_per_call() const { return 1; }
 
 namespace {
 

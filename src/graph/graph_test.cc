@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -44,6 +47,15 @@ const T& attr_of(const Node& n, std::string_view name) {
   const int i = n.op->attr_index(name);
   if (i < 0) throw std::out_of_range(fmt::format("{} has no attribute '{}'", n.op->name, name));
   return n.attrs.get<T>(static_cast<size_t>(i));
+}
+
+// Equal bit patterns, so that a NaN equals the same NaN.
+void expect_same_bits(const NDArray& a, const NDArray& b) {
+  ASSERT_EQ(a.shape(), b.shape());
+  std::vector<uint32_t> ba, bb;
+  for (float v : to_vector<float>(a)) ba.push_back(std::bit_cast<uint32_t>(v));
+  for (float v : to_vector<float>(b)) bb.push_back(std::bit_cast<uint32_t>(v));
+  EXPECT_EQ(ba, bb);
 }
 
 size_t op_count(const Graph& g) {
@@ -357,6 +369,36 @@ TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
                      ops::TensorSpec{shapes[2], DType::kFloat32, cpu()}});
   const NDArray args[] = {xv, wv, bv};
   expect_equal(fused(args)[0], relu(conv2d(xv, wv, bv, {1}, {1})));
+}
+
+// The graph that fuse_bias_activation fuses gives bitwise what the imperative calls give, NaN
+// included: relu keeps NaN, fused or not (docs/design/numerics.md).
+TEST(Passes, FusedReluKeepsNanAsTheImperativeCallsDo) {
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  const std::vector<float> nan_row = {std::numeric_limits<float>::quiet_NaN(), 1, 2, 3};
+  std::vector<float> xs = nan_row;
+  for (int i = 0; i < 12; ++i) xs.push_back(static_cast<float>(i % 5) - 2.0f);
+  const NDArray xv = from_vector<float>(xs, {4, 4}), wv = randn({6, 4}, 2), bv = randn({6}, 3);
+  const Symbol fc = Symbol::op("relu", {Symbol::op("fully_connected", {x, w, b})});
+  CachedOp fused_fc(fc, {ops::TensorSpec{{4, 4}, DType::kFloat32, cpu()},
+                         ops::TensorSpec{{6, 4}, DType::kFloat32, cpu()},
+                         ops::TensorSpec{{6}, DType::kFloat32, cpu()}});
+  ASSERT_EQ(op_count(fused_fc.graph()), 1u);  // the pass fused the relu
+  const NDArray fc_args[] = {xv, wv, bv};
+  expect_same_bits(fused_fc(fc_args)[0], relu(fully_connected(xv, wv, bv)));
+  EXPECT_TRUE(std::isnan(to_vector<float>(fused_fc(fc_args)[0])[0]));
+
+  const NDArray image = xv.reshape({1, 1, 4, 4}), kernel = randn({2, 1, 3, 3}, 4);
+  const NDArray kb = randn({2}, 5);
+  const Symbol conv = Symbol::op("relu", {Symbol::op("conv2d", {x, w, b})});
+  CachedOp fused_conv(conv, {ops::TensorSpec{{1, 1, 4, 4}, DType::kFloat32, cpu()},
+                             ops::TensorSpec{{2, 1, 3, 3}, DType::kFloat32, cpu()},
+                             ops::TensorSpec{{2}, DType::kFloat32, cpu()}});
+  ASSERT_EQ(op_count(fused_conv.graph()), 1u);
+  const NDArray conv_args[] = {image, kernel, kb};
+  const NDArray y = fused_conv(conv_args)[0];
+  expect_same_bits(y, relu(conv2d(image, kernel, kb)));
+  EXPECT_TRUE(std::isnan(to_vector<float>(y)[0]));
 }
 
 TEST(Passes, ScheduleRunsTheLastOutputsWorkFirst) {

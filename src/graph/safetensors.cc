@@ -122,8 +122,8 @@ Json parse_header(const std::string& path, std::string_view text) {
   try {
     header = Json::parse(text.begin(), text.end(), check);
   } catch (const Json::exception& e) {
-    JANUS_CHECK(false, FormatError, "load_safetensors: '{}': the header is not valid JSON ({})",
-                path, e.what());
+    JANUS_THROW(FormatError, "load_safetensors: '{}': the header is not valid JSON ({})", path,
+                e.what());
   }
   JANUS_CHECK(header.is_object(), FormatError,
               "load_safetensors: '{}': the header is a JSON {}, expected an object", path,
@@ -266,7 +266,7 @@ void save_safetensors(const std::string& path, const NamedArrays& arrays,
   try {
     text = header.dump();
   } catch (const nlohmann::ordered_json::exception& e) {
-    JANUS_CHECK(false, ValueError,
+    JANUS_THROW(ValueError,
                 "save_safetensors: '{}': a name or metadata entry is not valid UTF-8 ({})", path,
                 e.what());
   }
@@ -298,7 +298,7 @@ void save_safetensors(const std::string& path, const NamedArrays& arrays,
   out.close();
   if (!out) {
     std::filesystem::remove(tmp, ec);
-    JANUS_CHECK(false, IOError, "save_safetensors: writing '{}' failed (disk full?)", path);
+    JANUS_THROW(IOError, "save_safetensors: writing '{}' failed (disk full?)", path);
   }
   std::filesystem::rename(tmp, path, ec);
   JANUS_CHECK(!ec, IOError, "save_safetensors: cannot move the new file into '{}': {}", path,

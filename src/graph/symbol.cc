@@ -80,8 +80,8 @@ ops::Attrs attrs_from_named(const ops::OpDef& op, const NamedAttrs& named) {
     if (i < 0) {
       std::vector<std::string_view> known;
       for (const auto& a : op.attrs) known.push_back(a.name);
-      JANUS_CHECK(false, ValueError, "{}: no attribute named '{}', expected one of [{}]", op.name,
-                  key, fmt::join(known, ", "));
+      JANUS_THROW(ValueError, "{}: no attribute named '{}', expected one of [{}]", op.name, key,
+                  fmt::join(known, ", "));
     }
     slots[static_cast<size_t>(i)] = value;
   }

@@ -62,7 +62,8 @@ NDArray Conv2D::forward(const NDArray& x) {
   }
   const NDArray& w = weight_->data();
   const NDArray b = bias_ ? bias_->data() : zeros(Shape{channels_}, w.dtype(), w.device());
-  // relu runs inside the convolution (a oneDNN post-op): one pass over the output, not two.
+  // relu runs inside the convolution's call: one engine operation and one output array, with
+  // relu's own rule (NaN stays NaN), so it equals conv2d followed by relu.
   static const ops::OpDef& conv = ops::get_op("conv2d");
   const bool fused_relu = activation_ == ops::Activation::kRelu;
   const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;

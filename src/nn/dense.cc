@@ -38,7 +38,8 @@ NDArray Dense::forward(const NDArray& x) {
   const Shape rows = flatten_ ? Shape{x.shape()[0], features}
                               : Shape{x.size() / std::max<int64_t>(features, 1), features};
   const NDArray in = x.shape() == rows ? x : reshape(x, rows);
-  // relu runs inside the product (a oneDNN post-op): one pass over the output instead of two.
+  // relu runs inside the product's call: one engine operation and one output array, with
+  // relu's own rule (NaN stays NaN), so it equals fully_connected followed by relu.
   const bool fused_relu = bias_ && activation_ == ops::Activation::kRelu;
   const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   static const ops::OpDef& fc = ops::get_op("fully_connected");

@@ -62,7 +62,7 @@ const NDArray& Parameter::data() const {
                 "parameter '{}' has shape {} with unknown (0) extents, so its initialisation is "
                 "deferred: run one forward pass (or give the layer its input size) first",
                 name_, shape_);
-    JANUS_CHECK(false, ValueError,
+    JANUS_THROW(ValueError,
                 "parameter '{}' has not been initialised: call initialize() on the block or "
                 "its parameters first",
                 name_);
@@ -113,9 +113,8 @@ const ParameterPtr& ParameterDict::at(const std::string& name) const {
   for (const auto& [n, p] : items_) {
     if (n == name) return p;
   }
-  JANUS_CHECK(false, ValueError, "no parameter named '{}'; the parameters are: {}", name,
+  JANUS_THROW(ValueError, "no parameter named '{}'; the parameters are: {}", name,
               fmt::join(names(), ", "));
-  return items_.front().second;  // not reached
 }
 
 ParameterDict ParameterDict::select(const std::string& pattern) const {
@@ -123,7 +122,7 @@ ParameterDict ParameterDict::select(const std::string& pattern) const {
   try {
     re = std::regex(pattern);
   } catch (const std::regex_error& e) {
-    JANUS_CHECK(false, ValueError, "select: '{}' is not a valid regular expression ({})", pattern,
+    JANUS_THROW(ValueError, "select: '{}' is not a valid regular expression ({})", pattern,
                 e.what());
   }
   ParameterDict out;

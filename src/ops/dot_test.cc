@@ -224,7 +224,7 @@ namespace janus {
 namespace {
 
 // oneDNN creates static state the first time an implementation runs; a product still running
-// at exit must finish before that state is destroyed (it used to crash about 1 exit in 6).
+// at exit must finish before that state is destroyed (the engine drains at exit).
 TEST(OpDotExit, ExitWithAProductInFlightIsClean) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   for (int i = 0; i < 8; ++i) {

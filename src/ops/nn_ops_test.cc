@@ -3,13 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 
+#include "elementwise/relu_backward.h"
 #include "testing/test_util.h"
 
 namespace janus {
@@ -146,6 +151,91 @@ TEST(OpLayerNorm, RejectsGammaOfTheWrongExtent) {
   const std::string msg = error_of<ShapeError>([&] { layer_norm(x, g, g); });
   EXPECT_THAT(msg,
               HasSubstr("layer_norm: gamma [2] and beta [2] for input [2, 3], expected both [3]"));
+}
+
+// ---- numerics: relu keeps NaN on every path (docs/design/numerics.md) -------------------------
+
+// The bit patterns of an array's values, so that NaN compares equal to the same NaN.
+template <typename T>
+std::vector<uint64_t> bits(const NDArray& a) {
+  std::vector<uint64_t> out;
+  for (T v : to_vector<T>(a)) {
+    if constexpr (sizeof(T) == 8) {
+      out.push_back(std::bit_cast<uint64_t>(v));
+    } else {
+      out.push_back(std::bit_cast<uint32_t>(v));
+    }
+  }
+  return out;
+}
+
+template <typename T>
+class FusedRelu : public ::testing::Test {};
+using FloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FusedRelu, FloatTypes);
+
+// The fused operator called imperatively: its relu gives bitwise what relu of the unfused call
+// gives, NaN included (row 0 reads a NaN, so all its outputs are NaN; row 1 has both signs).
+TYPED_TEST(FusedRelu, FullyConnectedKeepsNanLikeRelu) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const NDArray x = from_vector<T>({nan, 1, 2, 3, -1, 0.5, -2, 1}, {2, 4});
+  const NDArray w = from_vector<T>(
+      {1, 0, 0, 0, -1, 0, 0, 0, 0, 1, -1, 0, 0.5, 0.5, 0.5, 0.5, -2, 1, 0, 0}, {5, 4});
+  const NDArray b = from_vector<T>({0, 0, 0.25, -1, 0}, {5});
+  static const ops::OpDef& fc = ops::get_op("fully_connected");
+  const NDArray fused = ops::invoke(fc, {x, w, b}, {std::string("relu")})[0];
+  const NDArray separate = relu(ops::invoke(fc, {x, w, b}, {std::string("")})[0]);
+  EXPECT_EQ(bits<T>(fused), bits<T>(separate));
+  const std::vector<T> y = to_vector<T>(fused);
+  for (int j = 0; j < 5; ++j) EXPECT_TRUE(std::isnan(y[static_cast<size_t>(j)])) << j;
+  EXPECT_EQ(std::vector<T>(y.begin() + 5, y.end()), (std::vector<T>{0, 1, 2.75, 0, 2.5}));
+}
+
+TYPED_TEST(FusedRelu, Conv2dKeepsNanLikeRelu) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  // x [1, 2, 2, 2] with a NaN in the first pixel of channel 0; 1x1 weights [3, 2, 1, 1].
+  const NDArray x = from_vector<T>({nan, 1, -2, 3, 1, -1, 4, 0}, {1, 2, 2, 2});
+  const NDArray w = from_vector<T>({1, 0, -1, 1, 0, 2}, {3, 2, 1, 1});
+  const NDArray b = from_vector<T>({0, 0.5, -1}, {3});
+  static const ops::OpDef& conv = ops::get_op("conv2d");
+  auto call = [&](const char* activation) {
+    return ops::invoke(conv, {x, w, b},
+                       {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{1},
+                        int64_t{1}, std::string(activation)})[0];
+  };
+  const NDArray fused = call("relu");
+  EXPECT_EQ(bits<T>(fused), bits<T>(relu(call(""))));
+  const std::vector<T> y = to_vector<T>(fused);
+  // Every output channel reads the NaN pixel (0 * NaN is NaN too); the other pixels have both
+  // signs before the relu.
+  for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(std::isnan(y[4 * c])) << c;
+  EXPECT_EQ((std::vector<T>{y[1], y[2], y[3], y[5], y[6], y[7], y[9], y[10], y[11]}),
+            (std::vector<T>{1, 0, 3, 0, 6.5, 0, 0, 7, 0}));
+}
+
+// relu's gradient passes where relu passed its input through: y > 0 or NaN; the fused
+// operators' gradients follow the same rule, since they call relu_backward.
+TYPED_TEST(FusedRelu, GradientPassesAtNanAndStopsAtZero) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const NDArray y = from_vector<T>({nan, -0.0, 0, 2, -3}, {5});
+  const NDArray dy = from_vector<T>({1, 2, 3, 4, 5}, {5});
+  EXPECT_EQ(to_vector<T>(ops::relu_backward(y, dy)), (std::vector<T>{1, 0, 0, 4, 0}));
+
+  const NDArray x = from_vector<T>({nan, 1, -1, 2}, {2, 2});
+  const NDArray w = from_vector<T>({1, 0, 0, 1}, {2, 2});
+  const NDArray b = from_vector<T>({0, 0}, {2});
+  autograd::attach_grad(b);
+  {
+    autograd::RecordScope record;
+    static const ops::OpDef& fc = ops::get_op("fully_connected");
+    autograd::backward(ops::invoke(fc, {x, w, b}, {std::string("relu")})[0]);
+  }
+  // y = [[nan, 1], [-1, 2]]: db sums dy = 1 over the rows where relu passed its input.
+  const std::vector<T> db = to_vector<T>(autograd::grad(b));
+  EXPECT_EQ(db, (std::vector<T>{1, 2}));
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 // The oneDNN-backed operators start OpenMP threads only on the engine's compute worker. A team
 // started on the caller's thread (by preparing a primitive there) would stay for the life of
 // the process beside the worker's; with more OpenMP threads than cores libgomp's barriers
-// sleep at once, and every parallel kernel after that runs slower (a 256x784x256 product:
-// 1.2-1.5 ms instead of 0.7 ms on two cores).
+// sleep at once, and every parallel kernel after that runs slower.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -38,8 +37,8 @@ TEST(OneDnnThreads, PreparingPrimitivesStartsNoThreadsOnTheCaller) {
 }
 
 // prepare runs with the kernel's thread count (oneDNN fixes a primitive's threads when it is
-// built: built for one thread, LeNet's first convolution ran on one core, 1.7 ms instead of
-// 1.0), and the caller's own count is restored afterwards.
+// built: a primitive built for one thread runs on one core), and the caller's own count is
+// restored afterwards.
 TEST(OneDnnThreads, PrepareSeesTheKernelsThreadsAndRestoresTheCallers) {
   static int seen = 0;
   static ops::OpDef def = [] {

@@ -1,15 +1,18 @@
 // The operator registry and `invoke`, the path of every operator call.
 #include "janus/ops/registry.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <vector>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 #include "janus/engine/array.h"
 
 namespace janus::ops {
@@ -223,26 +226,6 @@ OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray>
   return detail;
 }
 
-namespace {
-
-// Sets this thread's OpenMP thread count for its lifetime, then restores the previous one.
-class ScopedOmpThreads {
- public:
-  explicit ScopedOmpThreads(int threads) : saved_(omp_get_max_threads()), threads_(threads) {
-    if (threads_ != saved_) omp_set_num_threads(threads_);
-  }
-  ~ScopedOmpThreads() {
-    if (threads_ != saved_) omp_set_num_threads(saved_);
-  }
-  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
-  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
-
- private:
-  int saved_, threads_;
-};
-
-}  // namespace
-
 void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorSpec> outputs) {
   if (op.prepare == nullptr) return;
   const Device device = outputs.empty() ? args.inputs[0].device : outputs[0].device;
@@ -251,6 +234,14 @@ void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorS
 }
 
 namespace {
+
+// Tells the observers of this thread (autograd, tracing) about a call, innermost first.
+void notify_observers(const OpDef& op, std::span<const NDArray> inputs, const Attrs& attrs,
+                      std::span<const NDArray> outputs) {
+  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
+    (*it)->on_invoke(op, inputs, attrs, outputs);
+  }
+}
 
 // A call of an operator whose output is a view of an input (OpDef::view_of): no kernel, no
 // engine operation; observers (autograd) see it as any call.
@@ -264,20 +255,18 @@ std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> input
       op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
       src.device());
   std::vector<NDArray> outputs{src.reshape(out.shape)};
-  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
-    (*it)->on_invoke(op, inputs, attrs, outputs);
-  }
+  notify_observers(op, inputs, attrs, outputs);
   return outputs;
 }
 
-}  // namespace
-
-std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+// The specs of a call's inputs, after checking them: their count, each one defined, one device
+// (unless the operator spans devices), no placeholder of a traced graph outside its trace.
+std::vector<TensorSpec> input_specs(const OpDef& op, std::span<const NDArray> inputs) {
   JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
               op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
               fmt::join(op.inputs, ", "));
-  std::vector<TensorSpec> in_specs;
-  in_specs.reserve(inputs.size());
+  std::vector<TensorSpec> specs;
+  specs.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     JANUS_CHECK(inputs[i].defined(), ValueError, "{}: input '{}' is an undefined array", op.name,
                 op.input_name(i));
@@ -292,65 +281,106 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
                 "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
                 "outside the trace that made it; placeholders hold no data",
                 op.name, op.input_name(i), inputs[i].shape());
-    in_specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
+    specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
   }
-  complete_attrs(op, attrs);
-  std::vector<TensorSpec> out_specs = op.infer(InferArgs{op, in_specs, attrs});
-  JANUS_ASSERT(out_specs.size() == op.outputs.size(), "{}: shape rule gave {} outputs, expected {}",
-               op.name, out_specs.size(), op.outputs.size());
-  if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
+  return specs;
+}
 
-  if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0]);
-  run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
-  const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
+// The specs of a call's outputs, from the operator's shape rule (which throws the caller's
+// mistakes here, synchronously).
+std::vector<TensorSpec> output_specs(const OpDef& op, std::span<const TensorSpec> inputs,
+                                     const Attrs& attrs) {
+  std::vector<TensorSpec> outputs = op.infer(InferArgs{op, inputs, attrs});
+  JANUS_ASSERT(outputs.size() == op.outputs.size(), "{}: shape rule gave {} outputs, expected {}",
+               op.name, outputs.size(), op.outputs.size());
+  return outputs;
+}
+
+// The kernel of `op` for `device`; NotImplementedError when it has none.
+KernelFn kernel_on(const OpDef& op, Device device) {
   check_device(device, op.name);
   const KernelFn kernel = op.kernel_for(device.type);
   JANUS_CHECK(kernel != nullptr, NotImplementedError, "{}: no kernel for {} devices", op.name,
               device.is_cpu() ? "cpu" : "gpu");
+  return kernel;
+}
 
-  // Inputs first, then outputs: the kernel sees both as spans into one vector.
-  std::vector<NDArray> arrays(inputs.begin(), inputs.end());
-  arrays.reserve(inputs.size() + out_specs.size());
-  for (const auto& spec : out_specs) arrays.push_back(empty(spec.shape, spec.dtype, spec.device));
-
-  Var* read_vars[8];
-  Var* write_vars[8];
-  std::vector<Var*> read_heap, write_heap;
-  const size_t n_in = inputs.size();
-  const size_t n_out = out_specs.size();
-  std::span<Var*const> read_span, write_span;
-  const size_t n_mut = op.mutable_inputs.size();
-  if (n_in <= 8 && n_out + n_mut <= 8) {
-    for (size_t i = 0; i < n_in; ++i) read_vars[i] = arrays[i].var();
-    for (size_t i = 0; i < n_out; ++i) write_vars[i] = arrays[n_in + i].var();
-    for (size_t i = 0; i < n_mut; ++i)
-      write_vars[n_out + i] = arrays[static_cast<size_t>(op.mutable_inputs[i])].var();
-    read_span = {read_vars, n_in};
-    write_span = {write_vars, n_out + n_mut};
-  } else {
-    for (size_t i = 0; i < n_in; ++i) read_heap.push_back(arrays[i].var());
-    for (size_t i = 0; i < n_out; ++i) write_heap.push_back(arrays[n_in + i].var());
-    for (int i : op.mutable_inputs) write_heap.push_back(arrays[static_cast<size_t>(i)].var());
-    read_span = read_heap;
-    write_span = write_heap;
+// A list of vars held inline up to kInline entries, so that a common call allocates nothing
+// for its dependency lists; longer lists (variadic operators) move to the heap.
+class VarList {
+ public:
+  void push_back(Var* var) {
+    if (heap_.empty() && size_ < kInline) {
+      inline_[size_++] = var;
+      return;
+    }
+    if (heap_.empty())
+      heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
+    heap_.push_back(var);
   }
+  std::span<Var* const> span() const {
+    if (heap_.empty()) return {inline_.data(), size_};
+    return heap_;
+  }
+
+ private:
+  static constexpr size_t kInline = 8;
+  std::array<Var*, kInline> inline_{};
+  size_t size_ = 0;  // of inline_, while heap_ is empty
+  std::vector<Var*> heap_;
+};
+
+// The vars a call reads (its inputs) and writes (its outputs, then the inputs it mutates), for
+// `arrays` holding the inputs and then the outputs.
+struct CallVars {
+  CallVars(const OpDef& op, std::span<const NDArray> arrays, size_t n_in) {
+    for (size_t i = 0; i < n_in; ++i) reads.push_back(arrays[i].var());
+    for (size_t i = n_in; i < arrays.size(); ++i) writes.push_back(arrays[i].var());
+    for (int i : op.mutable_inputs) writes.push_back(arrays[static_cast<size_t>(i)].var());
+  }
+  VarList reads, writes;
+};
+
+// Pushes `kernel` on `arrays` (the inputs, then the outputs) to the engine; the kernel sees
+// both as spans into that one vector, which it owns until it has run.
+void push_kernel(const OpDef& op, KernelFn kernel, std::vector<NDArray> arrays, size_t n_in,
+                 Attrs attrs, Device device, OpDetail detail) {
+  const CallVars vars(op, arrays, n_in);
   const RngKey rng = op.random ? next_rng_key() : RngKey{};
-  std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(n_in), arrays.end());
-  // Observers (autograd, tracing) need the attributes after the kernel took them.
-  Attrs attrs_copy = tls_observers.empty() ? Attrs() : attrs;
-  OpDetail detail;
-  if (op_listener_installed()) detail = describe_call(inputs, outputs);
   engine().push(
       [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
        rng](const RunContext& ctx) {
         std::span<const NDArray> all(arrays);
         kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
       },
-      read_span, write_span, device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0, op.name,
-      std::move(detail));
-  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
-    (*it)->on_invoke(op, inputs, attrs_copy, outputs);
-  }
+      vars.reads.span(), vars.writes.span(), device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0,
+      op.name, std::move(detail));
+}
+
+}  // namespace
+
+std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+  const std::vector<TensorSpec> in_specs = input_specs(op, inputs);
+  complete_attrs(op, attrs);
+  std::vector<TensorSpec> out_specs = output_specs(op, in_specs, attrs);
+  if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
+  if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0]);
+
+  run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
+  const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
+  const KernelFn kernel = kernel_on(op, device);
+  std::vector<NDArray> arrays(inputs.begin(), inputs.end());
+  arrays.reserve(inputs.size() + out_specs.size());
+  for (const auto& spec : out_specs) arrays.push_back(empty(spec.shape, spec.dtype, spec.device));
+  std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(inputs.size()),
+                               arrays.end());
+  // Observers (autograd, tracing) need the attributes after the kernel took them.
+  const Attrs observed = tls_observers.empty() ? Attrs() : attrs;
+  OpDetail detail;
+  if (op_listener_installed()) detail = describe_call(inputs, outputs);
+  push_kernel(op, kernel, std::move(arrays), inputs.size(), std::move(attrs), device,
+              std::move(detail));
+  notify_observers(op, inputs, observed, outputs);
   return outputs;
 }
 

@@ -125,8 +125,9 @@ TEST(OpClip, GradientPassesInsideTheBoundsOnly) {
 
 // ---- errors -----------------------------------------------------------------------------------
 
-// relu's gradient is one relu_backward(y, dy) pass; nan in y passes no gradient, as greater
-// (the mask it replaced) did not; mismatched operands are named.
+// relu's gradient is one relu_backward(y, dy) pass; where relu passed a NaN through, the
+// gradient passes too (PyTorch's rule, docs/design/numerics.md); at 0 it does not; mismatched
+// operands are named.
 TEST(OpReluBackward, MasksByTheOutputAndNamesBadOperands) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const NDArray x = from_vector<float>({-1.0f, 0.0f, 2.0f, nan}, {4});
@@ -138,7 +139,7 @@ TEST(OpReluBackward, MasksByTheOutputAndNamesBadOperands) {
   }
   const NDArray head_grad = from_vector<float>({5.0f, 6.0f, 7.0f, 8.0f}, {4});
   autograd::backward({&y, 1}, {&head_grad, 1});
-  EXPECT_EQ(to_vector<float>(autograd::grad(x)), (std::vector<float>{0.0f, 0.0f, 7.0f, 0.0f}));
+  EXPECT_EQ(to_vector<float>(autograd::grad(x)), (std::vector<float>{0.0f, 0.0f, 7.0f, 8.0f}));
   const ops::OpDef& op = ops::get_op("relu_backward");
   EXPECT_THAT(error_of<ShapeError>([&] {
                 ops::invoke(op, {ones({2, 3}), ones({3, 2})});

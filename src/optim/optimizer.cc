@@ -107,8 +107,8 @@ OptimizerPtr make_optimizer(std::string_view name, double learning_rate,
     opt = std::make_shared<Adam>(learning_rate, options.beta1, options.beta2, options.epsilon,
                                  options.wd);
   } else {
-    JANUS_CHECK(false, ValueError,
-                "make_optimizer: unknown optimizer '{}', expected one of: sgd, adam", name);
+    JANUS_THROW(ValueError, "make_optimizer: unknown optimizer '{}', expected one of: sgd, adam",
+                name);
   }
   opt->set_clip_gradient(options.clip_gradient);
   opt->set_lr_scheduler(options.lr_scheduler);

@@ -33,7 +33,7 @@ void check_has_gradient(const std::string& name, const nn::Parameter& p) {
                 "yet (0: unknown), so no forward and backward pass has run through it; run one "
                 "before step()",
                 name, p.name(), p.shape());
-    JANUS_CHECK(false, ValueError,
+    JANUS_THROW(ValueError,
                 "Trainer: step: parameter '{}' ({}) has no gradient: it has not been "
                 "initialised; call initialize() on the block first",
                 name, p.name());

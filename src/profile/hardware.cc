@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include <dnnl.hpp>
 
+#include "janus/base/omp_threads.h"
 #include "janus/engine/engine.h"
 
 namespace janus::profile {
@@ -48,8 +48,7 @@ namespace {
 
 // The measurements themselves, on the calling thread.
 double sgemm_gflops_here(int threads) {
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  const ScopedOmpThreads team(threads);
   constexpr int64_t n = 2048;
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
@@ -67,7 +66,6 @@ double sgemm_gflops_here(int threads) {
     s.wait();
     if (i > 0) best = std::max(best, 2.0 * n * n * n / seconds_since(t) / 1e9);
   }
-  omp_set_num_threads(saved);
   return best;
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "janus/base/error.h"
+#include "janus/base/logging.h"
 #include "janus/core/allocator.h"
 
 namespace janus::profiler {
@@ -188,11 +191,30 @@ double Benchmark::seconds() const {
   return static_cast<double>(op_clock_ns() - start_ns_) / 1e9;
 }
 
+double Benchmark::stop() {
+  JANUS_CHECK(!stopped_, ValueError, "Benchmark '{}': stop() was already called", description_);
+  stopped_ = true;  // also on error: the engine reports an error once, so it is not lost
+  const double s = seconds();
+  std::fputs(fmt::format("{}: {:.4f} sec\n", description_, s).c_str(), stdout);
+  return s;
+}
+
 Benchmark::~Benchmark() {
+  if (stopped_) return;
   try {
-    std::fputs(fmt::format("{}: {:.4f} sec\n", description_, seconds()).c_str(), stdout);
+    stop();
+  } catch (const std::exception& e) {
+    // A destructor must not throw, and wait_all has taken the error from the engine: this log
+    // line is the only report of it.
+    JANUS_LOG(kError,
+              "Benchmark '{}': the engine reported an error (call stop() to get it as "
+              "an exception): {}",
+              description_, e.what());
   } catch (...) {
-    // A destructor must not throw: an engine error here is rethrown by the next blocker.
+    JANUS_LOG(kError,
+              "Benchmark '{}': the engine reported an error that is not a "
+              "std::exception",
+              description_);
   }
 }
 

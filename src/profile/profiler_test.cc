@@ -137,6 +137,47 @@ TEST(Benchmark, WaitsForTheEngineAndPrints) {
   EXPECT_THAT(testing::internal::GetCapturedStdout(), HasSubstr("matmuls: "));
 }
 
+// A kernel that fails inside the timed scope: the error is not swallowed.
+void push_failing_kernel() {
+  NDArray a = empty({2});
+  engine().push([](const RunContext&) { throw ValueError("kaput"); }, {}, {a.var()}, cpu(),
+                Lane::kCompute, 0, "broken_kernel");
+}
+
+TEST(Benchmark, StopReturnsTheSecondsAndPrintsOnce) {
+  testing::internal::CaptureStdout();
+  {
+    Benchmark b("stopped");
+    work();
+    EXPECT_GT(b.stop(), 0.0);
+    EXPECT_THAT(error_of<ValueError>([&] { b.stop(); }),
+                HasSubstr("Benchmark 'stopped': stop() was already called"));
+  }
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_THAT(out, HasSubstr("stopped: "));
+  EXPECT_EQ(out.find("stopped: "), out.rfind("stopped: "));  // the destructor printed nothing
+}
+
+TEST(Benchmark, StopRethrowsAKernelError) {
+  Benchmark b("broken");
+  push_failing_kernel();
+  EXPECT_THAT(error_of<ValueError>([&] { b.stop(); }),
+              HasSubstr("operator 'broken_kernel' failed: kaput"));
+  EXPECT_NO_THROW(wait_all());  // reported once, by stop()
+}
+
+TEST(Benchmark, DestructorLogsAKernelErrorToStderr) {
+  testing::internal::CaptureStderr();
+  {
+    Benchmark b("broken scope");
+    push_failing_kernel();
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("[janus error] Benchmark 'broken scope': the engine reported an "
+                             "error (call stop() to get it as an exception): "));
+  EXPECT_THAT(err, HasSubstr("operator 'broken_kernel' failed: kaput"));
+}
+
 // The peak is measured on the compute worker, as an operation: no OpenMP team is started on the
 // caller's thread (see src/ops/onednn_threads_test.cc for why that matters).
 TEST(Hardware, MeasuresOnTheComputeWorkerWithoutNewThreads) {

@@ -27,6 +27,12 @@ class Error : public std::runtime_error {
     message_ = fmt::format("{}: {}", context, message_);
   }
 
+  /// Appends " (what_next)" to the message: what the reader can do about it. Same ownership
+  /// rule as add_context.
+  void add_hint(std::string_view what_next) {
+    message_ = fmt::format("{} ({})", message_, what_next);
+  }
+
  private:
   std::string message_;
   std::source_location loc_;
@@ -63,14 +69,21 @@ template <typename E, typename... Args>
 
 }  // namespace janus
 
-/// Caller's mistake: throws `ErrType` with a formatted message when `cond` is false. The
-/// message is formatted only on failure. Message shape: "component: what was wrong, what was
-/// expected", lowercase, no trailing period.
-#define JANUS_CHECK(cond, ErrType, ...)                                                    \
-  do {                                                                                     \
-    if (!(cond)) [[unlikely]] {                                                            \
-      ::janus::detail::throw_error<ErrType>(std::source_location::current(), __VA_ARGS__); \
-    }                                                                                      \
+/// Caller's mistake found where no single condition names it (an unknown name at the end of a
+/// lookup, a parse that failed): throws `ErrType` with a formatted message, always. The call
+/// is [[noreturn]], so nothing (no dummy `return`) follows it. Message shape: "component: what
+/// was wrong, what was expected", lowercase, no trailing period.
+///   JANUS_THROW(ValueError, "engine: JANUS_ENGINE='{}' is not known", name);
+#define JANUS_THROW(ErrType, ...) \
+  ::janus::detail::throw_error<ErrType>(std::source_location::current(), __VA_ARGS__)
+
+/// Caller's mistake: JANUS_THROW(ErrType, ...) when `cond` is false. The message is formatted
+/// only on failure.
+#define JANUS_CHECK(cond, ErrType, ...)  \
+  do {                                   \
+    if (!(cond)) [[unlikely]] {          \
+      JANUS_THROW(ErrType, __VA_ARGS__); \
+    }                                    \
   } while (0)
 
 /// Our bug: throws InternalError.

@@ -53,8 +53,6 @@ class CachedOp {
   const std::vector<std::string>& argument_names() const;
   const std::vector<ops::TensorSpec>& output_specs() const;
   const MemoryPlan& memory_plan() const;
-  /// Engine operations per call (1, or more when the graph holds a copy between devices).
-  int kernels_per_call() const;
 
  private:
   struct Impl;

@@ -54,18 +54,31 @@ namespace janus {
 
 /// A scope timer that waits for the engine before reading the clock, at both ends, as the seed
 /// documents' Benchmark does: `{ Benchmark b("matmul"); ... }` prints "matmul: 0.1234 sec".
+///
+/// Waiting for the engine rethrows an error that a kernel raised meanwhile (Engine::wait_all).
+/// stop() rethrows it to the caller; a destructor must not throw, so a Benchmark that was not
+/// stopped logs the error to stderr instead (once: the engine reports each error once). Call
+/// stop() where the error must reach the caller:
+///   Benchmark b("matmul"); ...; const double s = b.stop();
 class Benchmark {
  public:
+  /// Waits for the engine (rethrowing its error), then starts the clock.
   explicit Benchmark(std::string description = "Done");
+  /// Stops, unless stop() was called; logs an engine error instead of throwing it.
   ~Benchmark();
-  /// Seconds so far (waits for the engine first).
+  /// Seconds so far (waits for the engine first; rethrows its error).
   double seconds() const;
+  /// Waits for the engine, prints "<description>: <seconds> sec" to stdout and returns the
+  /// seconds; rethrows the engine's error (and prints nothing). Once: the destructor then does
+  /// nothing, and a second call is a ValueError.
+  double stop();
   Benchmark(const Benchmark&) = delete;
   Benchmark& operator=(const Benchmark&) = delete;
 
  private:
   std::string description_;
   int64_t start_ns_;
+  bool stopped_ = false;
 };
 
 }  // namespace janus

@@ -1,5 +1,9 @@
 // Pass dead_code: drops the nodes that no output depends on (a traced forward may compute
 // values that it never returns).
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "janus/graph/passes.h"
 
 namespace janus::graph {

@@ -1,6 +1,7 @@
 // Pass fuse_bias_activation: a fully_connected (x · Wᵀ + bias) or conv2d (conv(x, W) + bias)
-// whose only reader is a relu becomes one call with activation "relu", which oneDNN applies as a
-// post-op while the result is still in registers. The relu node becomes the fused call in place,
+// whose only reader is a relu becomes one call with activation "relu", applied by the same
+// kernel while the result is still in cache, with relu's rule (NaN stays NaN): the fused graph
+// gives exactly what the imperative calls give. The relu node becomes the fused call in place,
 // so its readers need no rewiring. relu's gradient reads relu's output, so in training graphs
 // too the product usually has the relu as its only reader and fuses.
 #include <unordered_map>

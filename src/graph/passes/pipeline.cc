@@ -12,7 +12,7 @@ const std::vector<PassInfo>& pass_pipeline() {
       {"dead_code", "drop nodes that no output depends on", eliminate_dead_code},
       {"cse", "merge identical deterministic calls", eliminate_common_subexpressions},
       {"constant_fold", "compute calls on constants once", fold_constants},
-      {"fuse_bias_activation", "relu as a post-op of fully_connected or conv2d",
+      {"fuse_bias_activation", "relu inside the call of fully_connected or conv2d",
        fuse_bias_activation},
       {"fuse_elementwise", "one kernel for each tree of elementwise calls", fuse_elementwise},
       {"schedule", "run order: each output's work as early as it can go", schedule},

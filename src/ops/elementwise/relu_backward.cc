@@ -1,11 +1,12 @@
-// relu_backward(y, dy) = dy where y > 0, else 0: relu's gradient in one pass, with no mask in
-// between (it was greater(y, 0) then where(mask, dy, 0): two passes and a bool array).
+// relu_backward(y, dy) = dy where relu passed its input through (y > 0 or NaN), else 0: relu's
+// gradient in one pass, with no mask array in between.
 #include "relu_backward.h"
 
 #include "janus/ops/ops.h"
 
 #include "binary_loop.h"
 #include "nary_loop.h"
+#include "relu_rule.h"
 
 namespace janus::ops {
 namespace {
@@ -24,7 +25,7 @@ std::vector<TensorSpec> infer_relu_backward(const InferArgs& args) {
 void relu_backward_cpu(const KernelArgs& args) {
   dispatch_dtype(args.out(0).dtype(), [&]<typename T>() {
     using C = compute_t<T>;
-    binary_broadcast<T>(args, [](T y, T dy) { return C(y) > C(0) ? dy : T(0); });
+    binary_broadcast<T>(args, [](T y, T dy) { return relu_passes(C(y)) ? dy : T(0); });
   });
 }
 
@@ -32,7 +33,9 @@ void relu_backward_cpu(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "relu_backward",
-    .doc = "dy where y > 0, else 0: the gradient of relu from its output y (nan in y gives 0).",
+    .doc = "dy where y > 0 or y is NaN, else 0: the gradient of relu from its output y. At a NaN "
+           "relu passed its input through, so the gradient passes too (as PyTorch's "
+           "threshold_backward); at y = 0 it is 0.",
     .inputs = {"y", "dy"},
     .outputs = {"dx"},
     .infer = infer_relu_backward,

@@ -6,7 +6,8 @@
 
 namespace janus::ops {
 
-/// dy where y > 0, else 0 (y the activation's output: y > 0 exactly where its input was).
+/// dy where y > 0 or y is NaN, else 0 (relu_passes; y the activation's output: y > 0 exactly
+/// where its input was).
 NDArray relu_backward(const NDArray& y, const NDArray& dy);
 
 }  // namespace janus::ops

@@ -92,8 +92,7 @@ std::vector<FusedStep> decode_fused_program(const std::string& program) {
         }
       }
     } catch (const std::logic_error&) {
-      JANUS_CHECK(false, ValueError, "fused_elementwise: step '{}' has a malformed attribute",
-                  text);
+      JANUS_THROW(ValueError, "fused_elementwise: step '{}' has a malformed attribute", text);
     }
     for (const std::string& in : split(text.substr(lb + 1, rb - lb - 1), ',')) {
       JANUS_CHECK(in.size() >= 2 && (in[0] == 'i' || in[0] == 't'), ValueError,

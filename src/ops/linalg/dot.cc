@@ -32,7 +32,7 @@ void dot_cpu(const KernelArgs& args) {
     std::fill_n(out.data<float>(), out.size(), 0.0f);
     return;
   }
-  run_gemm(cached_gemm(key), key, args.in(0).raw_data(), args.in(1).raw_data(), out.raw_data());
+  run_gemm(cached_gemm(key), args.in(0).raw_data(), args.in(1).raw_data(), out.raw_data());
 }
 
 std::vector<TensorSpec> infer_dot(const InferArgs& args) {

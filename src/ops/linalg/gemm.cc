@@ -1,21 +1,16 @@
-// The cached oneDNN matmul primitives behind dot and matmul.
-//
-// A run used to build three dnnl::memory objects and a dnnl::stream around the primitive each
-// time; a cached product now keeps those in a small pool of bindings (one per concurrent run),
-// and a run only swaps the data pointers in (set_data_handle). For a product as small as
-// 1x512 · 512x256 (about 10 us of arithmetic) the objects cost 1-3 us a call. Products that
-// small also run on one thread (kParallelGemmMacs).
+// The cached oneDNN matmul primitives behind dot and matmul. A cached product keeps its memory
+// objects in a pool of bindings (one per concurrent run), so a run builds no oneDNN object: it
+// only swaps the data pointers in (set_data_handle).
 #include "gemm.h"
 
-#include <omp.h>
-
-#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "onednn.h"
+#include "primitive_cache.h"
 
 namespace janus::ops {
 namespace {
@@ -28,11 +23,10 @@ dnnl::memory::desc matrix_desc(int64_t rows, int64_t cols, bool transposed) {
 }
 
 // What one run needs besides the primitive: memory objects for A, B and C (their data handles
-// set per run) in the argument map that execute takes, and a stream.
+// set per run) in the argument map that execute takes.
 struct Bindings {
   dnnl::memory a, b, c;
   std::unordered_map<int, dnnl::memory> args;
-  dnnl::stream stream;
 };
 
 }  // namespace
@@ -47,7 +41,7 @@ class CachedGemm {
         prim_(pd_),
         macs_(key.m * key.n * key.k) {}
 
-  const dnnl::matmul::primitive_desc& pd() const { return pd_; }
+  std::string impl() const { return pd_.impl_info_str(); }
 
   void run(const void* a, const void* b, void* c) const {
     Lease lease(*this);
@@ -55,9 +49,10 @@ class CachedGemm {
     bind.a.set_data_handle(const_cast<void*>(a));
     bind.b.set_data_handle(const_cast<void*>(b));
     bind.c.set_data_handle(c);
-    const OneThreadIf one_thread(macs_ < kParallelGemmMacs);
-    prim_.execute(bind.stream, bind.args);
-    bind.stream.wait();
+    const auto one_thread = ScopedOmpThreads::one_thread_if(macs_ < kParallelGemmMacs);
+    dnnl::stream& stream = onednn_stream();
+    prim_.execute(stream, bind.args);
+    stream.wait();
   }
 
  private:
@@ -90,7 +85,6 @@ class CachedGemm {
     bind->b = dnnl::memory(b_md_, eng, nullptr);
     bind->c = dnnl::memory(c_md_, eng, nullptr);
     bind->args = {{DNNL_ARG_SRC, bind->a}, {DNNL_ARG_WEIGHTS, bind->b}, {DNNL_ARG_DST, bind->c}};
-    bind->stream = dnnl::stream(eng);
     return bind;
   }
 
@@ -102,39 +96,19 @@ class CachedGemm {
   mutable std::vector<std::unique_ptr<Bindings>> idle_;  // at most one per concurrent run
 };
 
-namespace {
-
-std::mutex g_cache_mu;
-std::map<GemmKey, std::unique_ptr<CachedGemm>>& gemm_cache() {
-  static auto* cache = new std::map<GemmKey, std::unique_ptr<CachedGemm>>();  // lives until exit
-  return *cache;
-}
-
-}  // namespace
-
 bool uses_onednn(const GemmKey& key, DType dtype) {
   return dtype == DType::kFloat32 && key.m > 0 && key.n > 0 && key.k > 0;
 }
 
 const CachedGemm& cached_gemm(const GemmKey& key) {
-  std::lock_guard lock(g_cache_mu);
-  auto& cache = gemm_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return *it->second;
-  const CachedGemm& gemm = *cache.emplace(key, std::make_unique<CachedGemm>(key)).first->second;
-  settle_onednn_state(gemm.pd().impl_info_str(), [&] {
-    const CachedGemm probe(key);  // built here, for this one thread
+  return primitive_cache<GemmKey, CachedGemm>().get(key, [&key](const CachedGemm& probe) {
     std::vector<float> a(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.k * key.n));
     std::vector<float> c(static_cast<size_t>(key.m * key.n));
     probe.run(a.data(), b.data(), c.data());
   });
-  return gemm;
 }
 
-void run_gemm(const CachedGemm& gemm, const GemmKey& /*key*/, const void* a, const void* b,
-              void* c) {
-  gemm.run(a, b, c);
-}
+void run_gemm(const CachedGemm& gemm, const void* a, const void* b, void* c) { gemm.run(a, b, c); }
 
 }  // namespace janus::ops

@@ -20,18 +20,18 @@ struct GemmKey {
 /// True when the product runs through oneDNN (float32, no zero extent).
 bool uses_onednn(const GemmKey& key, DType dtype);
 
-/// One cached product: its oneDNN primitive, and the memory objects and streams that run it,
-/// built once and reused (a run only rebinds the data pointers). Opaque outside gemm.cc.
+/// One cached product: its oneDNN primitive, and the memory objects that run it, built once and
+/// reused (a run only rebinds the data pointers). Opaque outside gemm.cc.
 class CachedGemm;
 
-/// The product for `key`, built once (building costs far more than running) and shared by
-/// every worker: oneDNN primitives may execute concurrently. Call it first from an operator's
-/// `prepare` (the caller's thread): a new implementation is run once there (settle_onednn_state).
+/// The product for `key`, from the primitive cache (primitive_cache.h): built once and shared
+/// by every worker. Call it first from an operator's `prepare` (the caller's thread): a new
+/// implementation is run once there (settle_onednn_state).
 const CachedGemm& cached_gemm(const GemmKey& key);
 
-/// C = op(A) · op(B) in float32 with `gemm` (from cached_gemm(key); fetch it once for a batch).
+/// C = op(A) · op(B) in float32 with `gemm` (from cached_gemm; fetch it once for a batch).
 /// Safe to call from several threads at once.
-void run_gemm(const CachedGemm& gemm, const GemmKey& key, const void* a, const void* b, void* c);
+void run_gemm(const CachedGemm& gemm, const void* a, const void* b, void* c);
 
 /// The same product by loops, for float64.
 template <typename T>

@@ -119,9 +119,8 @@ void matmul_cpu(const KernelArgs& args) {
     return;
   }
   const CachedGemm& prim = cached_gemm(g);
-  for_each_batch<float>(
-      args.in(0), args.in(1), out, p,
-      [&](const float* a, const float* b, float* c) { run_gemm(prim, g, a, b, c); });
+  for_each_batch<float>(args.in(0), args.in(1), out, p,
+                        [&](const float* a, const float* b, float* c) { run_gemm(prim, a, b, c); });
 }
 
 std::vector<TensorSpec> infer_matmul(const InferArgs& args) {

@@ -14,7 +14,7 @@ namespace {
 // One 1x1x1 matmul: creates and runs a primitive, so that oneDNN's lazy static state (ISA
 // detection, primitive cache, scratchpads) exists before the exit drain is registered.
 void warm_up(dnnl::engine& eng) {
-  const OneThreadIf one_thread(true);  // no OpenMP team on a frontend thread (ops::run_prepare)
+  const ScopedOmpThreads one_thread(1);  // no OpenMP team on a frontend thread (ops::run_prepare)
   const dnnl::memory::desc md({1, 1}, dnnl::memory::data_type::f32, dnnl::memory::dims{1, 1});
   float a = 1.0f, b = 1.0f, c = 0.0f;
   dnnl::memory ma(md, eng, &a), mb(md, eng, &b), mc(md, eng, &c);
@@ -42,6 +42,11 @@ dnnl::primitive_attr onednn_attr() {
   return attr;
 }
 
+dnnl::stream& onednn_stream() {
+  thread_local dnnl::stream stream(onednn_engine());
+  return stream;
+}
+
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md) {
   thread_local std::vector<std::byte> buffer;
   const size_t bytes = md.get_size();
@@ -55,7 +60,7 @@ void settle_onednn_state(const std::string& impl, const std::function<void()>& r
   {
     std::lock_guard lock(mu);
     // On one thread: no OpenMP team on a frontend thread (see ops::run_prepare).
-    const OneThreadIf one_thread(true);
+    const ScopedOmpThreads one_thread(1);
     if (seen->insert(impl).second) run_once();
   }
   drain_engine_at_exit();

@@ -1,13 +1,13 @@
 // The oneDNN CPU engine and stream shared by the oneDNN-backed kernels. Private to src/ops.
 #pragma once
 
-#include <omp.h>
-
 #include <cstdint>
 #include <functional>
 #include <string>
 
 #include <dnnl.hpp>
+
+#include "janus/base/omp_threads.h"
 
 namespace janus::ops {
 
@@ -21,6 +21,10 @@ dnnl::engine& onednn_engine();
 /// (library) scratchpad belongs to the thread that created the primitive, but kernels run on
 /// engine workers, so each execution passes its own (onednn_scratchpad).
 dnnl::primitive_attr onednn_attr();
+
+/// The calling thread's oneDNN stream on onednn_engine(), created on its first use: kernels
+/// execute on it rather than creating a stream per call.
+dnnl::stream& onednn_stream();
 
 /// Scratchpad memory for `md` (a primitive descriptor's scratchpad_desc()) from a buffer owned
 /// by the calling thread, grown as needed. Valid until the thread's next call.
@@ -36,27 +40,10 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 /// `prepare` after building a new primitive.
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once);
 
-// Below this many multiply-adds (about 10-20 us of arithmetic on one core) a product runs on
-// one thread: starting and joining a second OpenMP thread costs several microseconds on an
-// idle machine and far more on a busy one, more than splitting the work saves. 1x512 · 512x256
-// (2^17) is below it; 8x512 · 512x256 is not. Used by matmul and fully_connected.
+// Below this many multiply-adds a product runs on one thread: starting and joining a second
+// OpenMP thread costs more than splitting so little work saves, on a busy machine above all.
+// 1x512 · 512x256 (2^17) is below it; 8x512 · 512x256 is not. Used by matmul and
+// fully_connected.
 constexpr int64_t kParallelGemmMacs = int64_t{1} << 18;
-
-// Limits this thread's OpenMP team (and so oneDNN's, which runs on OpenMP) to one thread for
-// its lifetime when `active`, then restores the previous count.
-class OneThreadIf {
- public:
-  explicit OneThreadIf(bool active) : saved_(active ? omp_get_max_threads() : 1) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~OneThreadIf() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  OneThreadIf(const OneThreadIf&) = delete;
-  OneThreadIf& operator=(const OneThreadIf&) = delete;
-
- private:
-  int saved_;
-};
 
 }  // namespace janus::ops

@@ -3,15 +3,18 @@
 // float64.
 #include "conv.h"
 
-#include <map>
-#include <mutex>
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "janus/base/error.h"
 
+#include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
+#include "../linalg/primitive_cache.h"
 
 namespace janus::ops {
 namespace {
@@ -50,12 +53,11 @@ ConvDescs conv_descs(const ConvGeom& g) {
 }
 
 // The layouts the primitives compute in. Weights: whichever the primitive prefers (they are
-// small). Activations: channels last (NHWC). oneDNN's direct AVX2 kernels run on it, and it is
-// one cheap transpose from Janus' NCHW (none with one channel, as a network's grayscale input).
-// On LeNet's shapes (batch 128, two cores) NHWC primitives took 0.6-0.9 ms where plain NCHW
-// (im2col + GEMM) took 1.8-9 ms; letting oneDNN choose gave blocked layouts (nChw8c) that are
-// as fast inside the primitive, but whose conversions cost up to 1.4 ms per call, and the first
-// layer's weight gradient pads its one input channel to eight.
+// small). Activations: channels last (NHWC): oneDNN's direct kernels run on it (plain NCHW
+// takes its slower im2col + GEMM path), it is one cheap transpose from Janus' NCHW (none with
+// one channel, as a network's grayscale input), and unlike the blocked layouts oneDNN would pick
+// (nChw8c) it needs no costly conversion per call and never pads one input channel to eight.
+// bench/conv_vs_onednn.cc compares the layouts.
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
   return dnnl::memory::desc(md.dims(), dt::f32, tag::any);
 }
@@ -65,18 +67,12 @@ dnnl::memory::desc channels_last(const dnnl::memory::desc& md) {
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
   const ConvDescs d = conv_descs(g);
-  dnnl::primitive_attr attr = onednn_attr();
-  if (g.relu) {
-    dnnl::post_ops post;
-    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(post);
-  }
   return dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                       dnnl::algorithm::convolution_direct, channels_last(d.src),
                                       any_layout(d.weights), d.bias, channels_last(d.dst),
                                       d.strides, d.dilates, d.pad_l, d.pad_r),
-      attr, onednn_engine());
+      onednn_attr(), onednn_engine());
 }
 
 // One operand of a primitive: the plain layout of the caller's array and the layout the
@@ -87,14 +83,6 @@ struct Operand {
   bool output;
   dnnl::memory::desc plain, internal;
   std::optional<dnnl::reorder> reorder;
-};
-
-// A primitive, the scratchpad its executions need, and its operands.
-template <typename Prim>
-struct Cached {
-  Prim prim;
-  dnnl::memory::desc scratchpad;
-  std::vector<Operand> operands;
 };
 
 struct OperandSpec {
@@ -123,40 +111,94 @@ bool same_placement(const dnnl::memory::desc& a, const dnnl::memory::desc& b) {
   return true;
 }
 
-template <typename Prim, typename Pd>
-Cached<Prim> make_cached(const Pd& pd, std::initializer_list<OperandSpec> specs) {
-  Cached<Prim> c{Prim(pd), pd.scratchpad_desc(), {}};
-  dnnl::engine& eng = onednn_engine();
-  for (const OperandSpec& s : specs) {
-    Operand op{s.arg, s.output, s.plain, pd.query_md(dnnl::query::exec_arg_md, s.arg),
-               std::nullopt};
-    if (same_placement(op.plain, op.internal)) {
-      op.plain = op.internal;  // the caller's array is already in the primitive's layout
-    } else {
-      op.reorder =
-          s.output ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.internal, eng, op.plain))
-                   : dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.plain, eng, op.internal));
+// A primitive of one convolution pass for one geometry (a value of the primitive cache), the
+// scratchpad its executions need, and its operands. Each pass's constructor is specialized
+// below.
+template <typename Prim>
+struct Cached {
+  explicit Cached(const ConvGeom& g);
+  std::string impl() const { return impl_name; }
+
+  Prim prim;
+  dnnl::memory::desc scratchpad;
+  std::vector<Operand> operands;
+  std::string impl_name;
+
+ private:
+  template <typename Pd>
+  void build(const Pd& pd, std::initializer_list<OperandSpec> specs) {
+    prim = Prim(pd);
+    scratchpad = pd.scratchpad_desc();
+    impl_name = pd.impl_info_str();
+    dnnl::engine& eng = onednn_engine();
+    for (const OperandSpec& s : specs) {
+      Operand op{s.arg, s.output, s.plain, pd.query_md(dnnl::query::exec_arg_md, s.arg),
+                 std::nullopt};
+      if (same_placement(op.plain, op.internal)) {
+        op.plain = op.internal;  // the caller's array is already in the primitive's layout
+      } else {
+        op.reorder =
+            s.output
+                ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.internal, eng, op.plain))
+                : dnnl::reorder(dnnl::reorder::primitive_desc(eng, op.plain, eng, op.internal));
+      }
+      operands.push_back(std::move(op));
     }
-    c.operands.push_back(std::move(op));
   }
-  return c;
+};
+
+template <>
+Cached<dnnl::convolution_forward>::Cached(const ConvGeom& g) {
+  const ConvDescs d = conv_descs(g);
+  build(forward_pd(g), {{DNNL_ARG_SRC, d.src, false},
+                        {DNNL_ARG_WEIGHTS, d.weights, false},
+                        {DNNL_ARG_BIAS, d.bias, false},
+                        {DNNL_ARG_DST, d.dst, true}});
+}
+
+template <>
+Cached<dnnl::convolution_backward_data>::Cached(const ConvGeom& g) {
+  const ConvDescs d = conv_descs(g);
+  build(dnnl::convolution_backward_data::primitive_desc(
+            dnnl::convolution_backward_data::desc(
+                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
+                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
+            onednn_attr(), onednn_engine(), forward_pd(g)),
+        {{DNNL_ARG_DIFF_DST, d.dst, false},
+         {DNNL_ARG_WEIGHTS, d.weights, false},
+         {DNNL_ARG_DIFF_SRC, d.src, true}});
+}
+
+template <>
+Cached<dnnl::convolution_backward_weights>::Cached(const ConvGeom& g) {
+  const ConvDescs d = conv_descs(g);
+  build(dnnl::convolution_backward_weights::primitive_desc(
+            dnnl::convolution_backward_weights::desc(
+                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
+                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
+            onednn_attr(), onednn_engine(), forward_pd(g)),
+        {{DNNL_ARG_SRC, d.src, false},
+         {DNNL_ARG_DIFF_DST, d.dst, false},
+         {DNNL_ARG_DIFF_WEIGHTS, d.weights, true}});
 }
 
 // Runs `c` on the arrays at `ptrs` (one per operand, in the operands' order).
 template <typename Prim>
 void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
   thread_local std::vector<std::vector<std::byte>> buffers;
+  // The same arguments every call of this pass: entries are overwritten, the map not rebuilt.
+  thread_local std::unordered_map<int, dnnl::memory> args;
+  thread_local std::vector<std::pair<dnnl::memory, dnnl::memory>> outputs;  // internal, user
   dnnl::engine& eng = onednn_engine();
-  dnnl::stream stream(eng);
+  dnnl::stream& stream = onednn_stream();
   if (buffers.size() < c.operands.size()) buffers.resize(c.operands.size());
-  std::unordered_map<int, dnnl::memory> args;
-  std::vector<std::pair<dnnl::memory, dnnl::memory>> outputs;  // internal, user
+  outputs.clear();
   size_t i = 0;
   for (const void* p : ptrs) {
     const Operand& op = c.operands[i];
     dnnl::memory user(op.plain, eng, const_cast<void*>(p));
     if (!op.reorder) {
-      args.emplace(op.arg, user);
+      args[op.arg] = user;
     } else {
       std::vector<std::byte>& buf = buffers[i];
       if (buf.size() < op.internal.get_size()) buf.resize(op.internal.get_size());
@@ -166,11 +208,11 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
       } else {
         op.reorder->execute(stream, user, internal);
       }
-      args.emplace(op.arg, internal);
+      args[op.arg] = internal;
     }
     ++i;
   }
-  args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(c.scratchpad));
+  args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(c.scratchpad);
   c.prim.execute(stream, args);
   i = 0;
   for (const Operand& op : c.operands) {
@@ -182,122 +224,35 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
   stream.wait();
 }
 
-// One cache per pass: building a primitive costs far more than running it. Primitives may run
-// concurrently on several workers.
-template <typename Prim>
-class PrimitiveCache {
- public:
-  template <typename Build, typename Settle>
-  const Cached<Prim>& get(const ConvGeom& g, Build build, Settle settle) {
-    std::lock_guard lock(mu_);
-    auto it = cache_->find(g);
-    if (it != cache_->end()) return it->second;
-    auto [cached, impl] = build(g);
-    const Cached<Prim>& ref = cache_->emplace(g, std::move(cached)).first->second;
-    settle_onednn_state(impl, [&] { settle(build(g).first); });  // a probe built for one thread
-    return ref;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<ConvGeom, Cached<Prim>>* cache_ =
-      new std::map<ConvGeom, Cached<Prim>>();  // lives until exit
-};
-
-PrimitiveCache<dnnl::convolution_forward>& forward_cache() {
-  static auto* c = new PrimitiveCache<dnnl::convolution_forward>();
-  return *c;
-}
-PrimitiveCache<dnnl::convolution_backward_data>& backward_data_cache() {
-  static auto* c = new PrimitiveCache<dnnl::convolution_backward_data>();
-  return *c;
-}
-PrimitiveCache<dnnl::convolution_backward_weights>& backward_weight_cache() {
-  static auto* c = new PrimitiveCache<dnnl::convolution_backward_weights>();
-  return *c;
-}
-
 size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
 
-void run_forward(const Cached<dnnl::convolution_forward>& prim, const ConvGeom&, const void* x,
-                 const void* w, const void* b, void* y) {
-  execute(prim, {x, w, b, y});
-}
-
-void run_backward_data(const Cached<dnnl::convolution_backward_data>& prim, const ConvGeom&,
-                       const void* dy, const void* w, void* dx) {
-  execute(prim, {dy, w, dx});
-}
-
-void run_backward_weight(const Cached<dnnl::convolution_backward_weights>& prim, const ConvGeom&,
-                         const void* x, const void* dy, void* dw) {
-  execute(prim, {x, dy, dw});
-}
-
-const Cached<dnnl::convolution_forward>& cached_forward(const ConvGeom& g) {
-  return forward_cache().get(
-      g,
-      [](const ConvGeom& geom) {
-        const ConvDescs d = conv_descs(geom);
-        const auto pd = forward_pd(geom);
-        return std::pair{
-            make_cached<dnnl::convolution_forward>(pd, {{DNNL_ARG_SRC, d.src, false},
-                                                        {DNNL_ARG_WEIGHTS, d.weights, false},
-                                                        {DNNL_ARG_BIAS, d.bias, false},
-                                                        {DNNL_ARG_DST, d.dst, true}}),
-            pd.impl_info_str()};
-      },
-      [&g](const Cached<dnnl::convolution_forward>& prim) {
-        const ConvDescs d = conv_descs(g);
-        std::vector<float> x(count(d.src)), w(count(d.weights)), b(count(d.bias)), y(count(d.dst));
-        run_forward(prim, g, x.data(), w.data(), b.data(), y.data());
-      });
+// The relu is not part of the primitive (conv_forward applies it), so both activations share one.
+const Cached<dnnl::convolution_forward>& cached_forward(ConvGeom g) {
+  g.relu = false;
+  using Value = Cached<dnnl::convolution_forward>;
+  return primitive_cache<ConvGeom, Value>().get(g, [&g](const Value& probe) {
+    const ConvDescs d = conv_descs(g);
+    std::vector<float> x(count(d.src)), w(count(d.weights)), b(count(d.bias)), y(count(d.dst));
+    execute(probe, {x.data(), w.data(), b.data(), y.data()});
+  });
 }
 
 const Cached<dnnl::convolution_backward_data>& cached_backward_data(const ConvGeom& g) {
-  return backward_data_cache().get(
-      g,
-      [](const ConvGeom& geom) {
-        const ConvDescs d = conv_descs(geom);
-        const auto pd = dnnl::convolution_backward_data::primitive_desc(
-            dnnl::convolution_backward_data::desc(
-                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
-                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
-            onednn_attr(), onednn_engine(), forward_pd(geom));
-        return std::pair{
-            make_cached<dnnl::convolution_backward_data>(pd, {{DNNL_ARG_DIFF_DST, d.dst, false},
-                                                              {DNNL_ARG_WEIGHTS, d.weights, false},
-                                                              {DNNL_ARG_DIFF_SRC, d.src, true}}),
-            pd.impl_info_str()};
-      },
-      [&g](const Cached<dnnl::convolution_backward_data>& prim) {
-        const ConvDescs d = conv_descs(g);
-        std::vector<float> dy(count(d.dst)), w(count(d.weights)), dx(count(d.src));
-        run_backward_data(prim, g, dy.data(), w.data(), dx.data());
-      });
+  using Value = Cached<dnnl::convolution_backward_data>;
+  return primitive_cache<ConvGeom, Value>().get(g, [&g](const Value& probe) {
+    const ConvDescs d = conv_descs(g);
+    std::vector<float> dy(count(d.dst)), w(count(d.weights)), dx(count(d.src));
+    execute(probe, {dy.data(), w.data(), dx.data()});
+  });
 }
 
 const Cached<dnnl::convolution_backward_weights>& cached_backward_weight(const ConvGeom& g) {
-  return backward_weight_cache().get(
-      g,
-      [](const ConvGeom& geom) {
-        const ConvDescs d = conv_descs(geom);
-        const auto pd = dnnl::convolution_backward_weights::primitive_desc(
-            dnnl::convolution_backward_weights::desc(
-                dnnl::algorithm::convolution_direct, channels_last(d.src), any_layout(d.weights),
-                channels_last(d.dst), d.strides, d.dilates, d.pad_l, d.pad_r),
-            onednn_attr(), onednn_engine(), forward_pd(geom));
-        return std::pair{make_cached<dnnl::convolution_backward_weights>(
-                             pd, {{DNNL_ARG_SRC, d.src, false},
-                                  {DNNL_ARG_DIFF_DST, d.dst, false},
-                                  {DNNL_ARG_DIFF_WEIGHTS, d.weights, true}}),
-                         pd.impl_info_str()};
-      },
-      [&g](const Cached<dnnl::convolution_backward_weights>& prim) {
-        const ConvDescs d = conv_descs(g);
-        std::vector<float> x(count(d.src)), dy(count(d.dst)), dw(count(d.weights));
-        run_backward_weight(prim, g, x.data(), dy.data(), dw.data());
-      });
+  using Value = Cached<dnnl::convolution_backward_weights>;
+  return primitive_cache<ConvGeom, Value>().get(g, [&g](const Value& probe) {
+    const ConvDescs d = conv_descs(g);
+    std::vector<float> x(count(d.src)), dy(count(d.dst)), dw(count(d.weights));
+    execute(probe, {x.data(), dy.data(), dw.data()});
+  });
 }
 
 // Direct loops. Every (output pixel, tap) pair visits `tap(n, oc, oy, ox, ic, iy, ix, ky, kx)`
@@ -335,7 +290,7 @@ void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
   for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
   if (g.relu) {
-    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = y[i] < T(0) ? T(0) : y[i];
+    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = relu_value(y[i]);
   }
 }
 
@@ -423,7 +378,7 @@ void prepare_conv_backward_weight(const ConvGeom& g) {
 }
 
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
-                  const void* bias, void* y, const RunContext&) {
+                  const void* bias, void* y, const RunContext& ctx) {
   if (dtype == DType::kFloat64) {
     forward_loop(g, static_cast<const double*>(x), static_cast<const double*>(weight),
                  static_cast<const double*>(bias), static_cast<double*>(y));
@@ -431,12 +386,13 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
     forward_loop(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                  static_cast<const float*>(bias), static_cast<float*>(y));
   } else {
-    run_forward(cached_forward(g), g, x, weight, bias, y);
+    execute(cached_forward(g), {x, weight, bias, y});
+    if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.oh * g.ow, ctx);
   }
 }
 
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
-                        void* dx, const RunContext&) {
+                        void* dx) {
   if (dtype == DType::kFloat64) {
     backward_data_loop(g, static_cast<const double*>(dy), static_cast<const double*>(weight),
                        static_cast<double*>(dx));
@@ -444,12 +400,12 @@ void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const vo
     backward_data_loop(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
                        static_cast<float*>(dx));
   } else {
-    run_backward_data(cached_backward_data(g), g, dy, weight, dx);
+    execute(cached_backward_data(g), {dy, weight, dx});
   }
 }
 
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
-                          void* dweight, const RunContext&) {
+                          void* dweight) {
   if (dtype == DType::kFloat64) {
     backward_weight_loop(g, static_cast<const double*>(x), static_cast<const double*>(dy),
                          static_cast<double*>(dweight));
@@ -457,7 +413,7 @@ void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const v
     backward_weight_loop(g, static_cast<const float*>(x), static_cast<const float*>(dy),
                          static_cast<float*>(dweight));
   } else {
-    run_backward_weight(cached_backward_weight(g), g, x, dy, dweight);
+    execute(cached_backward_weight(g), {x, dy, dweight});
   }
 }
 

@@ -21,7 +21,7 @@ struct ConvGeom {
   int64_t oh, ow;
   int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
   int64_t groups;
-  bool relu = false;  // forward only: y = max(conv + bias, 0), a oneDNN post-op
+  bool relu = false;  // forward only: y = relu(conv + bias), relu's rule (relu_rule.h)
   auto operator<=>(const ConvGeom&) const = default;
 };
 
@@ -45,14 +45,14 @@ void prepare_conv_forward(const ConvGeom& g);
 void prepare_conv_backward_data(const ConvGeom& g);
 void prepare_conv_backward_weight(const ConvGeom& g);
 
-/// y = conv(x, weight) + bias, then max(y, 0) when g.relu.
+/// y = conv(x, weight) + bias, then relu (NaN stays NaN, relu_rule.h) when g.relu.
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
                   const void* bias, void* y, const RunContext& ctx);
 /// dx from dy and weight.
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
-                        void* dx, const RunContext& ctx);
+                        void* dx);
 /// dweight from x and dy.
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
-                          void* dweight, const RunContext& ctx);
+                          void* dweight);
 
 }  // namespace janus::ops

@@ -47,8 +47,9 @@ JANUS_DEFINE_OP({
            "KW], plus bias [O]: y [N, O, OH, OW].\n\n"
            "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. "
            "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation "
-           "\"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the graph's "
-           "fuse_bias_activation pass sets it).",
+           "\"relu\" applies relu to y in the same call (the graph's fuse_bias_activation pass "
+           "sets it), with relu's rule: NaN stays NaN, so the fused call and a separate relu "
+           "give identical results.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = conv_attrs({{"activation", AttrType::kString, std::string(),

@@ -44,7 +44,7 @@ void prepare(const InferArgs& args, std::span<const TensorSpec>) {
 void kernel(const KernelArgs& args) {
   const ConvGeom g = geometry(args.in(0).shape(), args.in(1).shape(), args.attrs);
   conv_backward_data(g, args.in(0).dtype(), args.in(0).raw_data(), args.in(1).raw_data(),
-                     args.out(0).raw_data(), args.ctx);
+                     args.out(0).raw_data());
 }
 
 }  // namespace

@@ -1,14 +1,15 @@
 // fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product.
-#include <map>
-#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "janus/ops/elementwise.h"
 #include "janus/ops/ops.h"
 
 #include "../elementwise/relu_backward.h"
+#include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
+#include "../linalg/primitive_cache.h"
 #include "../op_utils.h"
 #include "nn_attrs.h"
 
@@ -18,7 +19,7 @@ namespace {
 // x: [n, k], weight: [m, k], bias: [m] -> y: [n, m].
 struct FcKey {
   int64_t n, k, m;
-  bool relu = false;  // oneDNN post-op: y = max(x · Wᵀ + b, 0)
+  bool relu = false;  // y = relu(x · Wᵀ + b), applied after the primitive (relu_rule.h)
   auto operator<=>(const FcKey&) const = default;
 };
 
@@ -36,63 +37,52 @@ FcDescs fc_descs(const FcKey& key) {
           dnnl::memory::desc({key.n, key.m}, dt::f32, tag::nc)};
 }
 
+// The inner product of one shape (a value of the primitive cache).
 struct CachedFc {
+  explicit CachedFc(const FcKey& key) {
+    const FcDescs d = fc_descs(key);
+    const auto pd = dnnl::inner_product_forward::primitive_desc(
+        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
+                                          d.bias, d.dst),
+        onednn_attr(), onednn_engine());
+    prim = dnnl::inner_product_forward(pd);
+    scratchpad = pd.scratchpad_desc();
+    impl_name = pd.impl_info_str();
+  }
+  std::string impl() const { return impl_name; }
+
   dnnl::inner_product_forward prim;
   dnnl::memory::desc scratchpad;
-  std::string impl;  // oneDNN's name of the implementation
+  std::string impl_name;
 };
 
 void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, const void* b,
             void* y) {
   const FcDescs d = fc_descs(key);
   dnnl::engine& eng = onednn_engine();
-  dnnl::memory mx(d.src, eng, const_cast<void*>(x)), mw(d.weights, eng, const_cast<void*>(w));
-  dnnl::memory mb(d.bias, eng, const_cast<void*>(b)), my(d.dst, eng, y);
-  dnnl::stream stream(eng);
-  const OneThreadIf one_thread(key.n * key.k * key.m < kParallelGemmMacs);
-  fc.prim.execute(stream, {{DNNL_ARG_SRC, mx},
-                           {DNNL_ARG_WEIGHTS, mw},
-                           {DNNL_ARG_BIAS, mb},
-                           {DNNL_ARG_DST, my},
-                           {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(fc.scratchpad)}});
+  // The same arguments every call: entries are overwritten, the map is not rebuilt.
+  thread_local std::unordered_map<int, dnnl::memory> args;
+  args[DNNL_ARG_SRC] = dnnl::memory(d.src, eng, const_cast<void*>(x));
+  args[DNNL_ARG_WEIGHTS] = dnnl::memory(d.weights, eng, const_cast<void*>(w));
+  args[DNNL_ARG_BIAS] = dnnl::memory(d.bias, eng, const_cast<void*>(b));
+  args[DNNL_ARG_DST] = dnnl::memory(d.dst, eng, y);
+  args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(fc.scratchpad);
+  const auto one_thread =
+      ScopedOmpThreads::one_thread_if(key.n * key.k * key.m < kParallelGemmMacs);
+  dnnl::stream& stream = onednn_stream();
+  fc.prim.execute(stream, args);
   stream.wait();
 }
 
-std::mutex g_cache_mu;
-std::map<FcKey, CachedFc>& fc_cache() {
-  static auto* cache = new std::map<FcKey, CachedFc>();  // lives until exit
-  return *cache;
-}
-
-CachedFc make_fc(const FcKey& key) {
-  const FcDescs d = fc_descs(key);
-  dnnl::primitive_attr attr = onednn_attr();
-  if (key.relu) {
-    dnnl::post_ops post;
-    post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(post);
-  }
-  const auto pd = dnnl::inner_product_forward::primitive_desc(
-      dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, d.src, d.weights,
-                                        d.bias, d.dst),
-      attr, onednn_engine());
-  return CachedFc{dnnl::inner_product_forward(pd), pd.scratchpad_desc(), pd.impl_info_str()};
-}
-
-// Built once per shape on the caller's thread (prepare), shared by every worker.
-const CachedFc& cached_fc(const FcKey& key) {
-  std::lock_guard lock(g_cache_mu);
-  auto& cache = fc_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const CachedFc& prim = cache.emplace(key, make_fc(key)).first->second;
-  settle_onednn_state(prim.impl, [&] {
-    const CachedFc probe = make_fc(key);  // built here, for this one thread
+// Built once per shape on the caller's thread (prepare), shared by every worker. The relu is
+// not part of the primitive, so both activations share one.
+const CachedFc& cached_fc(FcKey key) {
+  key.relu = false;
+  return primitive_cache<FcKey, CachedFc>().get(key, [&key](const CachedFc& probe) {
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
     run_fc(probe, key, x.data(), w.data(), b.data(), y.data());
   });
-  return prim;
 }
 
 bool relu_of(const Attrs& attrs) {
@@ -113,7 +103,7 @@ void fc_reference(const T* x, const T* w, const T* b, T* y, const FcKey& s) {
     for (int64_t j = 0; j < s.m; ++j) {
       T acc = b[j];
       for (int64_t p = 0; p < s.k; ++p) acc += x[i * s.k + p] * w[j * s.k + p];
-      y[i * s.m + j] = s.relu && acc < T(0) ? T(0) : acc;
+      y[i * s.m + j] = s.relu ? relu_value(acc) : acc;
     }
   }
 }
@@ -138,6 +128,7 @@ void fully_connected_cpu(const KernelArgs& args) {
   }
   run_fc(cached_fc(key), key, args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
          y.raw_data());
+  if (key.relu) relu_in_place(y.data<float>(), y.size(), args.ctx);
 }
 
 std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
@@ -175,8 +166,9 @@ JANUS_DEFINE_OP({
     .doc =
         "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
         "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
-        "activation \"relu\" applies max(y, 0) in the same pass (a oneDNN post-op; the "
-        "graph's fuse_bias_activation pass sets it).",
+        "activation \"relu\" applies relu to y in the same call (the graph's "
+        "fuse_bias_activation pass sets it), with relu's rule: NaN stays NaN, so the fused "
+        "call and a separate relu give identical results.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = {{"activation", AttrType::kString, std::string(),

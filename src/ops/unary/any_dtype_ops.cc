@@ -5,6 +5,7 @@
 #include "janus/ops/ops.h"
 
 #include "../elementwise/relu_backward.h"
+#include "../elementwise/relu_rule.h"
 #include "unary_op.h"
 
 namespace janus::ops {
@@ -53,8 +54,10 @@ JANUS_DEFINE_OP({any_unary_op(
     nullptr)});
 
 JANUS_DEFINE_OP({any_unary_op(
-    "relu", "max(x, 0), elementwise (nan stays nan).",
-    [](auto x) { return is_negative(x) ? decltype(x)(0) : x; },
+    "relu",
+    "max(x, 0), elementwise. NaN stays NaN (as in PyTorch), and so does it in fully_connected "
+    "and conv2d with activation \"relu\", the fused form that hybridize makes.",
+    [](auto x) { return relu_value(x); },
     // From the output: y > 0 exactly where x > 0, and reading y instead of x lets a compiled
     // graph drop x after the forward (and fuse the relu into the product that made x).
     [](const GradArgs& g) -> Grads { return {relu_backward(g.y(0), g.dy(0))}; })});
