@@ -1,17 +1,17 @@
 // The .npy reader: magic, version, a Python-dict header, then the raw data.
-#include "npy.h"
+#include "janus/graph/npy.h"
 
 #include <charconv>
 #include <cstring>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 
-namespace janus::tools {
+namespace janus::graph {
 
 NDArray load_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -102,4 +102,4 @@ NDArray load_npy(const std::string& path) {
   return from_host(bytes.data() + data_offset, dtype, numel, shape, dtype, cpu());
 }
 
-}  // namespace janus::tools
+}  // namespace janus::graph
