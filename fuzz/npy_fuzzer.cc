@@ -9,6 +9,7 @@
 
 #include "fuzz_target.h"
 #include "janus/base/error.h"
+#include "janus/engine/array.h"
 #include "janus/graph/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   try {
-    janus::graph::load_npy(path);
+    janus::wait_to_read(janus::graph::load_npy(path));
   } catch (const janus::FormatError&) {
   }
   std::remove(path.c_str());

@@ -1,17 +1,157 @@
-// The .npy reader: magic, version, a Python-dict header, then the raw data.
+// The .npy reader: magic, version, a Python-dict header, then the raw data
+// (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html).
 #include "janus/graph/npy.h"
 
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 
 namespace janus::graph {
+namespace {
+
+// The three entries of the header dict, {'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), }: a Python literal, read by hand with the subset of the grammar that NumPy
+// writes (quoted strings, True/False, a tuple of integers) and whitespace anywhere between tokens.
+struct Header {
+  std::optional<std::string> descr;
+  std::optional<bool> fortran_order;
+  std::optional<std::string> shape_text;  // between the parentheses, as written
+  std::vector<int64_t> shape;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+
+  Header parse() {
+    Header h;
+    expect('{');
+    while (!take('}')) {
+      const std::string key = parse_string();
+      expect(':');
+      if (key == "descr") {
+        check_unset(h.descr.has_value(), key);
+        h.descr = parse_string();
+      } else if (key == "fortran_order") {
+        check_unset(h.fortran_order.has_value(), key);
+        h.fortran_order = parse_bool();
+      } else if (key == "shape") {
+        check_unset(h.shape_text.has_value(), key);
+        parse_shape(h);
+      } else {
+        fail(fmt::format("the header has the key '{}', expected 'descr', 'fortran_order' and "
+                         "'shape'",
+                         key));
+      }
+      if (take('}')) break;
+      expect(',');
+    }
+    skip_space();
+    if (pos_ != text_.size()) fail("the header has text after its closing '}'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FormatError(fmt::format("npy file '{}': {}", path_, what));
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+  }
+
+  // Skips whitespace, then consumes `c` when it comes next.
+  bool take(char c) {
+    skip_space();
+    if (pos_ == text_.size() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+
+  void expect(char c) {
+    if (take(c)) return;
+    if (pos_ == text_.size()) fail(fmt::format("the header ends where '{}' was expected", c));
+    fail(fmt::format("the header has '{}' at offset {}, expected '{}'", text_[pos_], pos_, c));
+  }
+
+  void check_unset(bool set, const std::string& key) const {
+    if (set) fail(fmt::format("the header has the key '{}' twice", key));
+  }
+
+  // A string in single or double quotes, without escapes (NumPy writes none in these keys and
+  // values).
+  std::string parse_string() {
+    skip_space();
+    if (pos_ == text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
+      fail(fmt::format("the header has no quoted string at offset {}", pos_));
+    }
+    const char quote = text_[pos_++];
+    const size_t end = text_.find(quote, pos_);
+    if (end == std::string_view::npos) fail("the header has a string without its closing quote");
+    std::string s(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return s;
+  }
+
+  bool parse_bool() {
+    skip_space();
+    for (const auto& [word, value] : {std::pair{"True", true}, std::pair{"False", false}}) {
+      if (text_.substr(pos_).starts_with(word)) {
+        pos_ += std::strlen(word);
+        return value;
+      }
+    }
+    fail("the header's 'fortran_order' is not True or False");
+  }
+
+  // (), (5,), (2, 3): extents from 0 to the largest int64.
+  void parse_shape(Header& h) {
+    expect('(');
+    const size_t close = text_.find(')', pos_);
+    if (close == std::string_view::npos) fail("the header's 'shape' has no closing ')'");
+    const std::string_view inside = text_.substr(pos_, close - pos_);
+    h.shape_text = std::string(inside);
+    pos_ = close + 1;
+    size_t at = 0;
+    while (at < inside.size()) {
+      size_t comma = inside.find(',', at);
+      if (comma == std::string_view::npos) comma = inside.size();
+      std::string_view item = trim(inside.substr(at, comma - at));
+      const bool is_last = comma == inside.size();
+      at = comma + 1;
+      if (item.empty() && is_last && !h.shape.empty()) break;  // the trailing comma of (5, )
+      int64_t d = 0;
+      const auto [stop, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+      if (item.empty() || ec != std::errc() || stop != item.data() + item.size() || d < 0) {
+        fail(fmt::format("the shape ({}) has the extent {}, expected an integer from 0 to {}",
+                         inside, item, std::numeric_limits<int64_t>::max()));
+      }
+      h.shape.push_back(d);
+    }
+  }
+
+  std::string_view text_;
+  const std::string& path_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
 
 NDArray load_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -39,13 +179,16 @@ NDArray load_npy(const std::string& path) {
     fail(fmt::format("format version {} is not supported, expected 1, 2 or 3", major));
   }
   if (header_len > bytes.size() - offset) fail("the header runs past the end of the file");
-  const std::string header = bytes.substr(offset, header_len);
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')"))) {
-    fail("the header has no 'descr'");
+  const Header h =
+      HeaderParser(std::string_view(bytes).substr(offset, header_len), path).parse();
+  if (!h.descr) fail("the header has no 'descr'");
+  if (!h.fortran_order) fail("the header has no 'fortran_order'");
+  if (!h.shape_text) fail("the header has no 'shape'");
+  std::string_view kind = *h.descr;
+  if (!kind.empty() && std::string_view("<>|=").find(kind.front()) != std::string_view::npos) {
+    if (kind.front() == '>') fail("big-endian data is not supported");
+    kind.remove_prefix(1);
   }
-  const std::string kind = m[2].str() + m[3].str();
-  if (m[1] == ">") fail("big-endian data is not supported");
   DType dtype;
   if (kind == "f4")
     dtype = DType::kFloat32;
@@ -61,27 +204,8 @@ NDArray load_npy(const std::string& path) {
     dtype = DType::kBool;
   else
     fail(fmt::format("dtype '{}' is not supported, expected f4, f8, i4, i8, u1 or b1", kind));
-  if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) {
-    fail("Fortran-order arrays are not supported, save with C order");
-  }
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
-    fail("the header has no 'shape'");
-  }
-  std::vector<int64_t> dims;
-  const std::string shape_text = m[1].str();
-  const std::regex extent(R"([^,\s]+)");
-  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), extent), end; it != end;
-       ++it) {
-    const std::string text = it->str();
-    int64_t d = 0;
-    const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (ec != std::errc() || stop != text.data() + text.size() || d < 0) {
-      fail(fmt::format("the shape ({}) has the extent {}, expected an integer from 0 to {}",
-                       shape_text, text, std::numeric_limits<int64_t>::max()));
-    }
-    dims.push_back(d);
-  }
-  const Shape shape(dims);
+  if (*h.fortran_order) fail("Fortran-order arrays are not supported, save with C order");
+  const Shape shape(h.shape);
   int64_t numel = 0;
   try {
     numel = shape.numel();

@@ -81,5 +81,55 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Npy, ReadsTheHeaderDictInAnyOrderAndSpacing) {
+  const auto dir = temp_dir();
+  const int32_t values[] = {7, -8};
+  const std::string data(reinterpret_cast<const char*>(values), sizeof(values));
+  for (const std::string header :
+       {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+        "{\"shape\":(2,),\"descr\":\"<i4\",\"fortran_order\":False}",
+        "{ 'fortran_order' : False ,\t'shape' : ( 2 , ) , 'descr' : 'i4' }",
+        "{'descr': '=i4', 'fortran_order': False, 'shape': (2, )}"}) {
+    write(dir / "x.npy", npy(header, data));
+    const NDArray a = load_npy((dir / "x.npy").string());
+    EXPECT_EQ(a.shape(), Shape({2})) << header;
+    EXPECT_EQ(to_vector<int32_t>(a), std::vector<int32_t>({7, -8})) << header;
+  }
+  write(dir / "scalar.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                                std::string(8, '\0')));
+  EXPECT_EQ(load_npy((dir / "scalar.npy").string()).shape(), Shape({}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Npy, NamesWhatIsWrongWithTheHeaderDict) {
+  const auto dir = temp_dir();
+  auto error = [&](const std::string& header) {
+    write(dir / "x.npy", npy(header, std::string(4, '\0')));
+    return error_of<FormatError>([&] { load_npy((dir / "x.npy").string()); });
+  };
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}"),
+              HasSubstr("the header has the key 'x', expected 'descr', 'fortran_order' and "
+                        "'shape'"));
+  EXPECT_THAT(error("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}"),
+              HasSubstr("the header has the key 'descr' twice"));
+  EXPECT_THAT(error("{'descr': '<f4', 'shape': (1,)}"),
+              HasSubstr("the header has no 'fortran_order'"));
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': false, 'shape': (1,)}"),
+              HasSubstr("the header's 'fortran_order' is not True or False"));
+  EXPECT_THAT(error("{'descr': '<f4, 'fortran_order': False, 'shape': (1,)}"),
+              HasSubstr("the header has 'f' at offset 17, expected ','"));
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)"),
+              HasSubstr("the header ends where ',' was expected"));
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} x"),
+              HasSubstr("the header has text after its closing '}'"));
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,,)}"),
+              HasSubstr("the shape (1,,) has the extent , expected an integer"));
+  EXPECT_THAT(error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,"),
+              HasSubstr("the header's 'shape' has no closing ')'"));
+  EXPECT_THAT(error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}"),
+              HasSubstr("the header has no quoted string at offset 10"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace janus::graph
