@@ -42,6 +42,7 @@ def values(fmt, shape):
 FILES = {
     "f4_2x3.npy": npy(header("<f4", (2, 3)), values("<f", (2, 3))),
     "f8_scalar.npy": npy(header("<f8", ()), values("<d", ())),
+    "f2_3.npy": npy(header("<f2", (3,)), values("<e", (3,))),
     "i4_5.npy": npy(header("<i4", (5,)), values("<i", (5,))),
     "i8_0x4.npy": npy(header("<i8", (0, 4)), b""),
     "u1_2x2x3.npy": npy(header("|u1", (2, 2, 3)), values("B", (2, 2, 3))),

@@ -1,9 +1,11 @@
-// The .npy reader: magic, version, a Python-dict header, then the raw data
+// The .npy reader and writer: magic, version, a Python-dict header, then the raw data
 // (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html).
 #include "janus/graph/npy.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -16,6 +18,36 @@
 
 namespace janus::graph {
 namespace {
+
+[[noreturn]] void throw_bad_file(const std::string& path, const std::string& what) {
+  throw FormatError(fmt::format("npy file '{}': {}", path, what));
+}
+
+// NumPy's type codes (without the byte-order mark) of the dtypes that .npy files hold here.
+struct NpyType {
+  std::string_view code;
+  DType dtype;
+};
+constexpr NpyType kNpyTypes[] = {
+    {"f4", DType::kFloat32}, {"f8", DType::kFloat64}, {"f2", DType::kFloat16},
+    {"i4", DType::kInt32},   {"i8", DType::kInt64},   {"u1", DType::kUInt8},
+    {"b1", DType::kBool},
+};
+constexpr std::string_view kNpyTypeList = "f4, f8, f2, i4, i8, u1 or b1";
+
+std::optional<DType> dtype_of_code(std::string_view code) {
+  for (const NpyType& t : kNpyTypes) {
+    if (t.code == code) return t.dtype;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> code_of_dtype(DType dtype) {
+  for (const NpyType& t : kNpyTypes) {
+    if (t.dtype == dtype) return t.code;
+  }
+  return std::nullopt;
+}
 
 // The three entries of the header dict, {'descr': '<f4', 'fortran_order': False,
 // 'shape': (2, 3), }: a Python literal, read by hand with the subset of the grammar that NumPy
@@ -55,9 +87,11 @@ class HeaderParser {
         check_unset(h.shape_text.has_value(), key);
         parse_shape(h);
       } else {
-        fail(fmt::format("the header has the key '{}', expected 'descr', 'fortran_order' and "
-                         "'shape'",
-                         key));
+        fail(
+            fmt::format("the header has the key '{}', expected 'descr', "
+                        "'fortran_order' and "
+                        "'shape'",
+                        key));
       }
       if (take('}')) break;
       expect(',');
@@ -68,9 +102,7 @@ class HeaderParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw FormatError(fmt::format("npy file '{}': {}", path_, what));
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw_bad_file(path_, what); }
 
   void skip_space() {
     while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
@@ -139,8 +171,10 @@ class HeaderParser {
       int64_t d = 0;
       const auto [stop, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
       if (item.empty() || ec != std::errc() || stop != item.data() + item.size() || d < 0) {
-        fail(fmt::format("the shape ({}) has the extent {}, expected an integer from 0 to {}",
-                         inside, item, std::numeric_limits<int64_t>::max()));
+        fail(
+            fmt::format("the shape ({}) has the extent {}, expected an "
+                        "integer from 0 to {}",
+                        inside, item, std::numeric_limits<int64_t>::max()));
       }
       h.shape.push_back(d);
     }
@@ -158,12 +192,12 @@ NDArray load_npy(const std::string& path) {
   JANUS_CHECK(in.good(), IOError, "cannot open '{}' for reading", path);
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
-  auto fail = [&](const std::string& what) {
-    throw FormatError(fmt::format("npy file '{}': {}", path, what));
-  };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
-    fail("no .npy magic at the start");
+  return read_npy(buffer.str(), path);
+}
+
+NDArray read_npy(std::string_view bytes, const std::string& path) {
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    throw_bad_file(path, "no .npy magic at the start");
   const int major = static_cast<unsigned char>(bytes[6]);
   size_t header_len = 0, offset = 0;
   if (major == 1) {
@@ -171,59 +205,94 @@ NDArray load_npy(const std::string& path) {
                  static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8;
     offset = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) fail("truncated header");
+    if (bytes.size() < 12) throw_bad_file(path, "truncated header");
     for (int i = 0; i < 4; ++i)
       header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     offset = 12;
   } else {
-    fail(fmt::format("format version {} is not supported, expected 1, 2 or 3", major));
+    throw_bad_file(path,
+                   fmt::format("format version {} is not supported, expected 1, 2 or 3", major));
   }
-  if (header_len > bytes.size() - offset) fail("the header runs past the end of the file");
-  const Header h =
-      HeaderParser(std::string_view(bytes).substr(offset, header_len), path).parse();
-  if (!h.descr) fail("the header has no 'descr'");
-  if (!h.fortran_order) fail("the header has no 'fortran_order'");
-  if (!h.shape_text) fail("the header has no 'shape'");
+  if (header_len > bytes.size() - offset)
+    throw_bad_file(path, "the header runs past the end of the file");
+  const Header h = HeaderParser(bytes.substr(offset, header_len), path).parse();
+  if (!h.descr) throw_bad_file(path, "the header has no 'descr'");
+  if (!h.fortran_order) throw_bad_file(path, "the header has no 'fortran_order'");
+  if (!h.shape_text) throw_bad_file(path, "the header has no 'shape'");
   std::string_view kind = *h.descr;
   if (!kind.empty() && std::string_view("<>|=").find(kind.front()) != std::string_view::npos) {
-    if (kind.front() == '>') fail("big-endian data is not supported");
+    if (kind.front() == '>') throw_bad_file(path, "big-endian data is not supported");
     kind.remove_prefix(1);
   }
-  DType dtype;
-  if (kind == "f4")
-    dtype = DType::kFloat32;
-  else if (kind == "f8")
-    dtype = DType::kFloat64;
-  else if (kind == "i4")
-    dtype = DType::kInt32;
-  else if (kind == "i8")
-    dtype = DType::kInt64;
-  else if (kind == "u1")
-    dtype = DType::kUInt8;
-  else if (kind == "b1")
-    dtype = DType::kBool;
-  else
-    fail(fmt::format("dtype '{}' is not supported, expected f4, f8, i4, i8, u1 or b1", kind));
-  if (*h.fortran_order) fail("Fortran-order arrays are not supported, save with C order");
+  const std::optional<DType> dtype = dtype_of_code(kind);
+  if (!dtype)
+    throw_bad_file(path,
+                   fmt::format("dtype '{}' is not supported, expected {}", kind, kNpyTypeList));
+  if (*h.fortran_order)
+    throw_bad_file(path, "Fortran-order arrays are not supported, save with C order");
   const Shape shape(h.shape);
   int64_t numel = 0;
   try {
     numel = shape.numel();
   } catch (const ShapeError& e) {
-    fail(e.what());
+    throw_bad_file(path, e.what());
   }
   const size_t held = bytes.size() - (offset + header_len);
   size_t needed = 0;
-  if (__builtin_mul_overflow(static_cast<size_t>(numel), dtype_size(dtype), &needed)) {
-    fail(fmt::format("shape {} of {} needs more than {} data bytes, the file holds {}", shape,
-                     dtype_name(dtype), std::numeric_limits<size_t>::max(), held));
+  if (__builtin_mul_overflow(static_cast<size_t>(numel), dtype_size(*dtype), &needed)) {
+    throw_bad_file(
+        path, fmt::format("shape {} of {} needs more than {} data bytes, the file holds {}", shape,
+                          dtype_name(*dtype), std::numeric_limits<size_t>::max(), held));
   }
   if (held != needed) {
-    fail(fmt::format("shape {} of {} needs {} data bytes, the file holds {}", shape,
-                     dtype_name(dtype), needed, held));
+    throw_bad_file(path, fmt::format("shape {} of {} needs {} data bytes, the file holds {}", shape,
+                                     dtype_name(*dtype), needed, held));
   }
   const size_t data_offset = offset + header_len;
-  return from_host(bytes.data() + data_offset, dtype, numel, shape, dtype, cpu());
+  return from_host(bytes.data() + data_offset, *dtype, numel, shape, *dtype, cpu());
+}
+
+void save_npy(const std::string& path, const NDArray& array) {
+  JANUS_CHECK(array.defined(), ValueError, "save_npy: '{}': the array is undefined", path);
+  const std::optional<std::string_view> code = code_of_dtype(array.dtype());
+  JANUS_CHECK(code.has_value(), TypeError,
+              "save_npy: '{}': {} has no NumPy dtype, expected float32, float64, float16, int32, "
+              "int64, uint8 or bool",
+              path, dtype_name(array.dtype()));
+  const char order = dtype_size(array.dtype()) == 1 ? '|' : '<';
+  std::string shape;  // (), (5,), (2, 3)
+  for (const int64_t d : array.shape().dims())
+    shape += fmt::format("{}{}", shape.empty() ? "" : ", ", d);
+  if (array.shape().ndim() == 1) shape += ',';
+  std::string header = fmt::format("{{'descr': '{}{}', 'fortran_order': False, 'shape': ({}), }}",
+                                   order, *code, shape);
+  // NumPy pads with 1 to 64 spaces and a newline so that the data starts 64-byte aligned.
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  JANUS_CHECK(header.size() <= 0xffff, ValueError,
+              "save_npy: '{}': the header of shape {} is {} bytes, more than format 1 holds", path,
+              array.shape(), header.size());
+  std::vector<char> data(array.nbytes());
+  // A blocker: rethrows the error of a failed kernel that computed the array.
+  if (!data.empty()) copy_to_host(array, data.data(), array.dtype(), "save_npy");
+
+  const std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  JANUS_CHECK(out.is_open(), IOError, "save_npy: cannot write '{}': {}", path,
+              std::strerror(errno));
+  std::string preamble = "\x93NUMPY";
+  preamble += {'\x01', '\x00', static_cast<char>(header.size() & 0xff),
+               static_cast<char>(header.size() >> 8)};
+  out << preamble << header;
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  std::error_code ec;
+  if (!out) {
+    std::filesystem::remove(tmp, ec);
+    throw IOError(fmt::format("save_npy: writing '{}' failed (disk full?)", path));
+  }
+  std::filesystem::rename(tmp, path, ec);
+  JANUS_CHECK(!ec, IOError, "save_npy: cannot move the new file into '{}': {}", path, ec.message());
 }
 
 }  // namespace janus::graph

@@ -8,11 +8,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/ops/ops.h"
 #include "testing/npy_file.h"
 #include "testing/test_util.h"
 
@@ -128,6 +130,37 @@ TEST(Npy, NamesWhatIsWrongWithTheHeaderDict) {
               HasSubstr("the header's 'shape' has no closing ')'"));
   EXPECT_THAT(error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}"),
               HasSubstr("the header has no quoted string at offset 10"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Npy, SaveThenLoadGivesTheSameArrayForEveryNumPyDType) {
+  const auto dir = temp_dir();
+  const std::string path = (dir / "x.npy").string();
+  for (const DType dtype : kAllDTypes) {
+    if (dtype == DType::kBFloat16) continue;
+    for (const Shape& shape : {Shape({}), Shape({5}), Shape({2, 3}), Shape({0, 4})}) {
+      std::vector<double> values(static_cast<size_t>(shape.numel()));
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i % 2);
+      const NDArray a = from_vector(values, shape, dtype);
+      save_npy(path, a);
+      const NDArray b = load_npy(path);
+      EXPECT_EQ(b.shape(), shape) << dtype_name(dtype);
+      EXPECT_EQ(b.dtype(), dtype) << dtype_name(dtype);
+      EXPECT_EQ(to_vector<double>(b), values) << dtype_name(dtype) << " " << fmt::format("{}", shape);
+    }
+  }
+  save_npy(path, from_vector<float>({1, 2, 3, 4, 5, 6}, Shape({2, 3})));
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  EXPECT_EQ(bytes.substr(10, dict.size()), dict);
+  EXPECT_EQ(bytes.size(), 128u + 24u);  // the data starts 64-byte aligned
+  EXPECT_EQ(bytes[127], '\n');
+  EXPECT_THAT(error_of<TypeError>([&] { save_npy(path, zeros(Shape({2}), DType::kBFloat16)); }),
+              HasSubstr("save_npy: '" + path + "': bfloat16 has no NumPy dtype"));
+  EXPECT_THAT(error_of<IOError>([&] { save_npy((dir / "no" / "x.npy").string(), zeros({2})); }),
+              HasSubstr("save_npy: cannot write '" + (dir / "no" / "x.npy").string() + "'"));
   std::filesystem::remove_all(dir);
 }
 
