@@ -10,7 +10,7 @@
 #include "janus/base/error.h"
 #include "report_errors.h"
 
-namespace janus::tools {
+namespace janus::cli {
 namespace {
 
 TEST(CliChecks, IntegersNameTheValueAndTheRange) {
@@ -59,4 +59,4 @@ TEST(ReportErrors, EveryExceptionIsOneLineAndStatusOne) {
 }
 
 }  // namespace
-}  // namespace janus::tools
+}  // namespace janus::cli
