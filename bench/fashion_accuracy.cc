@@ -12,16 +12,18 @@
 //   fashion_accuracy --quick       one epoch on 12000 samples, targets reported only
 //   fashion_accuracy --models lenet --lenet-epochs 12
 // Targets are checked only when a model trains for at least its issue epochs on the full set.
-#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "janus/janus.h"
+
 #include "bench_util.h"
 #include "cli_checks.h"
-#include "janus/janus.h"
 #include "machine.h"
 #include "models.h"
 #include "report_errors.h"

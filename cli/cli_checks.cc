@@ -42,8 +42,8 @@ std::string integer_error(const std::string& text, int64_t min, uint64_t max) {
   const bool negative = !text.empty() && text.front() == '-';
   int64_t signed_value = 0;
   uint64_t value = 0;
-  const auto [stop, ec] = negative ? std::from_chars(begin, end, signed_value)
-                                   : std::from_chars(begin, end, value);
+  const auto [stop, ec] =
+      negative ? std::from_chars(begin, end, signed_value) : std::from_chars(begin, end, value);
   if (ec == std::errc::result_out_of_range) {
     return negative ? fmt::format("expected {}, got {}", expected_integer(min), text)
                     : fmt::format("expected an integer of at most {}, got {}", max, text);
@@ -83,8 +83,8 @@ CLI::Validator non_negative_number() {
 }
 
 CLI::Validator fraction() {
-  return CLI::Validator(
-      [](std::string& text) { return number_error(text, {.min = 0, .max = 1}); }, "[0, 1)");
+  return CLI::Validator([](std::string& text) { return number_error(text, {.min = 0, .max = 1}); },
+                        "[0, 1)");
 }
 
 CLI::Validator one_of(std::vector<std::string> names) {

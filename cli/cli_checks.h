@@ -3,12 +3,12 @@
 // CLI11 puts the option's name in front ("--epochs: ..."). Library janus_cli_common (cli/).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace janus::cli {
 

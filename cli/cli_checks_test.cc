@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "janus/base/error.h"
+
 #include "report_errors.h"
 
 namespace janus::cli {
@@ -45,16 +46,23 @@ TEST(CliChecks, NumbersNameTheValueAndTheRange) {
 
 TEST(ReportErrors, EveryExceptionIsOneLineAndStatusOne) {
   std::ostringstream err;
-  EXPECT_EQ(run_reporting_errors("janus x", [] { return 0; }, err), 0);
+  EXPECT_EQ(run_reporting_errors(
+                "janus x", [] { return 0; }, err),
+            0);
   EXPECT_EQ(err.str(), "");
-  EXPECT_EQ(run_reporting_errors("janus x", []() -> int { throw ValueError("--a is 3"); }, err), 1);
+  EXPECT_EQ(run_reporting_errors(
+                "janus x", []() -> int { throw ValueError("--a is 3"); }, err),
+            1);
   EXPECT_EQ(err.str(), "janus x: --a is 3\n");
   err.str("");
-  EXPECT_EQ(run_reporting_errors("janus x", []() -> int { throw std::out_of_range("stoll"); }, err),
+  EXPECT_EQ(run_reporting_errors(
+                "janus x", []() -> int { throw std::out_of_range("stoll"); }, err),
             1);
   EXPECT_EQ(err.str(), "janus x: unexpected error (please report): stoll\n");
   err.str("");
-  EXPECT_EQ(run_reporting_errors("janus x", []() -> int { throw 42; }, err), 1);
+  EXPECT_EQ(run_reporting_errors(
+                "janus x", []() -> int { throw 42; }, err),
+            1);
   EXPECT_EQ(err.str(), "janus x: unexpected error of an unknown type (please report)\n");
 }
 

@@ -4,10 +4,11 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_target.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/graph/npy.h"
+
+#include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string name = "fuzz.npy";

@@ -1,14 +1,15 @@
 // The janus command-line program: `janus ops [NAME]`, `janus info`, `janus hw`, `janus train`,
 // `janus run`, `janus bench`.
-#include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <iostream>
 
-#include <unistd.h>
+#include <CLI/CLI.hpp>
 
-#include "cli_checks.h"
 #include "janus/janus.h"
 #include "janus/profile/hardware.h"
+
+#include "cli_checks.h"
 #include "models.h"
 #include "report_errors.h"
 #include "run_model.h"
@@ -30,14 +31,16 @@ void print_op_summary(const OpDef& op) {
 
 void print_op_full(const OpDef& op) {
   std::cout << op.name << "\n  " << op.doc << "\n";
-  std::cout << "  inputs:  " << (op.inputs.empty() ? "(none)" : fmt::format("{}", fmt::join(op.inputs, ", "))) << "\n";
+  std::cout << "  inputs:  "
+            << (op.inputs.empty() ? "(none)" : fmt::format("{}", fmt::join(op.inputs, ", ")))
+            << "\n";
   std::cout << "  outputs: " << fmt::format("{}", fmt::join(op.outputs, ", ")) << "\n";
   if (!op.attrs.empty()) std::cout << "  attributes:\n";
   for (const auto& a : op.attrs) {
-    const std::string def = a.default_value ? "= " + janus::ops::attr_value_to_string(*a.default_value)
-                                            : "(required)";
-    std::cout << fmt::format("    {:<12} {:<7} {:<14} {}\n", a.name, janus::ops::attr_type_name(a.type),
-                             def, a.doc);
+    const std::string def =
+        a.default_value ? "= " + janus::ops::attr_value_to_string(*a.default_value) : "(required)";
+    std::cout << fmt::format("    {:<12} {:<7} {:<14} {}\n", a.name,
+                             janus::ops::attr_type_name(a.type), def, a.doc);
   }
   if (!op.mutable_inputs.empty()) {
     std::vector<std::string_view> names;
@@ -61,7 +64,8 @@ int run_info() {
   std::cout << "cores: " << janus::hardware_cores() << "\n";
   std::cout << "cpu devices: " << janus::num_cpu_devices() << "\n";
   for (int i = 0; i < janus::num_cpu_devices(); ++i) {
-    std::cout << fmt::format("  cpu({}): cores {}\n", i, fmt::join(janus::device_cores(janus::cpu(i)), ","));
+    std::cout << fmt::format("  cpu({}): cores {}\n", i,
+                             fmt::join(janus::device_cores(janus::cpu(i)), ","));
   }
   std::cout << "engine: " << janus::engine_kind_name(janus::engine().kind()) << "\n";
   const auto o = janus::engine_options_from_env();
@@ -193,9 +197,9 @@ void add_run_command(CLI::App& app, Args& a, Commands& c) {
   c.run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
   CLI::App& run = *c.run;
   run.add_option("prefix", r.prefix, "the model's files without -symbol.json")->required();
-  c.epoch = run.add_option("--epoch", a.epoch,
-                           "which PREFIX-NNNN.safetensors (default: the latest)")
-                ->check(integer_at_least(0));
+  c.epoch =
+      run.add_option("--epoch", a.epoch, "which PREFIX-NNNN.safetensors (default: the latest)")
+          ->check(integer_at_least(0));
   run.add_option("--input", r.input, "input array, a .npy file")
       ->check(janus::cli::existing_file());
   run.add_flag("--random", r.random,

@@ -34,8 +34,8 @@ int latest_epoch(const std::string& prefix) {
     const std::string name = entry.path().filename().string();
     if (std::regex_match(name, m, pattern)) best = std::max(best, std::stoi(m[1].str()));
   }
-  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN.safetensors found in '{}'",
-              p.filename().string(), dir.string());
+  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN.safetensors found in '{}'", p.filename().string(),
+              dir.string());
   return best;
 }
 

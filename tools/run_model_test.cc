@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "janus/base/error.h"
+
 #include "testing/test_util.h"
 #include "tools_test_util.h"
 #include "train.h"
@@ -17,9 +18,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
+using testing::temp_dir;
 using training::train;
 using training::TrainOptions;
-using testing::temp_dir;
 
 TEST(Run, TrainHybridizedExportAndRunTheExportedModel) {
   const auto dir = temp_dir("janus_run_");

@@ -15,6 +15,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+
 #include "testing/npy_file.h"
 #include "testing/test_util.h"
 
@@ -56,16 +57,19 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
               HasSubstr("Fortran-order arrays are not supported"));
   // The shape's extents: too large to read, an element count that overflows, negative.
   write(dir / "huge.npy", npy("{'descr': '<f4', 'fortran_order': False, "
-                              "'shape': (99999999999999999999, 4), }", ""));
+                              "'shape': (99999999999999999999, 4), }",
+                              ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "huge.npy").string()); }),
               HasSubstr("the shape (99999999999999999999, 4) has the extent 99999999999999999999, "
                         "expected an integer from 0 to 9223372036854775807"));
   write(dir / "overflow.npy", npy("{'descr': '<f4', 'fortran_order': False, "
-                                  "'shape': (4611686018427387904, 4), }", ""));
+                                  "'shape': (4611686018427387904, 4), }",
+                                  ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "overflow.npy").string()); }),
               HasSubstr("shape [4611686018427387904, 4]: the element count overflows int64"));
   write(dir / "bytes.npy", npy("{'descr': '<f8', 'fortran_order': False, "
-                               "'shape': (2305843009213693952, 2), }", ""));
+                               "'shape': (2305843009213693952, 2), }",
+                               ""));
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "bytes.npy").string()); }),
               HasSubstr("shape [2305843009213693952, 2] of float64 needs more than "
                         "18446744073709551615 data bytes, the file holds 0"));
@@ -97,8 +101,8 @@ TEST(Npy, ReadsTheHeaderDictInAnyOrderAndSpacing) {
     EXPECT_EQ(a.shape(), Shape({2})) << header;
     EXPECT_EQ(to_vector<int32_t>(a), std::vector<int32_t>({7, -8})) << header;
   }
-  write(dir / "scalar.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-                                std::string(8, '\0')));
+  write(dir / "scalar.npy",
+        npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", std::string(8, '\0')));
   EXPECT_EQ(load_npy((dir / "scalar.npy").string()).shape(), Shape({}));
   std::filesystem::remove_all(dir);
 }
@@ -146,7 +150,8 @@ TEST(Npy, SaveThenLoadGivesTheSameArrayForEveryNumPyDType) {
       const NDArray b = load_npy(path);
       EXPECT_EQ(b.shape(), shape) << dtype_name(dtype);
       EXPECT_EQ(b.dtype(), dtype) << dtype_name(dtype);
-      EXPECT_EQ(to_vector<double>(b), values) << dtype_name(dtype) << " " << fmt::format("{}", shape);
+      EXPECT_EQ(to_vector<double>(b), values)
+          << dtype_name(dtype) << " " << fmt::format("{}", shape);
     }
   }
   save_npy(path, from_vector<float>({1, 2, 3, 4, 5, 6}, Shape({2, 3})));
