@@ -6,10 +6,10 @@
 # run. Budget per target: FUZZ_SECONDS (default 60), or FUZZ_RUNS executions when set.
 #   make fuzz                         # a minute each
 #   FUZZ_RUNS=10000000 make fuzz      # a campaign of 10^7 executions each
-#   FUZZ_TARGETS=idx make fuzz        # one target
+#   FUZZ_TARGETS=npy make fuzz        # one target
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=${FUZZ_TARGETS:-graph_json safetensors idx}
+targets=${FUZZ_TARGETS:-graph_json safetensors idx npy}
 budget=(-max_total_time="${FUZZ_SECONDS:-60}")
 if [ -n "${FUZZ_RUNS:-}" ]; then budget=(-runs="$FUZZ_RUNS"); fi
 

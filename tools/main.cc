@@ -2,7 +2,6 @@
 // `janus run`, `janus bench`.
 #include <unistd.h>
 
-#include <cctype>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -139,12 +138,12 @@ struct Commands {
 };
 
 void add_train_command(CLI::App& app, Args& a, Commands& c) {
-  using janus::tools::integer_at_least;
+  using janus::cli::integer_at_least;
   janus::training::TrainOptions& t = a.train;
   c.train = app.add_subcommand("train", "Train a model on Fashion-MNIST");
   CLI::App& train = *c.train;
   train.add_option("--model", t.model, "model")
-      ->check(janus::tools::one_of(janus::training::model_names()))
+      ->check(janus::cli::one_of(janus::training::model_names()))
       ->capture_default_str();
   train.add_option("--epochs", t.epochs, "passes over the training set")
       ->check(integer_at_least(1))
@@ -153,25 +152,25 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
       ->check(integer_at_least<int64_t>(1))
       ->capture_default_str();
   train.add_option("--lr", t.lr, "learning rate")
-      ->check(janus::tools::positive_number())
+      ->check(janus::cli::positive_number())
       ->capture_default_str();
   train.add_option("--lr-schedule", t.lr_schedule, "learning rate over the run")
-      ->check(janus::tools::one_of({"constant", "cosine"}))
+      ->check(janus::cli::one_of({"constant", "cosine"}))
       ->capture_default_str();
   train.add_option("--optimizer", t.optimizer, "optimizer")
-      ->check(janus::tools::one_of({"sgd", "adam"}))
+      ->check(janus::cli::one_of({"sgd", "adam"}))
       ->capture_default_str();
   train.add_option("--momentum", t.momentum, "SGD momentum, in [0, 1)")
-      ->check(janus::tools::fraction())
+      ->check(janus::cli::fraction())
       ->capture_default_str();
   train.add_option("--wd", t.wd, "weight decay")
-      ->check(janus::tools::non_negative_number())
+      ->check(janus::cli::non_negative_number())
       ->capture_default_str();
   train.add_option("--seed", t.seed, "random seed (initialisation, shuffling, dropout)")
       ->check(integer_at_least<uint64_t>(0))
       ->capture_default_str();
   train.add_option("--device", a.device, "device to train on, cpu:N")
-      ->check(janus::tools::existing_device())
+      ->check(janus::cli::existing_device())
       ->capture_default_str();
   train.add_option("--limit", t.limit, "use only the first N training samples (0: all)")
       ->check(integer_at_least<int64_t>(0))
@@ -193,7 +192,7 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
 }
 
 void add_run_command(CLI::App& app, Args& a, Commands& c) {
-  using janus::tools::integer_at_least;
+  using janus::cli::integer_at_least;
   janus::tools::RunOptions& r = a.run;
   c.run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
   CLI::App& run = *c.run;
@@ -202,7 +201,7 @@ void add_run_command(CLI::App& app, Args& a, Commands& c) {
       run.add_option("--epoch", a.epoch, "which PREFIX-NNNN.safetensors (default: the latest)")
           ->check(integer_at_least(0));
   run.add_option("--input", r.input, "input array, a .npy file")
-      ->check(janus::tools::existing_file());
+      ->check(janus::cli::existing_file());
   run.add_flag("--random", r.random,
                "random normal input, of --shape or else of the shape that the graph records");
   run.add_option("--shape", r.shape, "input shape for --random, e.g. --shape 1 1 28 28")
@@ -241,13 +240,6 @@ std::string command_name(const CLI::App& app) {
   return chosen.empty() ? "janus" : "janus " + chosen.front()->get_name();
 }
 
-// CLI11 starts its messages with a capital ("The following argument was not expected"); ours
-// are lowercase.
-std::string lowercase_first(std::string text) {
-  if (!text.empty()) text.front() = static_cast<char>(std::tolower(text.front()));
-  return text;
-}
-
 int run_command(const Commands& c, Args& a) {
   if (*c.ops) return run_ops(a.op_name);
   if (*c.bench) return run_bench(a.bench);
@@ -281,13 +273,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << command_name(app) << ": " << lowercase_first(e.what()) << "\n";
+    std::cerr << command_name(app) << ": " << janus::cli::parse_error_text(e) << "\n";
     return 1;
   }
   if (app.get_subcommands().empty()) {  // `janus` alone: what it can do, and a failure status
     std::cout << app.help();
     return 1;
   }
-  return janus::tools::run_reporting_errors(
+  return janus::cli::run_reporting_errors(
       command_name(app), [&] { return run_command(commands, args); }, std::cerr);
 }

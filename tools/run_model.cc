@@ -13,10 +13,9 @@
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
+#include "janus/graph/npy.h"
 #include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
-
-#include "npy.h"
 
 namespace janus::tools {
 namespace {
@@ -62,7 +61,7 @@ Shape recorded_input_shape(const deploy::Predictor& predictor) {
 }
 
 NDArray make_input(const RunOptions& o, const deploy::Predictor& predictor) {
-  if (!o.random) return load_npy(o.input);
+  if (!o.random) return graph::load_npy(o.input);
   const Shape shape = o.shape.empty() ? recorded_input_shape(predictor) : Shape(o.shape);
   seed(0);
   return random_normal(0, 1, shape);

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "testing/npy_file.h"
+
 namespace janus::tools::testing {
 
 /// A fresh directory under the system's temporary one, named `name` and the process id.
@@ -28,17 +30,6 @@ inline std::string read_file(const std::filesystem::path& p) {
   return text.str();
 }
 
-/// A version-1 .npy file: the header dict padded as NumPy pads it, then `data`.
-inline std::string npy(const std::string& header_dict, const std::string& data) {
-  std::string header = header_dict;
-  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
-  return out + header + data;
-}
+using janus::testing::npy;
 
 }  // namespace janus::tools::testing

@@ -11,7 +11,7 @@
 
 #include "report_errors.h"
 
-namespace janus::tools {
+namespace janus::cli {
 namespace {
 
 TEST(CliChecks, IntegersNameTheValueAndTheRange) {
@@ -67,4 +67,4 @@ TEST(ReportErrors, EveryExceptionIsOneLineAndStatusOne) {
 }
 
 }  // namespace
-}  // namespace janus::tools
+}  // namespace janus::cli

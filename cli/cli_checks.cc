@@ -1,9 +1,10 @@
-// The option checks of the janus program.
+// The option checks of our programs.
 #include "cli_checks.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -11,7 +12,7 @@
 #include "janus/base/error.h"
 #include "janus/core/device.h"
 
-namespace janus::tools {
+namespace janus::cli {
 namespace {
 
 std::string expected_integer(int64_t min) {
@@ -132,4 +133,10 @@ CLI::Validator existing_file() {
       "FILE");
 }
 
-}  // namespace janus::tools
+std::string parse_error_text(const CLI::ParseError& e) {
+  std::string text = e.what();
+  if (!text.empty()) text.front() = static_cast<char>(std::tolower(text.front()));
+  return text;
+}
+
+}  // namespace janus::cli

@@ -1,12 +1,12 @@
-// How the janus program ends on an error: one line on stderr, "janus run: <message>", and exit
-// status 1, whatever was thrown. Part of the janus program (tools/).
+// How our programs end on an error: one line on stderr, "janus run: <message>", and exit
+// status 1, whatever was thrown. Library janus_cli_common (cli/).
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <string_view>
 
-namespace janus::tools {
+namespace janus::cli {
 
 /// Runs `body` and returns its status; when it throws, writes "`command`: <what>" and a newline
 /// to `err` (janus::Error as it is, another std::exception or anything else as an unexpected
@@ -14,4 +14,4 @@ namespace janus::tools {
 int run_reporting_errors(std::string_view command, const std::function<int()>& body,
                          std::ostream& err);
 
-}  // namespace janus::tools
+}  // namespace janus::cli

@@ -1,4 +1,4 @@
-// The janus program's last line of defence against exceptions.
+// Our programs' last line of defence against exceptions.
 #include "report_errors.h"
 
 #include <exception>
@@ -6,7 +6,7 @@
 
 #include "janus/base/error.h"
 
-namespace janus::tools {
+namespace janus::cli {
 
 int run_reporting_errors(std::string_view command, const std::function<int()>& body,
                          std::ostream& err) {
@@ -22,4 +22,4 @@ int run_reporting_errors(std::string_view command, const std::function<int()>& b
   return 1;
 }
 
-}  // namespace janus::tools
+}  // namespace janus::cli

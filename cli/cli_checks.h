@@ -1,6 +1,6 @@
-// Checks of the janus program's option values, as CLI11 validators: each names the value and
-// what was expected ("expected a positive integer, got 0"); CLI11 puts the option's name in
-// front ("--epochs: ..."). Part of the janus program (tools/).
+// Checks of the option values of our programs (janus, bench/fashion_accuracy), as CLI11
+// validators: each names the value and what was expected ("expected a positive integer, got 0");
+// CLI11 puts the option's name in front ("--epochs: ..."). Library janus_cli_common (cli/).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace janus::tools {
+namespace janus::cli {
 
 /// "" when `text` is an integer in [min, max]; otherwise what is wrong with it.
 std::string integer_error(const std::string& text, int64_t min, uint64_t max);
@@ -44,4 +44,9 @@ CLI::Validator existing_device();
 /// A path to a regular file that exists.
 CLI::Validator existing_file();
 
-}  // namespace janus::tools
+/// The line a program prints (after "NAME: ") when its command line is refused: CLI11's message
+/// with a lowercase first letter, as all our messages ("--epochs: expected a positive integer,
+/// got 0").
+std::string parse_error_text(const CLI::ParseError& e);
+
+}  // namespace janus::cli
