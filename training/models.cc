@@ -29,7 +29,7 @@ std::shared_ptr<nn::Sequential> make_model(const std::string& name) {
              std::make_shared<nn::Dense>(120, "relu"), std::make_shared<nn::Dense>(84, "relu"),
              std::make_shared<nn::Dense>(10));
   } else {
-    JANUS_CHECK(false, ValueError, "unknown model '{}', expected one of: {}", name,
+    JANUS_THROW(ValueError, "unknown model '{}', expected one of: {}", name,
                 fmt::join(model_names(), ", "));
   }
   return net;
