@@ -215,12 +215,14 @@ RngKey next_rng_key() {
 OpDetail describe_call(std::span<const NDArray> inputs, std::span<const NDArray> outputs) {
   OpDetail detail;
   for (const NDArray& a : inputs) {
-    detail.shapes += a.shape().to_string() + " ";
+    detail.shapes += a.shape().to_string();
+    detail.shapes += ' ';
     detail.bytes += static_cast<int64_t>(a.nbytes());
   }
   detail.shapes += "->";
   for (const NDArray& a : outputs) {
-    detail.shapes += " " + a.shape().to_string();
+    detail.shapes += ' ';
+    detail.shapes += a.shape().to_string();
     detail.bytes += static_cast<int64_t>(a.nbytes());
   }
   return detail;
