@@ -25,7 +25,11 @@ for t in $targets; do
       -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t/" \
       "build-fuzz/corpus/$t" "fuzz/corpus/$t" >"build-fuzz/$t.log" 2>&1; then
     tail -n 40 "build-fuzz/$t.log"
-    echo "fuzz: $t found a crash: build-fuzz/crashes/$t/ (replay: build-fuzz/fuzz/${t}_fuzzer FILE)" >&2
+    if [ -z "$(ls -A "build-fuzz/crashes/$t")" ]; then
+      echo "fuzz: $t stopped without a crash (interrupted?)" >&2
+    else
+      echo "fuzz: $t found a crash: build-fuzz/crashes/$t/ (replay: build-fuzz/fuzz/${t}_fuzzer FILE)" >&2
+    fi
     exit 1
   fi
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "build-fuzz/$t.log" |
