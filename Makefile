@@ -43,17 +43,17 @@ test-release: build
 
 test-asan: deps
 	cmake --preset asan >/dev/null
-	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test graph_test nn_test optim_test data_test conformance_test deploy_only_test \
+	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test graph_test nn_test optim_test data_test parallel_test conformance_test deploy_only_test \
 	  profile_test graph_json_fuzzer safetensors_fuzzer idx_fuzzer npy_fuzzer
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan $(CTEST_FLAGS)
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
-	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test graph_test data_test \
+	cmake --build build-tsan -j $(JOBS) --target core_test engine_test ops_test autograd_test graph_test data_test parallel_test \
 	  profile_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1 \
-	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data|profile)$$'
+	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data|parallel|profile)$$'
 
 # Every benchmark of the suite (janus bench --all --json), then the same workloads in PyTorch
 # eager and TorchScript (bench/peers/peers.py), one table side by side, and everything in

@@ -1,6 +1,7 @@
 // Logical CPU devices and the share of the machine's cores that each one owns.
 #include "janus/core/device.h"
 
+#include <fmt/ranges.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -114,6 +115,19 @@ void check_device(Device device, std::string_view what) {
               "{}: device {} does not exist: there are {} cpu devices (set JANUS_CPU_DEVICES or "
               "call set_num_cpu_devices to have more)",
               what, device, num_cpu_devices());
+}
+
+void check_devices(const std::vector<Device>& devices, std::string_view what) {
+  JANUS_CHECK(!devices.empty(), ValueError, "{}: the list of devices is empty; give at least one",
+              what);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    check_device(devices[i], what);
+    for (size_t j = 0; j < i; ++j) {
+      JANUS_CHECK(devices[j] != devices[i], ValueError,
+                  "{}: device {} appears twice in [{}]; give each device once", what, devices[i],
+                  fmt::join(devices, ", "));
+    }
+  }
 }
 
 }  // namespace janus

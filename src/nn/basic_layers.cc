@@ -38,7 +38,7 @@ Embedding::Embedding(int64_t input_dim, int64_t output_dim, InitializerPtr weigh
 NDArray Embedding::forward(const NDArray& x) {
   JANUS_CHECK(x.dtype() == DType::kInt32 || x.dtype() == DType::kInt64, TypeError,
               "{}: indices have dtype {}, expected int32 or int64", name(), x.dtype());
-  return embedding(x, weight_->data());
+  return embedding(x, weight_->data(x.device()));
 }
 
 std::string Embedding::describe() const {

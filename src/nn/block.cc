@@ -53,6 +53,15 @@ void Block::initialize(const InitializerPtr& init, Device device, bool force_rei
   collect_params().initialize(init, device, force_reinit);
 }
 
+void Block::initialize(const InitializerPtr& init, const std::vector<Device>& devices,
+                       bool force_reinit) {
+  collect_params().initialize(init, devices, force_reinit);
+}
+
+void Block::reset_devices(const std::vector<Device>& devices) {
+  collect_params().reset_devices(devices);
+}
+
 ParameterPtr Block::register_param(const std::string& local, Shape shape, InitializerPtr init,
                                    autograd::GradReq req) {
   for (const auto& [n, p] : params_) {

@@ -60,8 +60,9 @@ NDArray Conv2D::forward(const NDArray& x) {
     weight_->finish_deferred_init();
     if (bias_) bias_->finish_deferred_init();
   }
-  const NDArray& w = weight_->data();
-  const NDArray b = bias_ ? bias_->data() : zeros(Shape{channels_}, w.dtype(), w.device());
+  const NDArray& w = weight_->data(x.device());
+  const NDArray b =
+      bias_ ? bias_->data(x.device()) : zeros(Shape{channels_}, w.dtype(), w.device());
   // relu runs inside the convolution's call: one engine operation and one output array, with
   // relu's own rule (NaN stays NaN), so it equals conv2d followed by relu.
   static const ops::OpDef& conv = ops::get_op("conv2d");

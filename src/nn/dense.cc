@@ -43,9 +43,10 @@ NDArray Dense::forward(const NDArray& x) {
   const bool fused_relu = bias_ && activation_ == ops::Activation::kRelu;
   const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   static const ops::OpDef& fc = ops::get_op("fully_connected");
-  NDArray y = bias_ ? ops::invoke(fc, {in, weight_->data(), bias_->data()},
+  const Device device = x.device();
+  NDArray y = bias_ ? ops::invoke(fc, {in, weight_->data(device), bias_->data(device)},
                                   {std::string(ops::activation_name(post_op))})[0]
-                    : dot(in, weight_->data(), false, true);
+                    : dot(in, weight_->data(device), false, true);
   if (!flatten_ && x.ndim() != 2) {
     std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
     dims.back() = units_;

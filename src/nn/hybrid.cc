@@ -51,7 +51,10 @@ std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray
   const ParameterDict params = block.collect_params();
   graph::Tracer tracer([&params](const NDArray& a) -> std::optional<std::string> {
     for (const auto& [name, p] : params) {
-      if (p->initialized() && p->data().storage() == a.storage()) return name;
+      if (!p->initialized()) continue;
+      for (const NDArray& replica : p->list_data()) {
+        if (replica.storage() == a.storage()) return name;
+      }
     }
     return std::nullopt;
   });
@@ -75,7 +78,7 @@ std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray
   std::vector<NDArray> values;
   for (const std::string& name : entry->binding.parameter_names) {
     entry->params.push_back(params.at(name));
-    values.push_back(entry->params.back()->data());
+    values.push_back(entry->params.back()->data(xs[0].device()));
   }
   std::vector<ops::TensorSpec> specs;
   for (const NDArray& a : entry->binding.gather(xs, values)) {
@@ -239,6 +242,7 @@ std::vector<NDArray> Block::operator()(const std::vector<NDArray>& xs) {
 
 std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
   HybridState& h = *hybrid_;
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: a hybridized block takes at least one input", name_);
   for (size_t i = 0; i < xs.size(); ++i) {
     JANUS_CHECK(xs[i].defined(), ValueError, "{}: input {} is undefined", name_, i);
   }
@@ -261,8 +265,11 @@ std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
   std::vector<NDArray> values;
   values.reserve(entry->params.size());
   bool any_grad = false;
+  // The replicas on the inputs' device: the signature holds the device, so each device has its
+  // own compiled graph bound to its own replicas.
+  const Device device = xs.at(0).device();
   for (const ParameterPtr& p : entry->params) {
-    values.push_back(p->data());
+    values.push_back(p->data(device));
     any_grad = any_grad || autograd::requires_grad(values.back());
   }
   for (const NDArray& x : xs) any_grad = any_grad || autograd::requires_grad(x);

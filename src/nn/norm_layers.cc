@@ -38,8 +38,9 @@ NDArray BatchNorm::forward(const NDArray& x) {
       p->finish_deferred_init();
     }
   }
-  return batch_norm(x, gamma_->data(), beta_->data(), running_mean_->data(), running_var_->data(),
-                    autograd::is_training(), momentum_, epsilon_, axis_);
+  const Device d = x.device();
+  return batch_norm(x, gamma_->data(d), beta_->data(d), running_mean_->data(d),
+                    running_var_->data(d), autograd::is_training(), momentum_, epsilon_, axis_);
 }
 
 std::string BatchNorm::describe() const {
@@ -67,7 +68,7 @@ NDArray LayerNorm::forward(const NDArray& x) {
       p->finish_deferred_init();
     }
   }
-  return layer_norm(x, gamma_->data(), beta_->data(), epsilon_);
+  return layer_norm(x, gamma_->data(x.device()), beta_->data(x.device()), epsilon_);
 }
 
 std::string LayerNorm::describe() const {

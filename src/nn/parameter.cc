@@ -34,13 +34,19 @@ void Parameter::infer_shape(const Shape& shape) {
 }
 
 void Parameter::initialize(const InitializerPtr& default_init, Device device, bool force_reinit) {
+  initialize(default_init, std::vector<Device>{device}, force_reinit);
+}
+
+void Parameter::initialize(const InitializerPtr& default_init, const std::vector<Device>& devices,
+                           bool force_reinit) {
   if (initialized() && !force_reinit) return;
   const InitializerPtr& init = init_ ? init_ : default_init;
   JANUS_CHECK(init != nullptr, ValueError,
               "parameter '{}': no initializer given and the parameter has none of its own", name_);
-  device_ = device;
+  check_devices(devices, fmt::format("parameter '{}'", name_));
+  devices_ = devices;
   pending_init_ = init;
-  data_ = NDArray();
+  data_.clear();
   if (shape_known()) finish_deferred_init();
 }
 
@@ -51,13 +57,23 @@ void Parameter::finish_deferred_init() {
               shape_);
   // Runs for real even when the first forward is being traced (hybridize).
   ops::ScopedTraceHook not_traced(nullptr);
-  data_ = pending_init_->make(shape_, dtype_, device_);
+  autograd::PauseScope pause;
+  set_replicas(pending_init_->make(shape_, dtype_, devices_.front()));
   pending_init_ = nullptr;
-  if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(data_, grad_req_);
 }
 
-const NDArray& Parameter::data() const {
-  if (!data_.defined()) {
+void Parameter::set_replicas(const NDArray& value) {
+  std::vector<NDArray> replicas;
+  for (Device d : devices_) {
+    NDArray v = value.device() == d ? value : copyto(value, d);
+    replicas.push_back(autograd::detach(v));
+    if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(replicas.back(), grad_req_);
+  }
+  data_ = std::move(replicas);
+}
+
+const std::vector<NDArray>& Parameter::list_data() const {
+  if (data_.empty()) {
     JANUS_CHECK(pending_init_ == nullptr, ValueError,
                 "parameter '{}' has shape {} with unknown (0) extents, so its initialisation is "
                 "deferred: run one forward pass (or give the layer its input size) first",
@@ -70,31 +86,58 @@ const NDArray& Parameter::data() const {
   return data_;
 }
 
-NDArray Parameter::grad() const {
+const NDArray& Parameter::data() const { return list_data().front(); }
+
+const NDArray& Parameter::data(Device device) const {
+  const std::vector<NDArray>& replicas = list_data();
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (devices_[i] == device) return replicas[i];
+  }
+  JANUS_THROW(DeviceError,
+              "parameter '{}' has no replica on {}: it was initialised on [{}]; initialize() it "
+              "on {} too, or reset_devices()",
+              name_, device, fmt::join(devices_, ", "), device);
+}
+
+NDArray Parameter::grad() const { return grad(device()); }
+
+NDArray Parameter::grad(Device device) const {
   JANUS_CHECK(grad_req_ != autograd::GradReq::kNull, ValueError,
               "parameter '{}' has grad_req null, so it has no gradient", name_);
-  return autograd::grad(data());
+  return autograd::grad(data(device));
+}
+
+std::vector<NDArray> Parameter::list_grad() const {
+  std::vector<NDArray> out;
+  for (Device d : devices_) out.push_back(grad(d));
+  return out;
+}
+
+void Parameter::reset_devices(const std::vector<Device>& devices) {
+  check_devices(devices, fmt::format("parameter '{}'", name_));
+  const NDArray value = initialized() ? data() : NDArray();
+  devices_ = devices;
+  if (value.defined()) {
+    autograd::PauseScope pause;
+    set_replicas(value);
+  }
 }
 
 void Parameter::set_data(const NDArray& value) {
   infer_shape(value.shape());
-  if (data_.defined()) device_ = data_.device();
-  NDArray v = value.dtype() == dtype_ ? value : cast(value, dtype_);
-  if (v.device() != device_) v = copyto(v, device_);
-  data_ = autograd::detach(v);
+  autograd::PauseScope pause;
+  set_replicas(value.dtype() == dtype_ ? value : cast(value, dtype_));
   pending_init_ = nullptr;
-  if (grad_req_ != autograd::GradReq::kNull) autograd::attach_grad(data_, grad_req_);
 }
 
 void Parameter::zero_grad() {
-  if (data_.defined() && grad_req_ != autograd::GradReq::kNull) {
-    autograd::attach_grad(data_, grad_req_);
-  }
+  if (grad_req_ == autograd::GradReq::kNull) return;
+  for (const NDArray& replica : data_) autograd::attach_grad(replica, grad_req_);
 }
 
 void Parameter::set_grad_req(autograd::GradReq req) {
   grad_req_ = req;
-  if (data_.defined()) autograd::attach_grad(data_, req);
+  for (const NDArray& replica : data_) autograd::attach_grad(replica, req);
 }
 
 void ParameterDict::add(std::string name, ParameterPtr param) {
@@ -134,6 +177,15 @@ ParameterDict ParameterDict::select(const std::string& pattern) const {
 
 void ParameterDict::initialize(const InitializerPtr& init, Device device, bool force_reinit) {
   for (const auto& [n, p] : items_) p->initialize(init, device, force_reinit);
+}
+
+void ParameterDict::initialize(const InitializerPtr& init, const std::vector<Device>& devices,
+                               bool force_reinit) {
+  for (const auto& [n, p] : items_) p->initialize(init, devices, force_reinit);
+}
+
+void ParameterDict::reset_devices(const std::vector<Device>& devices) {
+  for (const auto& [n, p] : items_) p->reset_devices(devices);
 }
 
 void ParameterDict::zero_grad() {

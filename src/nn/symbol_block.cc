@@ -39,8 +39,9 @@ std::shared_ptr<SymbolBlock> SymbolBlock::imports(const std::string& symbol_file
 std::vector<NDArray> SymbolBlock::forward(const std::vector<NDArray>& xs) {
   JANUS_CHECK(xs.size() == input_names_.size(), ValueError, "{}: got {} inputs, expected {} ({})",
               name(), xs.size(), input_names_.size(), fmt::join(input_names_, ", "));
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: forward takes at least one input", name());
   std::vector<NDArray> values;
-  for (const auto& [local, p] : own_params()) values.push_back(p->data());
+  for (const auto& [local, p] : own_params()) values.push_back(p->data(xs[0].device()));
   const std::vector<NDArray> args = binding_.gather(xs, values);
   // Keyed by every argument's shape, dtype and device: the inputs', and the parameters' (which
   // set_data may move).

@@ -35,4 +35,15 @@ std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args) {
   return {TensorSpec{broadcast_shapes(args.op.name, a.shape, b.shape), a.dtype, a.device}};
 }
 
+std::vector<TensorSpec> infer_into(const InferArgs& args) {
+  const TensorSpec& dst = args.inputs[0];
+  const TensorSpec& src = args.inputs[1];
+  JANUS_CHECK(dst.shape == src.shape, ShapeError,
+              "{}: dst has shape {} but src has shape {}, expected the same shape", args.op.name,
+              dst.shape, src.shape);
+  JANUS_CHECK(dst.dtype == src.dtype, TypeError, "{}: dst is {} but src is {}, expected one dtype",
+              args.op.name, dst.dtype, src.dtype);
+  return {};
+}
+
 }  // namespace janus::ops

@@ -119,6 +119,10 @@ InferFn infer_same_as_input(int index);
 /// NumPy broadcasting of two shapes; throws ShapeError naming `op` and both shapes.
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);
 
+/// Shape rule of the operators that write into their first input (copy_into, add_into): dst and
+/// src of one shape and dtype, no outputs.
+std::vector<TensorSpec> infer_into(const InferArgs& args);
+
 /// Shape rule of binary elementwise operators: broadcast shapes, equal dtypes required.
 std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args);
 

@@ -92,6 +92,7 @@ namespace {
 
 thread_local std::vector<InvokeObserver*> tls_observers;
 thread_local TraceHook* tls_trace_hook = nullptr;
+thread_local int tls_priority = 0;
 
 std::atomic<uint64_t> g_seed{0};
 std::atomic<uint64_t> g_rng_counter{0};
@@ -355,8 +356,8 @@ void push_kernel(const OpDef& op, KernelFn kernel, std::vector<NDArray> arrays, 
         std::span<const NDArray> all(arrays);
         kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
       },
-      vars.reads.span(), vars.writes.span(), device, op.copy_lane ? Lane::kCopy : Lane::kCompute, 0,
-      op.name, std::move(detail));
+      vars.reads.span(), vars.writes.span(), device, op.copy_lane ? Lane::kCopy : Lane::kCompute,
+      tls_priority, op.name, std::move(detail));
 }
 
 }  // namespace
@@ -397,6 +398,10 @@ ScopedTraceHook::ScopedTraceHook(TraceHook* hook) : prev_(tls_trace_hook) { tls_
 ScopedTraceHook::~ScopedTraceHook() { tls_trace_hook = prev_; }
 
 TraceHook* current_trace_hook() { return tls_trace_hook; }
+
+ScopedPriority::ScopedPriority(int priority) : prev_(tls_priority) { tls_priority = priority; }
+
+ScopedPriority::~ScopedPriority() { tls_priority = prev_; }
 
 std::string_view attr_type_name(AttrType type) {
   constexpr std::string_view kNames[] = {"int",  "float", "bool",  "string",

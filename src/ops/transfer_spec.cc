@@ -11,5 +11,12 @@ JANUS_OP_SPEC({.op = "copyto",
                                const ops::Attrs&) { return std::vector<RefTensor>{in[0]}; },
                .samples = {{{{2, 3}}, {cpu(0)}}, {{{}}, {cpu(0)}}, {{{0}}, {cpu(0)}}}});
 
+JANUS_OP_SPEC({.op = "copy_into",
+               .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
+                       "(across devices, views, errors)"});
+JANUS_OP_SPEC({.op = "add_into",
+               .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
+                       "(every dtype, integer wrap-around, errors)"});
+
 }  // namespace
 }  // namespace janus::testing

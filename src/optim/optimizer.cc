@@ -20,24 +20,46 @@ Optimizer::Optimizer(double learning_rate, double wd) : learning_rate_(learning_
 }
 
 void Optimizer::update(int index, const NDArray& weight, const NDArray& grad) {
+  update(index, std::span<const NDArray>(&weight, 1), std::span<const NDArray>(&grad, 1));
+}
+
+void Optimizer::update(int index, std::span<const NDArray> weights,
+                       std::span<const NDArray> grads) {
   JANUS_CHECK(index >= 0, IndexError, "{}: parameter index {} is negative", name(), index);
-  JANUS_CHECK(weight.defined() && grad.defined(), ValueError,
-              "{}: update of parameter {}: the {} is undefined", name(), index,
-              weight.defined() ? "gradient" : "weight");
-  Slot& slot = slots_[index];
-  const size_t n_state = state_names().size();
-  if (slot.state.size() != n_state) {
-    slot.state.clear();
-    for (size_t i = 0; i < n_state; ++i) {
-      slot.state.push_back(zeros(weight.shape(), weight.dtype(), weight.device()));
-    }
+  JANUS_CHECK(!weights.empty() && weights.size() == grads.size(), ValueError,
+              "{}: update of parameter {}: {} replicas and {} gradients, expected one gradient "
+              "per replica",
+              name(), index, weights.size(), grads.size());
+  for (size_t k = 0; k < weights.size(); ++k) {
+    JANUS_CHECK(weights[k].defined() && grads[k].defined(), ValueError,
+                "{}: update of parameter {}: the {} of replica {} is undefined", name(), index,
+                weights[k].defined() ? "gradient" : "weight", k);
   }
+  Slot& slot = slots_[index];
   // The count and the schedule's position move only once the update was accepted.
   const int64_t t = slot.count + 1;
   const int64_t num_update = std::max(num_update_, t);
-  apply(weight, grad, slot.state, scheduler_ ? (*scheduler_)(num_update) : learning_rate_, t);
+  const double lr = scheduler_ ? (*scheduler_)(num_update) : learning_rate_;
+  // Every replica's state exists before any update: a new one copies replica 0's as it was.
+  for (size_t k = 0; k < weights.size(); ++k) replica_state(slot, k, weights[k]);
+  for (size_t k = 0; k < weights.size(); ++k) apply(weights[k], grads[k], slot.replicas[k], lr, t);
   slot.count = t;
   num_update_ = num_update;
+}
+
+std::vector<NDArray>& Optimizer::replica_state(Slot& slot, size_t k, const NDArray& weight) const {
+  const size_t n_state = state_names().size();
+  if (slot.replicas.size() <= k) slot.replicas.resize(k + 1);
+  std::vector<NDArray>& state = slot.replicas[k];
+  if (state.size() == n_state) return state;
+  state.clear();
+  const std::vector<NDArray>& first = slot.replicas[0];
+  for (size_t i = 0; i < n_state; ++i) {
+    state.push_back(k > 0 && first.size() == n_state
+                        ? copyto(first[i], weight.device())
+                        : zeros(weight.shape(), weight.dtype(), weight.device()));
+  }
+  return state;
 }
 
 double Optimizer::learning_rate() const {
@@ -72,7 +94,7 @@ int64_t Optimizer::update_count(int index) const {
 const std::vector<NDArray>& Optimizer::state(int index) const {
   static const std::vector<NDArray> kNone;
   auto it = slots_.find(index);
-  return it == slots_.end() ? kNone : it->second.state;
+  return it == slots_.end() || it->second.replicas.empty() ? kNone : it->second.replicas[0];
 }
 
 void Optimizer::set_state(int index, std::vector<NDArray> state, int64_t update_count) {
@@ -81,7 +103,10 @@ void Optimizer::set_state(int index, std::vector<NDArray> state, int64_t update_
               state.size(), state_names().size(), fmt::join(state_names(), ", "));
   JANUS_CHECK(update_count >= 0, ValueError, "{}: update count {} is negative", name(),
               update_count);
-  slots_[index] = Slot{std::move(state), update_count};
+  Slot slot;
+  slot.replicas.push_back(std::move(state));
+  slot.count = update_count;
+  slots_[index] = std::move(slot);
   num_update_ = std::max(num_update_, update_count);
 }
 

@@ -169,8 +169,11 @@ struct StatesReader {
 
 }  // namespace
 
-Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer)
-    : optimizer_(std::move(optimizer)) {
+Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer,
+                 kvstore::KVStorePtr kvstore, bool update_on_kvstore)
+    : optimizer_(std::move(optimizer)),
+      kvstore_(std::move(kvstore)),
+      update_on_kvstore_(update_on_kvstore) {
   JANUS_CHECK(optimizer_ != nullptr, ValueError, "Trainer: the optimizer is null");
   std::set<const nn::Parameter*> seen;
   for (const auto& [name, p] : params) {
@@ -179,17 +182,77 @@ Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer)
   scale_ = optimizer_->rescale_grad();
 }
 
+void Trainer::prepare(std::string_view what) {
+  // Every check before any update, so that an error leaves every weight as it was.
+  for (const auto& [name, p] : params_) {
+    if (!is_trained(*p)) continue;
+    try {
+      check_has_gradient(name, *p);
+    } catch (Error& e) {
+      if (what != "step") e.add_context(fmt::format("Trainer: {}", what));
+      throw;
+    }
+  }
+  if (store_ready_) return;
+  bool replicated = false;
+  for (const auto& [name, p] : params_) replicated = replicated || p->devices().size() > 1;
+  if (!kvstore_ && (replicated || update_on_kvstore_)) kvstore_ = kvstore::create("device");
+  if (kvstore_) {
+    // Parameter i is key i: the optimizer's index on the store, too.
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const nn::Parameter& p = *params_[i].second;
+      if (is_trained(p)) kvstore_->init(static_cast<int>(i), p.data());
+    }
+    if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
+  }
+  store_ready_ = true;
+}
+
+bool Trainer::uses_store() const {
+  if (!kvstore_) return false;
+  if (update_on_kvstore_ || kvstore_->num_workers() > 1) return true;
+  for (const auto& [name, p] : params_) {
+    if (p->devices().size() > 1) return true;
+  }
+  return false;
+}
+
 void Trainer::step(int64_t batch_size) {
   JANUS_CHECK(batch_size > 0, ValueError,
               "Trainer: step: batch_size is {}, expected a positive number", batch_size);
-  // Every check before any update, so that an error leaves every weight as it was.
-  for (const auto& [name, p] : params_) {
-    if (is_trained(*p)) check_has_gradient(name, *p);
-  }
-  optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  prepare("step");
+  allreduce_grads();
+  update(batch_size);
+}
+
+void Trainer::allreduce_grads() {
+  prepare("allreduce_grads");
+  if (!uses_store() || update_on_kvstore_) return;
   for (size_t i = 0; i < params_.size(); ++i) {
     const nn::Parameter& p = *params_[i].second;
-    if (is_trained(p)) optimizer_->update(static_cast<int>(i), p.data(), p.grad());
+    if (!is_trained(p)) continue;
+    const std::vector<NDArray> grads = p.list_grad();
+    // The first layers' gradients are the first needed by the next forward pass.
+    kvstore_->pushpull(static_cast<int>(i), grads, grads, -static_cast<int>(i));
+  }
+}
+
+void Trainer::update(int64_t batch_size) {
+  JANUS_CHECK(batch_size > 0, ValueError,
+              "Trainer: update: batch_size is {}, expected a positive number", batch_size);
+  prepare("update");
+  optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  const bool on_store = uses_store() && update_on_kvstore_;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const nn::Parameter& p = *params_[i].second;
+    if (!is_trained(p)) continue;
+    const int index = static_cast<int>(i);
+    if (on_store) {
+      kvstore_->push(index, p.list_grad(), -index);
+      kvstore_->pull(index, p.list_data(), -index);
+    } else {
+      optimizer_->update(index, p.list_data(), p.list_grad());
+    }
   }
 }
 

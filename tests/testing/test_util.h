@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
+#include "janus/core/device.h"
 #include "janus/core/dtype.h"
+#include "janus/engine/array.h"
 #include "janus/engine/engine.h"
 
 namespace janus {
@@ -39,6 +42,24 @@ class ScopedEngine {
 
  private:
   EngineKind saved_;
+};
+
+/// At least `n` logical CPU devices for a scope; the count in use before is restored after
+/// every array of the scope is released (wait_all: memory of cpu(i) goes back while it exists).
+class ScopedCpuDevices {
+ public:
+  explicit ScopedCpuDevices(int n) : saved_(num_cpu_devices()) {
+    set_num_cpu_devices(std::max(saved_, n));
+  }
+  ~ScopedCpuDevices() {
+    wait_all();
+    set_num_cpu_devices(saved_);
+  }
+  ScopedCpuDevices(const ScopedCpuDevices&) = delete;
+  ScopedCpuDevices& operator=(const ScopedCpuDevices&) = delete;
+
+ private:
+  int saved_;
 };
 
 }  // namespace janus

@@ -53,6 +53,11 @@ std::vector<int> device_cores(Device device);
 /// any GPU in a build without CUDA. `what` names the caller for the message.
 void check_device(Device device, std::string_view what);
 
+/// Checks a list of devices that each get a replica or a slice (data parallelism): not empty
+/// (ValueError), each existing (DeviceError), none twice (ValueError naming it and the list).
+/// `what` names the caller for the message.
+void check_devices(const std::vector<Device>& devices, std::string_view what);
+
 }  // namespace janus
 
 template <>

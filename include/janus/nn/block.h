@@ -99,6 +99,13 @@ class Block {
   /// Initialises every parameter (deferred for those whose shape waits for the first input).
   void initialize(const InitializerPtr& init = Uniform(), Device device = cpu(),
                   bool force_reinit = false);
+  /// One replica of every parameter per device (data parallelism): the block called on an
+  /// input on one of them uses that device's replicas (see Parameter::initialize).
+  void initialize(const InitializerPtr& init, const std::vector<Device>& devices,
+                  bool force_reinit = false);
+  /// Moves every parameter to `devices` (Gluon's reset_ctx; see Parameter::reset_devices).
+  void reset_devices(const std::vector<Device>& devices);
+  void reset_device(Device device) { reset_devices({device}); }
 
   const std::vector<std::pair<std::string, std::shared_ptr<Block>>>& children() const {
     return children_;

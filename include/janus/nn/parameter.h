@@ -27,8 +27,6 @@ class Parameter {
   DType dtype() const { return dtype_; }
   autograd::GradReq grad_req() const { return grad_req_; }
   const InitializerPtr& init() const { return init_; }
-  /// The device given to initialize().
-  Device device() const { return device_; }
 
   /// True when no extent is unknown (0).
   bool shape_known() const;
@@ -42,31 +40,61 @@ class Parameter {
   /// alone unless `force_reinit`.
   void initialize(const InitializerPtr& default_init, Device device = cpu(),
                   bool force_reinit = false);
+  /// The same with one replica per device (data parallelism, Gluon's initialize(ctx=[...])):
+  /// the value is drawn once, on the first device, and copied to the others, so every replica
+  /// starts identical; each has its own gradient buffer. An empty list or a device named twice
+  /// is a ValueError naming the parameter and the devices.
+  void initialize(const InitializerPtr& default_init, const std::vector<Device>& devices,
+                  bool force_reinit = false);
   /// Creates the deferred value once the shape is known (layers call it in forward).
   void finish_deferred_init();
-  bool initialized() const { return data_.defined(); }
-  bool deferred() const { return !data_.defined() && pending_init_ != nullptr; }
+  bool initialized() const { return !data_.empty(); }
+  bool deferred() const { return data_.empty() && pending_init_ != nullptr; }
 
-  /// The value. ValueError naming the parameter when it was not initialised, or when its shape
-  /// is still unknown (run a forward pass first).
+  /// The devices that hold a replica, in the order initialize() gave them (Gluon's list_ctx).
+  const std::vector<Device>& devices() const { return devices_; }
+  /// The first of devices().
+  Device device() const { return devices_.front(); }
+
+  /// The value: the replica on the first device. ValueError naming the parameter when it was not
+  /// initialised, or when its shape is still unknown (run a forward pass first).
   const NDArray& data() const;
-  /// The gradient buffer (written by backward). ValueError when grad_req is kNull.
+  /// The replica on `device` (what a layer called on an input there uses); DeviceError naming
+  /// the parameter and both devices when it has none there.
+  const NDArray& data(Device device) const;
+  /// Every replica, in the order of devices().
+  const std::vector<NDArray>& list_data() const;
+  /// The gradient buffer of the first replica (written by backward). ValueError when grad_req
+  /// is kNull.
   NDArray grad() const;
-  /// Replaces the value (e.g. loaded weights): same shape required (unknown extents are
-  /// inferred), converted to the parameter's dtype; the gradient buffer is attached again.
+  /// The gradient buffer of the replica on `device`.
+  NDArray grad(Device device) const;
+  /// The gradient buffers of every replica, in the order of devices().
+  std::vector<NDArray> list_grad() const;
+  /// Moves the parameter to `devices` (Gluon's reset_ctx): each new replica is a copy of the
+  /// current value; a deferred parameter will be created there. Gradients start at zero.
+  void reset_devices(const std::vector<Device>& devices);
+  void reset_device(Device device) { reset_devices({device}); }
+  /// Replaces the value of every replica (e.g. loaded weights): same shape required (unknown
+  /// extents are inferred), converted to the parameter's dtype; gradient buffers are attached
+  /// again.
   void set_data(const NDArray& value);
-  /// Gradient buffer back to zeros (for grad_req kAdd).
+  /// Gradient buffers back to zeros (for grad_req kAdd).
   void zero_grad();
   void set_grad_req(autograd::GradReq req);
 
  private:
+  // data_ = a detached copy of `value` per device, each with a gradient buffer.
+  void set_replicas(const NDArray& value);
+
   std::string name_;
   Shape shape_;
   InitializerPtr init_;
   DType dtype_;
   autograd::GradReq grad_req_;
-  Device device_ = cpu();
-  NDArray data_;
+  // The replica of data_[i] lives on devices_[i]: never empty, distinct.
+  std::vector<Device> devices_{cpu()};
+  std::vector<NDArray> data_;    // empty until initialised
   InitializerPtr pending_init_;  // set while initialisation is deferred
 };
 
@@ -88,6 +116,11 @@ class ParameterDict {
   ParameterDict select(const std::string& pattern) const;
 
   void initialize(const InitializerPtr& init, Device device = cpu(), bool force_reinit = false);
+  /// One replica of every parameter per device (see Parameter::initialize).
+  void initialize(const InitializerPtr& init, const std::vector<Device>& devices,
+                  bool force_reinit = false);
+  /// Parameter::reset_devices on every parameter.
+  void reset_devices(const std::vector<Device>& devices);
   void zero_grad();
   void set_grad_req(autograd::GradReq req);
   std::vector<std::string> names() const;

@@ -279,6 +279,20 @@ class ScopedTraceHook {
   TraceHook* prev_;
 };
 
+/// The engine priority of the operators that this thread invokes while the scope lives (0
+/// outside any): larger runs first among ready operations of a lane. Collectives give the
+/// reductions of the values needed first a higher one.
+class ScopedPriority {
+ public:
+  explicit ScopedPriority(int priority);
+  ~ScopedPriority();
+  ScopedPriority(const ScopedPriority&) = delete;
+  ScopedPriority& operator=(const ScopedPriority&) = delete;
+
+ private:
+  int prev_;
+};
+
 /// The hook of the trace running on this thread, or nullptr.
 TraceHook* current_trace_hook();
 

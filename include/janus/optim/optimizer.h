@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,10 @@ class Optimizer {
   /// `index` gets its state (zeros like the weight) on its first update; its update count goes
   /// up by one and the learning rate is that of the schedule at num_update().
   void update(int index, const NDArray& weight, const NDArray& grad);
+  /// One update of parameter `index` held as replicas on several devices (data parallelism):
+  /// replica k of `weights` is updated from `grads[k]` with a state of its own on its device,
+  /// and the count goes up once. Replicas given the same gradients stay identical.
+  void update(int index, std::span<const NDArray> weights, std::span<const NDArray> grads);
 
   /// The current learning rate: the schedule's value at num_update() when there is one.
   double learning_rate() const;
@@ -60,10 +65,12 @@ class Optimizer {
   int64_t num_update() const { return num_update_; }
   /// How many updates parameter `index` has had (0: none yet).
   int64_t update_count(int index) const;
-  /// The state arrays of parameter `index`; empty before its first update.
+  /// The state arrays of parameter `index` (of its first replica); empty before its first
+  /// update.
   const std::vector<NDArray>& state(int index) const;
   /// Replaces the state and update count of parameter `index` (loading a checkpoint): `state`
-  /// holds one array per state_names(), or is empty to create zeros at the next update.
+  /// holds one array per state_names(), or is empty to create zeros at the next update. Other
+  /// replicas start from a copy of it at their next update.
   void set_state(int index, std::vector<NDArray> state, int64_t update_count);
   /// Sets num_update (loading a checkpoint).
   void set_num_update(int64_t num_update);
@@ -79,9 +86,11 @@ class Optimizer {
 
  private:
   struct Slot {
-    std::vector<NDArray> state;
+    std::vector<std::vector<NDArray>> replicas;  // the state of each replica, [0] first
     int64_t count = 0;
   };
+  // The state of replica `k` of `weight`, created (zeros, or a copy of replica 0's) if absent.
+  std::vector<NDArray>& replica_state(Slot& slot, size_t k, const NDArray& weight) const;
 
   double learning_rate_;
   double wd_;

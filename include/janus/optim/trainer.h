@@ -16,6 +16,14 @@
 //     trainer.step(x.shape()[0]);         // gradients are sums over the batch: rescaled by 1/64
 //   }
 //   trainer.save_states("opt.safetensors");   // momentum, Adam moments, update counts
+//
+// Data parallelism: parameters with replicas on several devices (Block::initialize(init,
+// devices)) have their gradients summed through a KVStore at each step, and every replica gets
+// the same update, so the replicas stay identical:
+//   net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
+//   optim::Trainer trainer(net->collect_params(), sgd, kvstore::create("device"));
+//   ... one forward and backward per slice (parallel::split_and_load), then
+//   trainer.step(batch_size);                 // the whole batch's size
 #pragma once
 
 #include <cstdint>
@@ -24,6 +32,7 @@
 #include <vector>
 
 #include "janus/nn/parameter.h"
+#include "janus/optim/kvstore.h"
 #include "janus/optim/optimizer.h"
 
 namespace janus::optim {
@@ -33,14 +42,32 @@ class Trainer {
   /// `params` by name (e.g. Block::collect_params()); a parameter listed under two names (a
   /// shared layer) is updated once. The optimizer's rescale_grad at this point is the scale
   /// that step() divides by the batch size (1 unless set).
-  Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer);
+  ///
+  /// `kvstore` sums the gradients of parameters held on several devices (null: a "device"
+  /// store is created when a parameter has several replicas, as Gluon does). Parameter i is
+  /// key i. With `update_on_kvstore` the store holds the weights and applies the optimizer
+  /// (the replicas pull the result); otherwise the summed gradient comes back to every replica
+  /// and each replica applies the same update on its own device.
+  Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer,
+          kvstore::KVStorePtr kvstore = nullptr, bool update_on_kvstore = false);
 
-  /// One update of every parameter whose grad_req is not null (BatchNorm's running statistics
-  /// are skipped), with rescale_grad = scale / batch_size. Checks every parameter first: one
-  /// that is not initialised, or whose shape is still unknown (no forward and backward ran
-  /// through it), is a ValueError naming it, and then nothing is updated. Pushes the updates
-  /// and returns at once.
+  /// allreduce_grads() then update(batch_size): one update of every parameter whose grad_req
+  /// is not null (BatchNorm's running statistics are skipped), with rescale_grad = scale /
+  /// batch_size. Checks every parameter first: one that is not initialised, or whose shape is
+  /// still unknown (no forward and backward ran through it), is a ValueError naming it, and
+  /// then nothing is updated. Pushes the work and returns at once.
   void step(int64_t batch_size);
+  /// Sums each parameter's gradients over its replicas, into every replica (through the
+  /// store; higher priority for the parameters a forward pass reaches first). Nothing to do
+  /// with one replica each, or when the store updates (update_on_kvstore).
+  void allreduce_grads();
+  /// The optimizer step of step(), after allreduce_grads(): with update_on_kvstore, pushes the
+  /// gradients to the store and pulls the updated weights into every replica.
+  void update(int64_t batch_size);
+
+  /// The store in use (null while no parameter has several replicas and none was given).
+  const kvstore::KVStorePtr& kvstore() const { return kvstore_; }
+  bool update_on_kvstore() const { return update_on_kvstore_; }
 
   double learning_rate() const { return optimizer_->learning_rate(); }
   /// ValueError when a schedule decides the rate.
@@ -60,9 +87,16 @@ class Trainer {
   void load_states(const std::string& path);
 
  private:
+  // Checks every trained parameter, then creates the store and its keys on first use.
+  void prepare(std::string_view what);
+  bool uses_store() const;
+
   std::vector<std::pair<std::string, nn::ParameterPtr>> params_;
   OptimizerPtr optimizer_;
   double scale_;
+  kvstore::KVStorePtr kvstore_;
+  bool update_on_kvstore_;
+  bool store_ready_ = false;
 };
 
 }  // namespace janus::optim

@@ -1,0 +1,19 @@
+// Transfers and reductions into existing arrays: the steps of which collectives (the KVStore's
+// reductions, later the dist layer's) are made. Each is one engine operation that writes its
+// destination in place, so that a ring of them over several devices is ordered by the arrays'
+// vars alone. Layer: ops.
+#pragma once
+
+#include "janus/core/ndarray.h"
+
+namespace janus {
+
+/// dst = src, elementwise, on the copy lane of dst's device; src may live on another device.
+/// Same shape and dtype required (ShapeError / TypeError naming both).
+void copy_into(const NDArray& dst, const NDArray& src);
+
+/// dst += src, elementwise, on dst's device (compute lane); both on one device, same shape and
+/// dtype.
+void add_into(const NDArray& dst, const NDArray& src);
+
+}  // namespace janus

@@ -1,0 +1,107 @@
+// KVStore: the store through which replicas of parameters on several devices (and, in the dist
+// layer, several processes) exchange gradients and weights (Gluon's mx.kv). Layer: optim holds
+// the interface, which Trainer drives; the stores live below: `local` and `device` in parallel,
+// the dist_* kinds in dist. Each registers itself under its name.
+//
+//   auto kv = kvstore::create("device");
+//   kv->init(3, zeros({256, 784}));
+//   kv->push(3, {g0, g1});           // g0 on cpu(0), g1 on cpu(1): summed
+//   kv->pull(3, {w0, w1});           // the stored value copied into both
+//   kv->pushpull(3, {g0, g1}, {g0, g1});  // allreduce in place
+//
+// Every call is asynchronous: it pushes engine operations ordered by the arrays' vars and
+// returns; `priority` (higher first) lets the values needed first go first. Arrays passed in
+// must not change until those operations ran, which the engine's ordering already ensures for
+// later operations on them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "janus/core/ndarray.h"
+#include "janus/optim/optimizer.h"
+
+namespace janus::kvstore {
+
+/// A key: an integer or a string (one store takes keys of one kind, as MXNet's does).
+class Key {
+ public:
+  Key(int key) : key_(static_cast<int64_t>(key)) {}  // NOLINT(google-explicit-constructor)
+  Key(int64_t key) : key_(key) {}                    // NOLINT(google-explicit-constructor)
+  Key(std::string key) : key_(std::move(key)) {}     // NOLINT(google-explicit-constructor)
+  Key(const char* key) : key_(std::string(key)) {}   // NOLINT(google-explicit-constructor)
+
+  bool is_int() const { return std::holds_alternative<int64_t>(key_); }
+  int64_t as_int() const { return std::get<int64_t>(key_); }
+  const std::string& as_string() const { return std::get<std::string>(key_); }
+  /// "3" or "'fc1.weight'", for messages.
+  std::string to_string() const;
+  friend bool operator==(const Key&, const Key&) = default;
+  friend auto operator<=>(const Key&, const Key&) = default;
+
+ private:
+  std::variant<int64_t, std::string> key_;
+};
+
+class KVStore {
+ public:
+  virtual ~KVStore() = default;
+
+  /// The name create() takes: "local", "device", "dist_sync", ...
+  virtual std::string_view type() const = 0;
+  /// This process's rank among the workers of the job, and their number (1 in one process).
+  virtual int rank() const { return 0; }
+  virtual int num_workers() const { return 1; }
+
+  /// Stores a copy of `value` under `key`. A key initialised twice is a ValueError naming it.
+  virtual void init(const Key& key, const NDArray& value) = 0;
+  /// Sums `values` (of the stored shape and dtype; on any devices) and, with an optimizer set,
+  /// updates the stored value from the sum as a gradient; without one, the sum replaces it.
+  virtual void push(const Key& key, std::span<const NDArray> values, int priority = 0) = 0;
+  /// Copies the stored value into every array of `outs`.
+  virtual void pull(const Key& key, std::span<const NDArray> outs, int priority = 0) = 0;
+  /// push then pull; `outs` may be `values` themselves (an allreduce in place).
+  virtual void pushpull(const Key& key, std::span<const NDArray> values,
+                        std::span<const NDArray> outs, int priority = 0) = 0;
+  /// init(key, value) then pull(key, outs).
+  virtual void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
+                         int priority = 0) = 0;
+  /// Updates on the store: each push is applied to the stored value as a gradient by
+  /// `optimizer` (Gluon's update_on_kvstore). Null removes it.
+  virtual void set_optimizer(optim::OptimizerPtr optimizer) = 0;
+  virtual const optim::OptimizerPtr& optimizer() const = 0;
+
+  // List forms: keys[i] with values[i] (and outs[i]).
+  void init(std::span<const Key> keys, std::span<const NDArray> values);
+  void push(std::span<const Key> keys, std::span<const std::vector<NDArray>> values,
+            int priority = 0);
+  void pull(std::span<const Key> keys, std::span<const std::vector<NDArray>> outs,
+            int priority = 0);
+  void pushpull(std::span<const Key> keys, std::span<const std::vector<NDArray>> values,
+                std::span<const std::vector<NDArray>> outs, int priority = 0);
+
+  // One array each, for brevity.
+  void push(const Key& key, const NDArray& value, int priority = 0) {
+    push(key, std::span<const NDArray>(&value, 1), priority);
+  }
+  void pull(const Key& key, const NDArray& out, int priority = 0) {
+    pull(key, std::span<const NDArray>(&out, 1), priority);
+  }
+};
+
+using KVStorePtr = std::shared_ptr<KVStore>;
+using Factory = std::function<KVStorePtr()>;
+
+/// The store called `name`; a ValueError listing the known names otherwise.
+KVStorePtr create(std::string_view name);
+/// Makes `factory` what create(name) calls (a store kind registers itself at start-up).
+void register_kind(std::string name, Factory factory);
+/// The registered names, sorted.
+std::vector<std::string> kinds();
+
+}  // namespace janus::kvstore

@@ -1,0 +1,36 @@
+// Reductions across the devices of one process, made of engine operations (copy_into on copy
+// lanes, add_into on compute lanes) ordered by the arrays' vars: each call pushes and returns.
+// The KVStore's `device` and `local` stores, and the dist layer's hierarchical allreduce, are
+// built on these. Layer: parallel.
+#pragma once
+
+#include <span>
+
+#include "janus/core/ndarray.h"
+
+namespace janus::parallel {
+
+/// Sums `arrays` (one per device, devices distinct, one shape and dtype) in place: every array
+/// ends holding the sum. A ring, as the seed's "ring synchronization": the flattened arrays are
+/// cut into one chunk per device; N-1 reduce-scatter steps (device i sends a chunk to device
+/// i+1, which adds it to its own) leave each device with one chunk fully summed, and N-1
+/// all-gather steps pass the summed chunks on. Each device sends and receives 2(N-1)/N of the
+/// array, and all devices work at once. Chunk c is summed in the fixed order c, c+1, ..., so
+/// the result is deterministic (but the order differs per chunk; sums agree with a
+/// one-device sum to rounding). Arrays smaller than kRingMinElements per device are reduced on
+/// the first device and copied back instead (fewer, larger operations).
+void ring_allreduce(std::span<const NDArray> arrays);
+
+/// Below this many elements per device, ring_allreduce reduces on one device instead.
+inline constexpr int64_t kRingMinElements = 4096;
+
+/// dst = values[0] + values[1] + ... in that order, on dst's device: values on other devices
+/// are first copied there on its copy lane. `dst` may be values[0] itself (summed in place);
+/// any other aliasing of dst is a ValueError.
+void reduce_into(const NDArray& dst, std::span<const NDArray> values);
+
+/// Copies `src` into every array of `outs` (on their devices' copy lanes); an out that is src
+/// itself is skipped.
+void broadcast_into(const NDArray& src, std::span<const NDArray> outs);
+
+}  // namespace janus::parallel

@@ -1,0 +1,118 @@
+// ring_allreduce, reduce_into and broadcast_into across logical CPU devices: exact sums of
+// integers at every size around the chunk boundaries, floats against a one-device sum, and the
+// errors.
+#include "janus/parallel/allreduce.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+
+#include "testing/test_util.h"
+
+namespace janus::parallel {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Array k on cpu(k): element i is (k + 1) * 1000 + i, so the sum is known exactly.
+std::vector<NDArray> ramps(int n, int64_t size, DType dtype) {
+  std::vector<NDArray> out;
+  for (int k = 0; k < n; ++k) {
+    NDArray a =
+        arange(0, static_cast<double>(size), 1, dtype) + static_cast<double>((k + 1) * 1000);
+    out.push_back(copyto(a, cpu(k)));
+  }
+  return out;
+}
+
+class RingAllreduce : public ::testing::TestWithParam<int> {};
+
+TEST_P(RingAllreduce, EveryArrayHoldsTheExactSum) {
+  const int n = GetParam();
+  const ScopedCpuDevices devices(n);
+  // Sizes below and above the ring threshold, and ones that n does not divide.
+  for (int64_t size : {int64_t{1}, int64_t{7}, kRingMinElements * n - 1, kRingMinElements * n,
+                       kRingMinElements * n + 3, int64_t{100003}}) {
+    SCOPED_TRACE(fmt::format("{} devices, {} elements", n, size));
+    const std::vector<NDArray> arrays = ramps(n, size, DType::kInt64);
+    ring_allreduce(arrays);
+    const int64_t offset = 1000 * n * (n + 1) / 2;
+    for (int k = 0; k < n; ++k) {
+      EXPECT_EQ(arrays[static_cast<size_t>(k)].device(), cpu(k));
+      const std::vector<int64_t> v = to_vector<int64_t>(arrays[static_cast<size_t>(k)]);
+      for (int64_t i = 0; i < size; ++i) {
+        ASSERT_EQ(v[static_cast<size_t>(i)], offset + n * i) << "device " << k << " element " << i;
+      }
+    }
+  }
+}
+
+TEST_P(RingAllreduce, FloatsAgreeWithOneDeviceAndReplicasAreBitwiseEqual) {
+  const int n = GetParam();
+  const ScopedCpuDevices devices(n);
+  seed(3);
+  std::vector<NDArray> arrays;
+  NDArray expected = zeros({300, 257});
+  for (int k = 0; k < n; ++k) {
+    NDArray a = random_normal(0, 1, {300, 257}, DType::kFloat32, cpu(k));
+    expected = expected + copyto(a, cpu(0));
+    arrays.push_back(a);
+  }
+  ring_allreduce(arrays);
+  const std::vector<float> want = to_vector<float>(expected);
+  const std::vector<float> first = to_vector<float>(arrays[0]);
+  for (size_t i = 0; i < want.size(); ++i) {
+    // n terms of magnitude ~1: float32 rounding of a reordered sum is within a few ulps.
+    ASSERT_NEAR(first[i], want[i], 1e-5f * n) << "element " << i;
+  }
+  for (int k = 1; k < n; ++k) EXPECT_EQ(to_vector<float>(arrays[static_cast<size_t>(k)]), first);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, RingAllreduce, ::testing::Values(1, 2, 3, 4));
+
+TEST(ReduceInto, SumsInOrderOnTheDestinationsDevice) {
+  const ScopedCpuDevices devices(3);
+  const NDArray a = full({4}, 1.0, DType::kFloat64, cpu(0));
+  const NDArray b = full({4}, 2.0, DType::kFloat64, cpu(1));
+  const NDArray c = full({4}, 4.0, DType::kFloat64, cpu(2));
+  const NDArray dst = empty({4}, DType::kFloat64, cpu(2));
+  const NDArray values[] = {a, b, c, b};
+  reduce_into(dst, values);
+  EXPECT_EQ(to_vector<double>(dst), (std::vector<double>{9, 9, 9, 9}));
+  const NDArray in_place[] = {a, b};
+  reduce_into(a, in_place);
+  EXPECT_EQ(to_vector<double>(a), (std::vector<double>{3, 3, 3, 3}));
+}
+
+TEST(BroadcastInto, CopiesToEveryDevice) {
+  const ScopedCpuDevices devices(2);
+  const NDArray src = arange(0, 6, 1, DType::kInt32);
+  const NDArray outs[] = {zeros({6}, DType::kInt32, cpu(1)), src, zeros({6}, DType::kInt32)};
+  broadcast_into(src, outs);
+  for (const NDArray& o : outs) EXPECT_EQ(to_vector<int32_t>(o), to_vector<int32_t>(src));
+}
+
+TEST(RingAllreduceErrors, NameTheArrays) {
+  const ScopedCpuDevices devices(2);
+  const NDArray a = zeros({4}), b = zeros({5}, DType::kFloat32, cpu(1));
+  const NDArray shapes[] = {a, b};
+  std::string msg = error_of<ShapeError>([&] { ring_allreduce(shapes); });
+  EXPECT_THAT(msg, HasSubstr("ring_allreduce: array 1 has shape [5], but array 0 has shape [4]"));
+  const NDArray same_device[] = {a, zeros({4})};
+  msg = error_of<ValueError>([&] { ring_allreduce(same_device); });
+  EXPECT_THAT(msg, HasSubstr("arrays 0 and 1 are both on cpu(0)"));
+  const NDArray dtypes[] = {a, zeros({4}, DType::kFloat64, cpu(1))};
+  msg = error_of<TypeError>([&] { ring_allreduce(dtypes); });
+  EXPECT_THAT(msg, HasSubstr("array 1 is float64, but array 0 is float32"));
+  msg = error_of<ValueError>([&] { ring_allreduce({}); });
+  EXPECT_THAT(msg, HasSubstr("no arrays given"));
+  const NDArray alias[] = {zeros({4}), a};
+  msg = error_of<ValueError>([&] { reduce_into(a, alias); });
+  EXPECT_THAT(msg, HasSubstr("reduce: value 1 shares the destination's memory"));
+}
+
+}  // namespace
+}  // namespace janus::parallel

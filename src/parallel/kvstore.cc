@@ -1,0 +1,200 @@
+// The stores of one process: `local` sums on the stored value's device, `device` sums across
+// the pushing devices themselves with a ring (parallel/allreduce.h).
+#include "janus/optim/kvstore.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+#include "janus/ops/registry.h"
+#include "janus/ops/transfer.h"
+#include "janus/parallel/allreduce.h"
+
+namespace janus::kvstore {
+namespace {
+
+enum class Reduce : uint8_t { kOnStore, kRing };
+
+bool same_array(const NDArray& a, const NDArray& b) {
+  return a.storage() == b.storage() && a.offset_bytes() == b.offset_bytes() &&
+         a.shape() == b.shape();
+}
+
+bool distinct_devices(std::span<const NDArray> arrays) {
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (arrays[i].device() == arrays[j].device()) return false;
+    }
+  }
+  return true;
+}
+
+class InProcessStore final : public KVStore {
+ public:
+  InProcessStore(std::string_view type, Reduce reduce) : type_(type), reduce_(reduce) {}
+
+  std::string_view type() const override { return type_; }
+
+  void init(const Key& key, const NDArray& value) override {
+    check_kind(key, "init");
+    JANUS_CHECK(!entries_.contains(key), ValueError,
+                "kvstore '{}': init: key {} is already initialised (init each key once)", type_,
+                key.to_string());
+    JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
+                type_, key.to_string());
+    autograd::PauseScope pause;
+    const int64_t index = key.is_int() ? key.as_int() : static_cast<int64_t>(entries_.size());
+    JANUS_CHECK(index >= 0 && index <= INT32_MAX, ValueError,
+                "kvstore '{}': init: key {} is negative or too large, expected 0..2^31-1", type_,
+                key.to_string());
+    entries_.emplace(key, Entry{copyto(value, value.device()), static_cast<int>(index)});
+  }
+
+  void push(const Key& key, std::span<const NDArray> values, int priority) override {
+    Entry& e = entry(key, "push");
+    check_arrays(key, "push", "value", e, values);
+    const ops::ScopedPriority scope(priority);
+    autograd::PauseScope pause;
+    apply(e, reduce(e, values));
+  }
+
+  void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
+    Entry& e = entry(key, "pull");
+    check_arrays(key, "pull", "output", e, outs);
+    const ops::ScopedPriority scope(priority);
+    parallel::broadcast_into(e.stored, outs);
+  }
+
+  void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
+                int priority) override {
+    Entry& e = entry(key, "pushpull");
+    check_arrays(key, "pushpull", "value", e, values);
+    check_arrays(key, "pushpull", "output", e, outs);
+    const ops::ScopedPriority scope(priority);
+    autograd::PauseScope pause;
+    // An allreduce in place, the hot path of data-parallel training: the ring leaves the sum
+    // in every value, which are the outputs.
+    if (!optimizer_ && in_place(values, outs) && ring(values)) {
+      parallel::ring_allreduce(values);
+      const NDArray* home = on_device(values, e.stored.device());
+      copy_into(e.stored, home != nullptr ? *home : values[0]);
+      return;
+    }
+    apply(e, reduce(e, values));
+    parallel::broadcast_into(e.stored, outs);
+  }
+
+  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
+                 int priority) override {
+    init(key, value);
+    pull(key, outs, priority);
+  }
+
+  void set_optimizer(optim::OptimizerPtr optimizer) override { optimizer_ = std::move(optimizer); }
+  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
+
+ private:
+  struct Entry {
+    NDArray stored;
+    int index;  // the optimizer's parameter index
+  };
+
+  // One store takes keys of one kind, as MXNet's does.
+  void check_kind(const Key& key, std::string_view what) {
+    if (!int_keys_) int_keys_ = key.is_int();
+    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
+                "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type_, what,
+                key.to_string(), key.is_int() ? "an integer" : "a string",
+                *int_keys_ ? "integers" : "strings");
+  }
+
+  Entry& entry(const Key& key, std::string_view what) {
+    auto it = entries_.find(key);
+    JANUS_CHECK(it != entries_.end(), ValueError,
+                "kvstore '{}': {}: key {} was never initialised (call init first)", type_, what,
+                key.to_string());
+    return it->second;
+  }
+
+  void check_arrays(const Key& key, std::string_view what, std::string_view role, const Entry& e,
+                    std::span<const NDArray> arrays) const {
+    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type_, what,
+                key.to_string(), role);
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      const NDArray& a = arrays[i];
+      JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type_,
+                  what, key.to_string(), role, i);
+      JANUS_CHECK(a.shape() == e.stored.shape(), ShapeError,
+                  "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}", type_,
+                  what, key.to_string(), role, i, a.shape(), e.stored.shape());
+      JANUS_CHECK(a.dtype() == e.stored.dtype(), TypeError,
+                  "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type_, what,
+                  key.to_string(), role, i, a.dtype(), e.stored.dtype());
+    }
+  }
+
+  bool ring(std::span<const NDArray> values) const {
+    return reduce_ == Reduce::kRing && values.size() > 1 && distinct_devices(values);
+  }
+
+  static bool in_place(std::span<const NDArray> values, std::span<const NDArray> outs) {
+    if (values.size() != outs.size()) return false;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!same_array(values[i], outs[i])) return false;
+    }
+    return true;
+  }
+
+  static const NDArray* on_device(std::span<const NDArray> arrays, Device device) {
+    for (const NDArray& a : arrays) {
+      if (a.device() == device) return &a;
+    }
+    return nullptr;
+  }
+
+  // The sum of `values`, on the stored value's device.
+  NDArray reduce(const Entry& e, std::span<const NDArray> values) const {
+    const Device home = e.stored.device();
+    if (ring(values)) {
+      std::vector<NDArray> work;
+      for (const NDArray& v : values) work.push_back(copyto(v, v.device()));
+      parallel::ring_allreduce(work);
+      const NDArray* sum = on_device(work, home);
+      return sum != nullptr ? *sum : copyto(work[0], home);
+    }
+    NDArray sum = empty(e.stored.shape(), e.stored.dtype(), home);
+    parallel::reduce_into(sum, values);
+    return sum;
+  }
+
+  // The stored value from a pushed sum: updated by the optimizer, or replaced.
+  void apply(Entry& e, const NDArray& sum) {
+    if (optimizer_) {
+      optimizer_->update(e.index, e.stored, sum);
+    } else {
+      copy_into(e.stored, sum);
+    }
+  }
+
+  std::string type_;
+  Reduce reduce_;
+  std::map<Key, Entry> entries_;
+  std::optional<bool> int_keys_;
+  optim::OptimizerPtr optimizer_;
+};
+
+const bool kRegistered = [] {
+  register_kind("local",
+                [] { return std::make_shared<InProcessStore>("local", Reduce::kOnStore); });
+  register_kind("device", [] { return std::make_shared<InProcessStore>("device", Reduce::kRing); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace janus::kvstore

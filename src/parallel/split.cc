@@ -1,0 +1,57 @@
+// split_and_load: one slice of a batch per device.
+#include "janus/parallel/split.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/ops/ops.h"
+
+namespace janus::parallel {
+
+std::vector<std::pair<int64_t, int64_t>> split_ranges(int64_t size, int64_t parts,
+                                                      bool even_split) {
+  JANUS_CHECK(parts >= 1, ValueError, "split: {} parts, expected at least 1", parts);
+  JANUS_CHECK(size >= 0, ValueError, "split: size {} is negative", size);
+  JANUS_CHECK(!even_split || size % parts == 0, ValueError,
+              "split: a batch of {} rows does not split evenly into {} parts ({} rows left "
+              "over); use a batch size divisible by {}, or even_split=false",
+              size, parts, size % parts, parts);
+  if (!even_split && size < parts) parts = std::max<int64_t>(size, 1);
+  const int64_t base = size / parts, extra = size % parts;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  int64_t begin = 0;
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t end = begin + base + (i < extra ? 1 : 0);
+    out.emplace_back(begin, end);
+    begin = end;
+  }
+  return out;
+}
+
+std::vector<NDArray> split_and_load(const NDArray& batch, const std::vector<Device>& devices,
+                                    bool even_split) {
+  check_devices(devices, "split_and_load");
+  JANUS_CHECK(batch.defined(), ValueError, "split_and_load: the batch is undefined");
+  JANUS_CHECK(batch.ndim() >= 1, ValueError,
+              "split_and_load: the batch is a scalar (shape []), expected an axis 0 to split");
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  try {
+    ranges = split_ranges(batch.shape()[0], static_cast<int64_t>(devices.size()), even_split);
+  } catch (Error& e) {
+    e.add_context(fmt::format("split_and_load: batch of shape {} across [{}]", batch.shape(),
+                              fmt::join(devices, ", ")));
+    throw;
+  }
+  // Slices are data, not part of a model: no autograd history.
+  autograd::PauseScope pause;
+  std::vector<NDArray> out;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const NDArray rows = batch.slice(ranges[i].first, ranges[i].second);
+    out.push_back(rows.device() == devices[i] ? rows : copyto(rows, devices[i]));
+  }
+  return out;
+}
+
+}  // namespace janus::parallel

@@ -1,0 +1,68 @@
+// split_and_load and split_ranges: slices, placement, uneven batches, and the errors.
+#include "janus/parallel/split.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+
+#include "testing/test_util.h"
+
+namespace janus::parallel {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SplitRanges, EvenAndUneven) {
+  using R = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(split_ranges(8, 2), (R{{0, 4}, {4, 8}}));
+  EXPECT_EQ(split_ranges(10, 4, false), (R{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
+  EXPECT_EQ(split_ranges(2, 4, false), (R{{0, 1}, {1, 2}}));  // fewer rows than parts
+  EXPECT_EQ(split_ranges(0, 3), (R{{0, 0}, {0, 0}, {0, 0}}));
+}
+
+TEST(SplitAndLoad, OneSlicePerDeviceInOrder) {
+  const ScopedCpuDevices devices(4);
+  const NDArray x = arange(0, 24, 1, DType::kFloat32).reshape(Shape{8, 3});
+  const std::vector<NDArray> xs = split_and_load(x, {cpu(1), cpu(0), cpu(3), cpu(2)});
+  ASSERT_EQ(xs.size(), 4u);
+  const Device expected[] = {cpu(1), cpu(0), cpu(3), cpu(2)};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(xs[i].device(), expected[i]);
+    EXPECT_EQ(xs[i].shape(), (Shape{2, 3}));
+    const float first = static_cast<float>(i * 6);
+    EXPECT_EQ(to_vector<float>(xs[i]),
+              (std::vector<float>{first, first + 1, first + 2, first + 3, first + 4, first + 5}));
+  }
+  EXPECT_EQ(xs[1].storage(), x.storage());  // already on cpu(0): a view, no copy
+  EXPECT_NE(xs[0].storage(), x.storage());
+}
+
+TEST(SplitAndLoad, UnevenBatchWhenAllowed) {
+  const ScopedCpuDevices devices(2);
+  const NDArray x = arange(0, 5, 1, DType::kInt64);
+  const std::vector<NDArray> xs = split_and_load(x, {cpu(0), cpu(1)}, /*even_split=*/false);
+  EXPECT_EQ(to_vector<int64_t>(xs[0]), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(to_vector<int64_t>(xs[1]), (std::vector<int64_t>{3, 4}));
+}
+
+TEST(SplitAndLoad, ErrorsNameTheSizesAndDevices) {
+  const ScopedCpuDevices devices(2);
+  const NDArray x = zeros({5, 2});
+  std::string msg = error_of<ValueError>([&] { split_and_load(x, {cpu(0), cpu(1)}); });
+  EXPECT_THAT(msg, HasSubstr("a batch of 5 rows does not split evenly into 2 parts"));
+  EXPECT_THAT(msg, HasSubstr("split_and_load: batch of shape [5, 2] across [cpu(0), cpu(1)]"));
+  msg = error_of<ValueError>([&] { split_and_load(x, {}); });
+  EXPECT_THAT(msg, HasSubstr("split_and_load: the list of devices is empty"));
+  msg = error_of<ValueError>([&] { split_and_load(zeros({4}), {cpu(1), cpu(0), cpu(1)}); });
+  EXPECT_THAT(msg, HasSubstr("device cpu(1) appears twice in [cpu(1), cpu(0), cpu(1)]"));
+  msg = error_of<ValueError>([&] { split_and_load(full({}, 1.0), {cpu(0)}); });
+  EXPECT_THAT(msg, HasSubstr("the batch is a scalar"));
+  msg = error_of<DeviceError>([&] { split_and_load(x, {cpu(0), cpu(63)}, false); });
+  EXPECT_THAT(msg, HasSubstr("cpu(63) does not exist"));
+}
+
+}  // namespace
+}  // namespace janus::parallel
