@@ -32,8 +32,9 @@ void Optimizer::update(int index, std::span<const NDArray> weights,
               name(), index, weights.size(), grads.size());
   for (size_t k = 0; k < weights.size(); ++k) {
     JANUS_CHECK(weights[k].defined() && grads[k].defined(), ValueError,
-                "{}: update of parameter {}: the {} of replica {} is undefined", name(), index,
-                weights[k].defined() ? "gradient" : "weight", k);
+                "{}: update of parameter {}: the {}{} is undefined", name(), index,
+                weights[k].defined() ? "gradient" : "weight",
+                weights.size() > 1 ? fmt::format(" of replica {}", k) : "");
   }
   Slot& slot = slots_[index];
   // The count and the schedule's position move only once the update was accepted.
