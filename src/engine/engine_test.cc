@@ -4,11 +4,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
 #include <latch>
 #include <thread>
+#include <vector>
 
 #include "janus/base/error.h"
 
@@ -29,6 +31,18 @@ bool wait_for(std::latch& l) {
     sleep_ms(1);
   }
   return false;
+}
+
+// The cores the calling thread may run on (its affinity), in increasing order.
+std::vector<int> allowed_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return {};
+  std::vector<int> cores;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cores.push_back(c);
+  }
+  return cores;
 }
 
 class EngineTest : public testing::TestWithParam<EngineKind> {
@@ -423,6 +437,37 @@ TEST(ThreadedEngine, SeveralFrontendThreadsPushAtOnce) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(own_count[static_cast<size_t>(t)], kPushes);
   e->delete_var(shared, nullptr);
   for (Var* v : own) e->delete_var(v, nullptr);
+}
+
+// Workers run on their own device's cores, whichever thread started their pool. A thread inherits
+// its creator's affinity, and here cpu(0)'s copy pool starts on cpu(1)'s pinned compute worker:
+// it completes the write that the copy waits for, and so dispatches the copy. An inherited pin
+// had kept seed_copy_overlap's copies on the busy cpu(1) core.
+TEST(ThreadedEngine, WorkersRunOnTheirDevicesCoresWhicheverThreadStartedThem) {
+  const int saved = num_cpu_devices();
+  set_num_cpu_devices(2);
+  {
+    auto e = make_engine(EngineKind::kThreaded);
+    Var* x = e->new_var();
+    Var* y = e->new_var();
+    std::atomic<bool> copy_pushed{false};
+    std::vector<int> compute_cores, copy_cores;
+    e->push(
+        [&](const RunContext&) {
+          while (!copy_pushed) sleep_ms(1);
+          compute_cores = allowed_cores();
+        },
+        {}, {x}, cpu(1));
+    e->push([&](const RunContext&) { copy_cores = allowed_cores(); }, {x}, {y}, cpu(0),
+            Lane::kCopy);
+    copy_pushed = true;
+    e->wait_all();
+    EXPECT_EQ(compute_cores, device_cores(cpu(1)));
+    EXPECT_EQ(copy_cores, device_cores(cpu(0)));
+    e->delete_var(x, nullptr);
+    e->delete_var(y, nullptr);
+  }
+  set_num_cpu_devices(saved);
 }
 
 }  // namespace

@@ -343,15 +343,19 @@ class ThreadedEngine final : public Engine {
   }
 
   WorkerPool* make_pool(Device device, Lane lane) {
-    const std::vector<int> cores = device_cores(device);
+    std::vector<int> cores = device_cores(device);
     const bool compute = lane == Lane::kCompute;
     const int workers = compute ? options_.cpu_compute_workers : options_.copy_workers;
     // The device's share of cores, capped by OMP_NUM_THREADS when the user set it.
     const int share = std::max<int>(1, static_cast<int>(cores.size()) / workers);
     const int intra = compute ? std::min(share, omp_get_max_threads()) : 1;
-    // Pin compute workers only when the machine is split into several logical devices.
-    std::vector<int> pin = (compute && num_cpu_devices() > 1) ? cores : std::vector<int>{};
-    return new WorkerPool(device, lane, workers, intra, std::move(pin),
+    // Every worker, of either lane, sets its affinity to its device's cores (all the process's
+    // cores when there is one device). A thread inherits its creator's affinity, and pools start
+    // lazily on whichever thread first dispatches to them: often another device's worker, which
+    // completed the op's last input. An unpinned copy worker started by cpu(1)'s compute worker
+    // stayed on cpu(1)'s core, beside the compute it was meant to overlap, while cpu(0)'s core
+    // idled. A copy runs on its destination device's lane, hence on that device's cores.
+    return new WorkerPool(device, lane, workers, intra, std::move(cores),
                           [this](OprBlock* op, const RunContext& ctx) { execute(op, ctx); });
   }
 

@@ -37,8 +37,9 @@ class CachedGemm {
       : a_md_(matrix_desc(key.m, key.k, key.ta)),
         b_md_(matrix_desc(key.k, key.n, key.tb)),
         c_md_(matrix_desc(key.m, key.n, false)),
-        pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_engine()),
+        pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_attr(), onednn_engine()),
         prim_(pd_),
+        scratchpad_md_(pd_.scratchpad_desc()),
         macs_(key.m * key.n * key.k) {}
 
   std::string impl() const { return pd_.impl_info_str(); }
@@ -49,6 +50,12 @@ class CachedGemm {
     bind.a.set_data_handle(const_cast<void*>(a));
     bind.b.set_data_handle(const_cast<void*>(b));
     bind.c.set_data_handle(c);
+    // The primitive is shared by every thread (two devices may run it at once): each run brings
+    // its thread's scratchpad. oneDNN's library scratchpad was the creating thread's, and two
+    // devices running one 768x768 product at once crashed in it.
+    if (scratchpad_md_.get_size() > 0) {
+      bind.args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(scratchpad_md_);
+    }
     const auto one_thread = ScopedOmpThreads::one_thread_if(macs_ < kParallelGemmMacs);
     dnnl::stream& stream = onednn_stream();
     prim_.execute(stream, bind.args);
@@ -91,6 +98,7 @@ class CachedGemm {
   dnnl::memory::desc a_md_, b_md_, c_md_;
   dnnl::matmul::primitive_desc pd_;
   dnnl::matmul prim_;
+  dnnl::memory::desc scratchpad_md_;
   int64_t macs_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Bindings>> idle_;  // at most one per concurrent run
