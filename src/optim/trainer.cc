@@ -16,6 +16,8 @@
 #include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
 
+#include "gradient_buckets.h"
+
 namespace janus::optim {
 namespace {
 
@@ -24,6 +26,14 @@ constexpr std::string_view kContent = "optimizer_states";
 constexpr std::string_view kCountPrefix = "update_count.";
 
 bool is_trained(const nn::Parameter& p) { return p.grad_req() != autograd::GradReq::kNull; }
+
+// Per trainer index: the parameter when it is trained, else null.
+std::vector<nn::ParameterPtr> trained_or_null(
+    const std::vector<std::pair<std::string, nn::ParameterPtr>>& params) {
+  std::vector<nn::ParameterPtr> out;
+  for (const auto& [name, p] : params) out.push_back(is_trained(*p) ? p : nullptr);
+  return out;
+}
 
 // The parameter has a value and a gradient buffer that backward can have written.
 void check_has_gradient(const std::string& name, const nn::Parameter& p) {
@@ -205,6 +215,10 @@ void Trainer::prepare(std::string_view what) {
     }
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
   }
+  if (uses_store() && !update_on_kvstore_) {
+    buckets_ = std::make_shared<GradientBuckets>(trained_or_null(params_), bucket_bytes_, *kvstore_,
+                                                 static_cast<int>(params_.size()));
+  }
   store_ready_ = true;
 }
 
@@ -227,14 +241,18 @@ void Trainer::step(int64_t batch_size) {
 
 void Trainer::allreduce_grads() {
   prepare("allreduce_grads");
-  if (!uses_store() || update_on_kvstore_) return;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const nn::Parameter& p = *params_[i].second;
-    if (!is_trained(p)) continue;
-    const std::vector<NDArray> grads = p.list_grad();
-    // The first layers' gradients are the first needed by the next forward pass.
-    kvstore_->pushpull(static_cast<int>(i), grads, grads, -static_cast<int>(i));
-  }
+  if (buckets_ == nullptr) return;
+  buckets_->allreduce(trained_or_null(params_), *kvstore_);
+}
+
+void Trainer::set_bucket_bytes(size_t bytes) {
+  JANUS_CHECK(!store_ready_, ValueError,
+              "Trainer: set_bucket_bytes: the buckets are fixed at the first step; set it before");
+  bucket_bytes_ = bytes;
+}
+
+std::vector<std::vector<size_t>> Trainer::bucket_layout() const {
+  return buckets_ ? buckets_->layout() : std::vector<std::vector<size_t>>{};
 }
 
 void Trainer::update(int64_t batch_size) {

@@ -4,11 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <mutex>
+#include <string>
+#include <thread>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/engine/engine.h"
 #include "janus/nn/block.h"
 #include "janus/nn/layers.h"
 #include "janus/nn/loss.h"
@@ -40,6 +45,7 @@ struct TrainSetup {
   bool update_on_kvstore = false;
   bool hybridize = false;
   std::string optimizer = "sgd";
+  size_t bucket_bytes = optim::Trainer::kDefaultBucketBytes;
 };
 
 // Trains make_net() for `steps` steps of batch 8 on `devices` devices (each step: one slice per
@@ -56,6 +62,7 @@ std::vector<std::vector<NDArray>> train(int devices, int steps, const TrainSetup
   optim::Trainer trainer(net->collect_params(),
                          optim::make_optimizer(setup.optimizer, 0.1, {.momentum = 0.9}),
                          kvstore::create(setup.kvstore), setup.update_on_kvstore);
+  trainer.set_bucket_bytes(setup.bucket_bytes);
   nn::SoftmaxCrossEntropyLoss loss_fn;
   for (int s = 0; s < steps; ++s) {
     const std::vector<NDArray> xs = split_and_load(x.slice(8 * s, 8 * s + 8), devs);
@@ -133,6 +140,118 @@ INSTANTIATE_TEST_SUITE_P(Stores, DataParallel,
 TEST(DataParallelTraining, ReplicasStayBitwiseIdenticalOverManySteps) {
   const ScopedCpuDevices devices(2);
   expect_replicas_identical(train(2, 60, {.optimizer = "adam"}));
+}
+
+TEST(DataParallelTraining, OneBucketPerParameterEqualsOneBucketForAll) {
+  const ScopedCpuDevices devices(4);
+  const auto fused = train(4, 10, {});
+  const auto separate = train(4, 10, {.bucket_bytes = 0});
+  expect_close(separate, fused);
+  expect_replicas_identical(separate);
+}
+
+TEST(DataParallelTraining, BucketsFollowBackwardOrderAndTheSizeCap) {
+  const ScopedCpuDevices devices(2);
+  auto net = make_net();  // 0.weight [16, 6], 0.bias [16], 1.weight [4, 16], 1.bias [4]
+  net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
+  auto layout = [&](size_t bytes) {
+    optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.1));
+    trainer.set_bucket_bytes(bytes);
+    const std::vector<NDArray> xs = split_and_load(random_normal(0, 1, {4, 6}), {cpu(0), cpu(1)});
+    std::vector<NDArray> outs;
+    {
+      autograd::RecordScope record;
+      for (const NDArray& x : xs) outs.push_back(sum((*net)(x)));
+    }
+    autograd::backward(outs);
+    trainer.step(4);
+    EXPECT_THROW(trainer.set_bucket_bytes(1), ValueError);
+    return trainer.bucket_layout();
+  };
+  using L = std::vector<std::vector<size_t>>;
+  EXPECT_EQ(layout(1 << 20), (L{{3, 2, 1, 0}}));
+  EXPECT_EQ(layout(0), (L{{3}, {2}, {1}, {0}}));
+  // 1.bias 16 B + 1.weight 256 B reach 200 bytes; then 0.bias 64 B + 0.weight 384 B.
+  EXPECT_EQ(layout(200), (L{{3, 2}, {1, 0}}));
+}
+
+// Records what ran: name, lane and times.
+class Timeline : public OpListener {
+ public:
+  struct Op {
+    std::string name;
+    Lane lane;
+    int64_t start, end;
+  };
+  void on_operation(std::string_view name, const OpDetail&, Device, Lane lane, int64_t start,
+                    int64_t end) override {
+    std::lock_guard lock(mu_);
+    ops_.push_back({std::string(name), lane, start, end});
+  }
+  std::vector<Op> ops() {
+    std::lock_guard lock(mu_);
+    return ops_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Op> ops_;
+};
+
+// The reductions run while backward still computes: a reduction of the last layers' gradients
+// starts before the last of backward's operations ends (read from the engine's record of what
+// ran, not from a timing threshold). A gate holds both devices until the whole step is pushed,
+// so the result does not depend on how fast this thread pushes.
+TEST(DataParallelTraining, ReductionsInterleaveWithBackward) {
+  const ScopedCpuDevices devices(2);
+  auto net = std::make_shared<nn::Sequential>();
+  for (int i = 0; i < 4; ++i) net->add(std::make_shared<nn::Dense>(384, "relu"));
+  net->add(std::make_shared<nn::Dense>(10));
+  net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
+  optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.01),
+                         kvstore::create("device"));
+  trainer.set_bucket_bytes(0);
+  nn::SoftmaxCrossEntropyLoss loss_fn;
+  const NDArray x = random_normal(0, 1, {256, 384});
+  const NDArray y = cast(cast(random_uniform(0, 10, {256}), DType::kInt64), DType::kFloat32);
+  for (int step = 0; step < 2; ++step) {  // the first step fixes the shapes and the buckets
+    const std::vector<NDArray> xs = split_and_load(x, {cpu(0), cpu(1)});
+    const std::vector<NDArray> ys = split_and_load(y, {cpu(0), cpu(1)});
+    wait_all();
+    std::atomic<bool> go{false};
+    for (size_t d = 0; d < 2; ++d) {
+      engine().push(
+          [&go](const RunContext&) {
+            while (!go.load()) std::this_thread::yield();
+          },
+          {}, {xs[d].var()}, xs[d].device(), Lane::kCompute, 0, "gate");
+    }
+    Timeline timeline;
+    set_op_listener(&timeline);
+    std::vector<NDArray> losses;
+    {
+      autograd::RecordScope record;
+      for (size_t d = 0; d < 2; ++d) losses.push_back(loss_fn((*net)(xs[d]), ys[d]));
+    }
+    autograd::backward(losses);
+    trainer.step(256);
+    go = true;
+    wait_all();
+    set_op_listener(nullptr);
+    if (step == 0) continue;
+    int64_t first_reduction = INT64_MAX, last_backward_end = 0;
+    for (const Timeline::Op& op : timeline.ops()) {
+      const bool reduction = op.name == "add_into" || op.name == "copy_into" ||
+                             (op.name == "copyto" && op.lane == Lane::kCopy);
+      if (reduction) first_reduction = std::min(first_reduction, op.start);
+      const bool update = op.name.ends_with("_update");
+      if (!reduction && !update && op.lane == Lane::kCompute) {
+        last_backward_end = std::max(last_backward_end, op.end);
+      }
+    }
+    EXPECT_LT(first_reduction, last_backward_end)
+        << "every reduction waited for the whole backward pass";
+  }
 }
 
 TEST(DataParallelTraining, HybridizedEqualsImperative) {

@@ -26,7 +26,9 @@
 //   trainer.step(batch_size);                 // the whole batch's size
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,8 @@
 #include "janus/optim/optimizer.h"
 
 namespace janus::optim {
+
+class GradientBuckets;
 
 class Trainer {
  public:
@@ -64,6 +68,15 @@ class Trainer {
   /// The optimizer step of step(), after allreduce_grads(): with update_on_kvstore, pushes the
   /// gradients to the store and pulls the updated weights into every replica.
   void update(int64_t batch_size);
+
+  /// Gradients are reduced in buckets of about this many bytes (several small gradients as one
+  /// flat array per device; see docs/design/parallel.md). Set before the first step;
+  /// ValueError after it. 0: one bucket per parameter.
+  void set_bucket_bytes(size_t bytes);
+  static constexpr size_t kDefaultBucketBytes = size_t{1} << 20;
+  /// The parameter indices of each bucket, in reduction order (empty before the first step or
+  /// without a store).
+  std::vector<std::vector<size_t>> bucket_layout() const;
 
   /// The store in use (null while no parameter has several replicas and none was given).
   const kvstore::KVStorePtr& kvstore() const { return kvstore_; }
@@ -97,6 +110,8 @@ class Trainer {
   kvstore::KVStorePtr kvstore_;
   bool update_on_kvstore_;
   bool store_ready_ = false;
+  size_t bucket_bytes_ = kDefaultBucketBytes;
+  std::shared_ptr<const GradientBuckets> buckets_;  // made with the store's keys
 };
 
 }  // namespace janus::optim

@@ -1,0 +1,45 @@
+// Gradient buckets: the trained parameters grouped, in reverse order (the order backward
+// produces their gradients), into buckets of about `bucket_bytes`, each reduced through the
+// KVStore as one flat array per device (what PyTorch DDP's buckets and Horovod's tensor fusion
+// do): many small gradients cost one ring instead of one each. Private to src/optim.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "janus/nn/parameter.h"
+#include "janus/optim/kvstore.h"
+
+namespace janus::optim {
+
+class GradientBuckets {
+ public:
+  /// Groups `params` (the trainer's, by index; null for those not trained): consecutive ones,
+  /// from the last, with one dtype and one list of devices, until a bucket holds at least
+  /// `bucket_bytes`. Bucket b is key `first_key + b` of `kv` (initialised here) when it holds
+  /// several parameters; a bucket of one parameter uses that parameter's own key (its index).
+  GradientBuckets(const std::vector<nn::ParameterPtr>& params, size_t bucket_bytes,
+                  kvstore::KVStore& kv, int first_key);
+
+  /// Sums every gradient over its replicas, into every replica: per bucket, the gradients are
+  /// copied into a flat array per device, reduced in place through `kv`, and copied back. All
+  /// pushed, in bucket order (the last layers' first), with priority -(first index) so that
+  /// the gradients a forward pass needs first win when several reductions are ready.
+  void allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv) const;
+
+  /// The parameter indices of each bucket, for tests.
+  std::vector<std::vector<size_t>> layout() const;
+
+ private:
+  struct Bucket {
+    std::vector<size_t> params;  // indices, in the order backward produces them
+    std::vector<int64_t> offsets;
+    int key = 0;
+    std::vector<NDArray> flats;  // one per device, when the bucket holds several parameters
+  };
+  std::vector<Bucket> buckets_;
+};
+
+}  // namespace janus::optim
