@@ -25,15 +25,7 @@ using ::testing::HasSubstr;
 
 class OpInto : public ::testing::Test {
  protected:
-  void SetUp() override {
-    saved_ = num_cpu_devices();
-    set_num_cpu_devices(std::max(saved_, 2));
-  }
-  void TearDown() override {
-    wait_all();
-    set_num_cpu_devices(saved_);
-  }
-  int saved_ = 1;
+  ScopedCpuDevices devices_{2};
 };
 
 TEST_F(OpInto, CopyIntoWritesTheDestinationAcrossDevices) {

@@ -14,11 +14,6 @@
 namespace janus::parallel {
 namespace {
 
-bool same_array(const NDArray& a, const NDArray& b) {
-  return a.storage() == b.storage() && a.offset_bytes() == b.offset_bytes() &&
-         a.shape() == b.shape();
-}
-
 // Every array like the first: same shape and dtype; `distinct`: on distinct devices.
 void check_alike(std::string_view what, std::span<const NDArray> arrays, bool distinct) {
   JANUS_CHECK(!arrays.empty(), ValueError, "{}: no arrays given", what);
@@ -55,7 +50,7 @@ void reduce_into(const NDArray& dst, std::span<const NDArray> values) {
                 "reduce: value {} shares the destination's memory; only value 0 may", i);
   }
   autograd::PauseScope pause;
-  if (!same_array(dst, values[0])) copy_into(dst, values[0]);
+  if (!same_view(dst, values[0])) copy_into(dst, values[0]);
   for (size_t i = 1; i < values.size(); ++i) {
     const NDArray& v = values[i];
     add_into(dst, v.device() == dst.device() ? v : copyto(v, dst.device()));
@@ -65,7 +60,7 @@ void reduce_into(const NDArray& dst, std::span<const NDArray> values) {
 void broadcast_into(const NDArray& src, std::span<const NDArray> outs) {
   autograd::PauseScope pause;
   for (const NDArray& out : outs) {
-    if (!same_array(out, src)) copy_into(out, src);
+    if (!same_view(out, src)) copy_into(out, src);
   }
 }
 

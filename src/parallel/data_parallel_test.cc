@@ -40,6 +40,19 @@ std::shared_ptr<nn::Sequential> make_net() {
   return net;
 }
 
+// One step that minimises the sum of net's outputs on a random batch of 4 split across cpu(0)
+// and cpu(1).
+void sum_step(nn::Block& net, optim::Trainer& trainer) {
+  const std::vector<NDArray> xs = split_and_load(random_normal(0, 1, {4, 6}), {cpu(0), cpu(1)});
+  std::vector<NDArray> outs;
+  {
+    autograd::RecordScope record;
+    for (const NDArray& x : xs) outs.push_back(sum(net(x)));
+  }
+  autograd::backward(outs);
+  trainer.step(4);
+}
+
 struct TrainSetup {
   std::string kvstore = "device";
   bool update_on_kvstore = false;
@@ -157,14 +170,7 @@ TEST(DataParallelTraining, BucketsFollowBackwardOrderAndTheSizeCap) {
   auto layout = [&](size_t bytes) {
     optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.1));
     trainer.set_bucket_bytes(bytes);
-    const std::vector<NDArray> xs = split_and_load(random_normal(0, 1, {4, 6}), {cpu(0), cpu(1)});
-    std::vector<NDArray> outs;
-    {
-      autograd::RecordScope record;
-      for (const NDArray& x : xs) outs.push_back(sum((*net)(x)));
-    }
-    autograd::backward(outs);
-    trainer.step(4);
+    sum_step(*net, trainer);
     EXPECT_THROW(trainer.set_bucket_bytes(1), ValueError);
     return trainer.bucket_layout();
   };
@@ -330,14 +336,7 @@ TEST(DataParallelTraining, ATrainerWithoutAStoreMakesADeviceStore) {
   auto net = make_net();
   net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
   optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.1));
-  const std::vector<NDArray> xs = split_and_load(random_normal(0, 1, {4, 6}), {cpu(0), cpu(1)});
-  std::vector<NDArray> outs;
-  {
-    autograd::RecordScope record;
-    for (const NDArray& x : xs) outs.push_back(sum((*net)(x)));
-  }
-  autograd::backward(outs);
-  trainer.step(4);
+  sum_step(*net, trainer);
   ASSERT_NE(trainer.kvstore(), nullptr);
   EXPECT_EQ(trainer.kvstore()->type(), "device");
 }

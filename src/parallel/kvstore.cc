@@ -21,11 +21,6 @@ namespace {
 
 enum class Reduce : uint8_t { kOnStore, kRing };
 
-bool same_array(const NDArray& a, const NDArray& b) {
-  return a.storage() == b.storage() && a.offset_bytes() == b.offset_bytes() &&
-         a.shape() == b.shape();
-}
-
 bool distinct_devices(std::span<const NDArray> arrays) {
   for (size_t i = 0; i < arrays.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
@@ -146,7 +141,7 @@ class InProcessStore final : public KVStore {
   static bool in_place(std::span<const NDArray> values, std::span<const NDArray> outs) {
     if (values.size() != outs.size()) return false;
     for (size_t i = 0; i < values.size(); ++i) {
-      if (!same_array(values[i], outs[i])) return false;
+      if (!parallel::same_view(values[i], outs[i])) return false;
     }
     return true;
   }

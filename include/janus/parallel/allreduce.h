@@ -10,6 +10,13 @@
 
 namespace janus::parallel {
 
+/// True when `a` and `b` view the same elements (one storage, offset, shape and dtype): an
+/// output that is its input needs no copy.
+inline bool same_view(const NDArray& a, const NDArray& b) {
+  return a.storage() == b.storage() && a.offset_bytes() == b.offset_bytes() &&
+         a.shape() == b.shape() && a.dtype() == b.dtype();
+}
+
 /// Sums `arrays` (one per device, devices distinct, one shape and dtype) in place: every array
 /// ends holding the sum. A ring, as the seed's "ring synchronization": the flattened arrays are
 /// cut into one chunk per device; N-1 reduce-scatter steps (device i sends a chunk to device
