@@ -37,7 +37,10 @@ class CachedGemm {
       : a_md_(matrix_desc(key.m, key.k, key.ta)),
         b_md_(matrix_desc(key.k, key.n, key.tb)),
         c_md_(matrix_desc(key.m, key.n, false)),
-        pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_engine()),
+        // A scratchpad of the caller's thread (onednn_scratchpad): with oneDNN's own, one
+        // primitive run on two threads at once (two devices, the same shape) shares one
+        // scratchpad, and both products come out wrong.
+        pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_attr(), onednn_engine()),
         prim_(pd_),
         macs_(key.m * key.n * key.k) {}
 
@@ -49,6 +52,7 @@ class CachedGemm {
     bind.a.set_data_handle(const_cast<void*>(a));
     bind.b.set_data_handle(const_cast<void*>(b));
     bind.c.set_data_handle(c);
+    bind.args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(pd_.scratchpad_desc());
     const auto one_thread = ScopedOmpThreads::one_thread_if(macs_ < kParallelGemmMacs);
     dnnl::stream& stream = onednn_stream();
     prim_.execute(stream, bind.args);
