@@ -119,6 +119,71 @@ CLI::Validator existing_device() {
       "DEVICE");
 }
 
+namespace {
+
+// "" when `text` is a valid device list (its devices in `out`); otherwise what is wrong.
+std::string device_list_error(const std::string& text, std::vector<Device>& out) {
+  out.clear();
+  if (text.empty())
+    return "the list is empty, expected devices separated by commas, e.g. cpu:0,cpu:1";
+  std::vector<std::string> items;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    items.push_back(text.substr(begin, comma == std::string::npos ? comma : comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  for (const std::string& item : items) {
+    if (item.empty()) {
+      return fmt::format(
+          "'{}' has an empty item, expected devices separated by commas, e.g. "
+          "cpu:0,cpu:1",
+          text);
+    }
+    Device device;
+    try {
+      device = parse_device(item);
+    } catch (const Error&) {
+      return fmt::format("cannot read '{}' as a device, expected cpu:N", item);
+    }
+    if (!device.is_cpu()) {
+      return fmt::format(
+          "device {} is not available: this build of Janus has no CUDA backend, "
+          "expected cpu:N",
+          item);
+    }
+    if (device.id >= kMaxDevicesPerType) {
+      return fmt::format("device {}: expected an id below {}", item, kMaxDevicesPerType);
+    }
+    for (const Device& seen : out) {
+      if (seen == device) {
+        return fmt::format("device {} appears twice in '{}'; give each device once", item, text);
+      }
+    }
+    out.push_back(device);
+  }
+  return "";
+}
+
+}  // namespace
+
+CLI::Validator device_list() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::vector<Device> devices;
+        return device_list_error(text, devices);
+      },
+      "DEVICES");
+}
+
+std::vector<Device> parse_device_list(const std::string& text) {
+  std::vector<Device> devices;
+  const std::string error = device_list_error(text, devices);
+  JANUS_CHECK(error.empty(), ValueError, "{}", error);
+  return devices;
+}
+
 CLI::Validator existing_file() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

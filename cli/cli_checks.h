@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "janus/core/device.h"
+
 namespace janus::cli {
 
 /// "" when `text` is an integer in [min, max]; otherwise what is wrong with it.
@@ -41,6 +43,12 @@ CLI::Validator fraction();             // [0, 1)
 CLI::Validator one_of(std::vector<std::string> names);
 /// A device of this process ("cpu:0"), as janus::parse_device reads it, that exists.
 CLI::Validator existing_device();
+/// A comma-separated list of cpu devices, "cpu:0,cpu:1" (data parallelism): not empty, no
+/// empty item, none twice, ids below kMaxDevicesPerType. The devices need not exist yet: the
+/// program sets up as many as the list names (set_num_cpu_devices).
+CLI::Validator device_list();
+/// The devices of `text`; a ValueError saying what is wrong when device_list() refuses it.
+std::vector<Device> parse_device_list(const std::string& text);
 /// A path to a regular file that exists.
 CLI::Validator existing_file();
 

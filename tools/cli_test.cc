@@ -81,6 +81,24 @@ TEST(Cli, TrainRefusesAMissingDeviceNamingTheOnesThereAre) {
                  "expected cpu:N");
 }
 
+TEST(Cli, TrainRefusesABadDeviceList) {
+  expect_refused("train --devices cpu:0,cpu:1,cpu:0",
+                 "janus train: --devices: device cpu:0 appears twice in 'cpu:0,cpu:1,cpu:0'; give "
+                 "each device once");
+  expect_refused("train --devices ''",
+                 "janus train: --devices: the list is empty, expected devices separated by "
+                 "commas, e.g. cpu:0,cpu:1");
+  expect_refused("train --devices cpu:0,,cpu:1",
+                 "janus train: --devices: 'cpu:0,,cpu:1' has an empty item, expected devices "
+                 "separated by commas, e.g. cpu:0,cpu:1");
+  expect_refused("train --devices cpu:0,tpu",
+                 "janus train: --devices: cannot read 'tpu' as a device, expected cpu:N");
+  expect_refused("train --device cpu:0 --devices cpu:0,cpu:1",
+                 "janus train: --device excludes --devices");
+  expect_refused("train --devices cpu:0,cpu:1 --kvstore nccl",
+                 "janus train: --kvstore: 'nccl' is not one of local, device");
+}
+
 TEST(Cli, TrainChecksEveryOutputPathBeforeTraining) {
   const std::string missing = "/nonexistent-janus-dir/out";
   for (const char* option : {"--save", "--log-json", "--profile"}) {

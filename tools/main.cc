@@ -127,6 +127,7 @@ struct Args {
   std::string op_name;
   janus::training::TrainOptions train;
   std::string device = "cpu:0";
+  std::string devices;  // janus train --devices, "cpu:0,cpu:1"
   janus::tools::RunOptions run;
   int epoch = 0;
   BenchArgs bench;
@@ -169,8 +170,17 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
   train.add_option("--seed", t.seed, "random seed (initialisation, shuffling, dropout)")
       ->check(integer_at_least<uint64_t>(0))
       ->capture_default_str();
-  train.add_option("--device", a.device, "device to train on, cpu:N")
-      ->check(janus::cli::existing_device())
+  CLI::Option* device = train.add_option("--device", a.device, "device to train on, cpu:N")
+                            ->check(janus::cli::existing_device())
+                            ->capture_default_str();
+  train
+      .add_option("--devices", a.devices,
+                  "train data-parallel on these devices, cpu:0,cpu:1 (sets up as many cpu "
+                  "devices as the list names, splitting the cores among them)")
+      ->check(janus::cli::device_list())
+      ->excludes(device);
+  train.add_option("--kvstore", t.kvstore, "with --devices: where gradients are summed")
+      ->check(janus::cli::one_of({"local", "device"}))
       ->capture_default_str();
   train.add_option("--limit", t.limit, "use only the first N training samples (0: all)")
       ->check(integer_at_least<int64_t>(0))
@@ -255,6 +265,14 @@ int run_command(const Commands& c, Args& a) {
   }
   if (*c.train) {
     a.train.device = janus::parse_device(a.device);  // checked by the parser
+    if (!a.devices.empty()) {
+      a.train.devices = janus::cli::parse_device_list(a.devices);
+      // Before any array exists: the engine gives each device its share of the cores when it
+      // starts the device's workers. A larger JANUS_CPU_DEVICES stays as it is.
+      int needed = 0;
+      for (const janus::Device& d : a.train.devices) needed = std::max(needed, d.id + 1);
+      if (needed > janus::num_cpu_devices()) janus::set_num_cpu_devices(needed);
+    }
     janus::training::train(a.train, std::cout);
     return 0;
   }

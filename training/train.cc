@@ -2,6 +2,7 @@
 #include "train.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,8 +19,10 @@
 #include "janus/nn/metric.h"
 #include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
+#include "janus/optim/kvstore.h"
 #include "janus/optim/lr_scheduler.h"
 #include "janus/optim/trainer.h"
+#include "janus/parallel/split.h"
 #include "janus/profile/profiler.h"
 
 #include "models.h"
@@ -61,11 +64,25 @@ void check_options(const TrainOptions& o) {
   JANUS_CHECK(o.export_prefix.empty() || o.hybridize, ValueError,
               "--export {} needs --hybridize (the exported graph is the hybridized one)",
               o.export_prefix);
-  check_device(o.device, "--device");
+  JANUS_CHECK(o.devices.empty() || o.device == cpu(0), ValueError,
+              "--device {} and --devices {}: give one of them", o.device,
+              fmt::join(o.devices, ","));
+  if (o.devices.empty()) {
+    check_device(o.device, "--device");
+  } else {
+    check_devices(o.devices, "--devices");
+  }
+  JANUS_CHECK(o.kvstore == "local" || o.kvstore == "device", ValueError,
+              "--kvstore is '{}', expected local or device", o.kvstore);
   check_output_path("--log-json", o.log_json);
   check_output_path("--save", o.save);
   check_output_path("--profile", o.profile);
   check_output_path("--export", o.export_prefix);
+}
+
+// The devices that train: the data-parallel list, or the one device.
+std::vector<Device> devices_of(const TrainOptions& o) {
+  return o.devices.empty() ? std::vector<Device>{o.device} : o.devices;
 }
 
 // The first `n` samples of `set` (all when n is 0 or more than there are).
@@ -95,7 +112,7 @@ NDArray to_device(const NDArray& a, Device device) {
 double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
   nn::Accuracy acc;
   while (auto batch = loader.next()) {
-    acc.update((*batch)[1], net(to_device((*batch)[0], device)));
+    acc.update(to_device((*batch)[1], device), net(to_device((*batch)[0], device)));
   }
   return acc.get();
 }
@@ -138,14 +155,16 @@ DataSets load_data(const TrainOptions& o) {
           head(test_full, o.limit == 0 ? 0 : std::max<int64_t>(o.limit / 6, 1))};
 }
 
-// The named model on the device, its deferred shapes fixed by one sample, hybridized if asked.
+// The named model with a replica on each device (drawn once, on the first), its deferred
+// shapes fixed by one sample, hybridized if asked.
 std::shared_ptr<nn::Sequential> make_net(const TrainOptions& o, const data::ArrayDataset& set) {
   auto net = make_model(o.model);
-  net->initialize(nn::Xavier(), o.device);
+  const std::vector<Device> devices = devices_of(o);
+  net->initialize(nn::Xavier(), devices);
   // The first batch fixes the deferred shapes before the trainer sees the parameters.
   {
     autograd::PauseScope no_record;
-    (*net)(to_device(set.get_batch(std::vector<int64_t>{0})[0], o.device));
+    (*net)(to_device(set.get_batch(std::vector<int64_t>{0})[0], devices[0]));
   }
   if (o.hybridize) net->hybridize();
   return net;
@@ -158,8 +177,41 @@ optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batch
     optimizer->set_lr_scheduler(
         std::make_shared<optim::CosineScheduler>(o.epochs * batches_per_epoch, o.lr));
   }
-  return optim::Trainer(net.collect_params(), std::move(optimizer));
+  // Several devices: their gradients are summed through the store before each update.
+  kvstore::KVStorePtr store = o.devices.size() > 1 ? kvstore::create(o.kvstore) : nullptr;
+  return optim::Trainer(net.collect_params(), std::move(optimizer), std::move(store));
 }
+
+// The running loss and accuracy of an epoch, one of each per device (a metric sums on the
+// engine, on the device of its updates), combined when read.
+class EpochMetrics {
+ public:
+  explicit EpochMetrics(size_t devices) : loss_(devices), acc_(devices) {}
+
+  void update(size_t device, const NDArray& label, const NDArray& output, const NDArray& loss) {
+    loss_[device].update(loss);
+    acc_[device].update(label, output);
+  }
+  double loss() const { return combined(loss_); }
+  double accuracy() const { return combined(acc_); }
+
+ private:
+  // The mean over every sample of every device: the means weighted by their counts.
+  template <typename Metric>
+  static double combined(const std::vector<Metric>& metrics) {
+    double total = 0;
+    int64_t count = 0;
+    for (const Metric& m : metrics) {
+      if (m.count() == 0) continue;
+      total += m.get() * static_cast<double>(m.count());
+      count += m.count();
+    }
+    return total / static_cast<double>(count);
+  }
+
+  std::vector<nn::MeanLoss> loss_;
+  std::vector<nn::Accuracy> acc_;
+};
 
 // What one epoch needs besides its number.
 struct EpochContext {
@@ -172,50 +224,55 @@ struct EpochContext {
   std::ostream& out;
 };
 
-// One pass over the training set, then the test accuracy.
+// One pass over the training set, then the test accuracy (on the first device).
 EpochResult train_epoch(const EpochContext& c, int epoch) {
   const TrainOptions& o = c.options;
+  const std::vector<Device> devices = devices_of(o);
   const nn::SoftmaxCrossEntropyLoss loss_fn;
-  nn::MeanLoss mean_loss;
-  nn::Accuracy train_acc;
+  EpochMetrics metrics(devices.size());
   const int64_t batches = c.train_loader.num_batches();
   const int64_t every = std::max<int64_t>(1, batches / 50);
   const auto start = Clock::now();
   int64_t seen = 0, index = 0;
-  NDArray previous_loss;  // the batch before this one
+  std::vector<NDArray> previous_losses;  // the batch before this one, a loss per slice
   while (auto batch = c.train_loader.next()) {
-    const NDArray x = to_device((*batch)[0], o.device);
-    const NDArray y = to_device((*batch)[1], o.device);
-    NDArray output, loss;
+    // A slice per device (one device: the batch itself, copied there if need be). The last
+    // batch of an epoch may not divide evenly: its slices differ by a row.
+    const std::vector<NDArray> xs =
+        parallel::split_and_load((*batch)[0], devices, /*even_split=*/false);
+    const std::vector<NDArray> ys =
+        parallel::split_and_load((*batch)[1], devices, /*even_split=*/false);
+    std::vector<NDArray> outputs, losses;
     {
       autograd::RecordScope record(true);
-      output = c.net(x);
-      loss = loss_fn(output, y);
+      for (size_t k = 0; k < xs.size(); ++k) {
+        outputs.push_back(c.net(xs[k]));
+        losses.push_back(loss_fn(outputs[k], ys[k]));
+      }
     }
-    autograd::backward(loss);
-    c.trainer.step(batch->batch_size());
-    mean_loss.update(loss);
-    train_acc.update(y, output);
+    autograd::backward(losses);
+    c.trainer.step(batch->batch_size());  // the gradients are sums over the whole batch
+    for (size_t k = 0; k < xs.size(); ++k) metrics.update(k, ys[k], outputs[k], losses[k]);
     // One batch of lookahead: this batch is issued while the one before it computes, and then
     // the loop waits for that one. Without a bound the loop issues the whole epoch ahead (the
     // engine admits 4096 operations in flight), holding every batch's activations: a LeNet
     // epoch grew by 9 MB per batch, and the kernels wrote into freshly faulted pages.
-    if (previous_loss.defined()) wait_to_read(previous_loss);
-    previous_loss = loss;
+    for (const NDArray& loss : previous_losses) wait_to_read(loss);
+    previous_losses = losses;
     seen += batch->batch_size();
     if (o.progress && (++index % every == 0 || index == batches)) {
-      wait_to_read(loss);  // the bar shows finished work, not issued work
+      for (const NDArray& loss : losses) wait_to_read(loss);  // the bar shows finished work
       print_progress(c.out, epoch, o.epochs, seen, c.train_size,
                      std::chrono::duration<double>(Clock::now() - start).count());
     }
   }
   EpochResult r;
   r.epoch = epoch;
-  r.loss = mean_loss.get();  // waits for the epoch's last batch
-  r.train_acc = train_acc.get();
+  r.loss = metrics.loss();  // waits for the epoch's last batch
+  r.train_acc = metrics.accuracy();
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.samples_per_s = static_cast<double>(seen) / r.seconds;
-  r.test_acc = evaluate(c.net, c.test_loader, o.device);
+  r.test_acc = evaluate(c.net, c.test_loader, devices[0]);
   return r;
 }
 
@@ -261,9 +318,12 @@ std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
 
   out << fmt::format(
       "training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
-      "lr {}{}, {} epochs, seed {}\n",
+      "lr {}{}, {} epochs, seed {}{}\n",
       o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer, o.lr,
-      o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)", o.epochs, o.seed);
+      o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)", o.epochs, o.seed,
+      o.devices.size() > 1
+          ? fmt::format(", data-parallel on {} ({} store)", fmt::join(o.devices, ", "), o.kvstore)
+          : "");
   const EpochContext context{o, *net, trainer, train_loader, test_loader, sets.train->size(), out};
   std::vector<EpochResult> results;
   if (!o.profile.empty()) profiler::start();

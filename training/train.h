@@ -23,6 +23,13 @@ struct TrainOptions {
   double wd = 0.0;
   uint64_t seed = 0;
   Device device = cpu(0);
+  /// Data parallelism: each batch is split across these devices (the last of an epoch may split
+  /// unevenly), every device runs forward and backward on its slice with its own replicas, and
+  /// the gradients are summed through a `kvstore` store before one update. Empty: `device`
+  /// alone. Giving both (a `devices` list and a `device` other than cpu(0)) is a ValueError.
+  /// The devices must exist (set_num_cpu_devices first).
+  std::vector<Device> devices;
+  std::string kvstore = "device";  // "local" or "device", with several devices
   /// Train on the first `limit` training samples and test on the first limit / 6 test samples
   /// (0: all). For quick runs and the integration test.
   int64_t limit = 0;

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,51 @@ TEST(Train, LeNetTrainsOnATinySubset) {
   EXPECT_THAT(file_text(o.log_json), HasSubstr("\"lr_schedule\": \"cosine\""));
   std::filesystem::remove(o.log_json);
   std::filesystem::remove(plot_path_for(o.log_json));
+}
+
+// Data parallelism: each batch split across cpu(0) and cpu(1), imperative and hybridized
+// (one compiled graph per device); the figures combine both slices. 1000 samples in batches of
+// 64 end with a partial batch of 40, split 20/20. The hybridized run exports the graph of the
+// first device with its replicas.
+TEST(Train, TwoDevicesTrainDataParallelImperativeAndHybridized) {
+  const ScopedCpuDevices devices(2);
+  for (const bool hybridize : {false, true}) {
+    SCOPED_TRACE(hybridize ? "hybridized" : "imperative");
+    TrainOptions o;
+    o.model = "mlp";
+    o.epochs = 1;
+    o.limit = 1000;
+    o.batch_size = 64;
+    o.lr = 0.1;
+    o.progress = false;
+    o.devices = {cpu(0), cpu(1)};
+    o.hybridize = hybridize;
+    const auto dir = std::filesystem::temp_directory_path() / "janus_train_dp_test";
+    std::filesystem::create_directories(dir);
+    if (hybridize) o.export_prefix = (dir / "mlp").string();
+    std::ostringstream out;
+    const std::vector<EpochResult> r = train(o, out);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_TRUE(std::isfinite(r[0].loss)) << out.str();
+    EXPECT_LT(r[0].loss, 2.0) << out.str();  // ln(10) = 2.30 at chance
+    EXPECT_GT(r[0].train_acc, 0.4) << out.str();
+    EXPECT_GT(r[0].test_acc, 0.5) << out.str();
+    EXPECT_THAT(out.str(), HasSubstr("data-parallel on cpu(0), cpu(1) (device store)"));
+    if (hybridize) {
+      EXPECT_TRUE(std::filesystem::exists(dir / "mlp-symbol.json")) << out.str();
+      EXPECT_TRUE(std::filesystem::exists(dir / "mlp-0001.safetensors")) << out.str();
+    }
+    std::filesystem::remove_all(dir);
+  }
+  TrainOptions o;
+  o.devices = {cpu(0), cpu(0)};
+  std::ostringstream out;
+  EXPECT_THAT(error_of<ValueError>([&] { train(o, out); }),
+              HasSubstr("--devices: device cpu(0) appears twice in [cpu(0), cpu(0)]"));
+  o.devices = {cpu(0), cpu(1)};
+  o.device = cpu(1);
+  EXPECT_THAT(error_of<ValueError>([&] { train(o, out); }),
+              HasSubstr("--device cpu(1) and --devices cpu(0),cpu(1): give one of them"));
 }
 
 TEST(Plot, OnePointPerEpochOnEachSeriesScaledToItsAxis) {

@@ -313,6 +313,9 @@ void Block::export_model(const std::string& prefix, int epoch) const {
               name_, epoch);
   const HybridEntry& entry = *hybrid_->last;
   const std::vector<std::string>& pnames = entry.binding.parameter_names;
+  // The replicas that this graph ran with (those of its inputs' device): after data-parallel
+  // training they equal the other devices' replicas, but they are the ones the graph belongs to.
+  const Device device = hybrid_->last_sig->inputs.at(0).device;
   graph::NamedArrays arrays;
   for (const graph::NodePtr& n : sym.graph().nodes) {
     if (!n->is_variable()) continue;
@@ -321,7 +324,8 @@ void Block::export_model(const std::string& prefix, int epoch) const {
       continue;
     }
     auto p = std::find(pnames.begin(), pnames.end(), n->name);
-    if (p != pnames.end()) arrays.emplace_back(n->name, entry.params[p - pnames.begin()]->data());
+    if (p != pnames.end())
+      arrays.emplace_back(n->name, entry.params[p - pnames.begin()]->data(device));
   }
   const std::vector<std::string> inputs =
       graph::default_input_names(hybrid_->last_sig->inputs.size());

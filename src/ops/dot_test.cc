@@ -9,6 +9,7 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
 
 #include "testing/test_util.h"
@@ -169,6 +170,30 @@ TEST(OpDot, ChainedProducts) {
 }
 
 // ---- errors -----------------------------------------------------------------------------------
+
+// Two devices run one cached product (same shape) at the same time: each run needs its own
+// oneDNN scratchpad. With the primitive's own, shared one, nearly every product came out wrong.
+TEST(OpDot, TheSameShapeOnTwoDevicesAtOnce) {
+  const ScopedCpuDevices devices(2);
+  // Workers that split the cores between both devices; the next test gets a fresh engine.
+  set_engine(EngineKind::kThreaded, engine_options_from_env());
+  struct Restore {
+    ~Restore() { set_engine(EngineKind::kThreaded, engine_options_from_env()); }
+  } restore;
+  std::mt19937 rng(kSeed);
+  const NDArray a = random_matrix(32, 784, DType::kFloat32, rng);
+  const NDArray b = random_matrix(256, 784, DType::kFloat32, rng);
+  const NDArray a1 = copyto(a, cpu(1)), b1 = copyto(b, cpu(1));
+  std::vector<NDArray> products;
+  for (int i = 0; i < 50; ++i) {
+    products.push_back(dot(a, b, false, true));
+    products.push_back(dot(a1, b1, false, true));
+  }
+  const std::vector<float> want = to_vector<float>(products[0]);
+  for (size_t i = 1; i < products.size(); ++i) {
+    ASSERT_EQ(to_vector<float>(products[i]), want) << "product " << i;
+  }
+}
 
 TEST(OpDot, InnerDimensionMismatchNamesBothShapes) {
   std::string msg = error_of<ShapeError>([] { dot(zeros({2, 3}), zeros({4, 5})); });

@@ -82,7 +82,8 @@ class Block {
   graph::Symbol symbol() const;
   /// Writes `prefix`-symbol.json (the graph of the most recent hybridized call; its inputs are
   /// named "data", or "data0", "data1", ... for several, see graph::default_input_names) and
-  /// `prefix`-NNNN.safetensors (its parameters and constants, NNNN = epoch), which
+  /// `prefix`-NNNN.safetensors (its parameters, the replicas on that call's device, and its
+  /// constants; NNNN = epoch), which
   /// SymbolBlock::imports and deploy::Predictor load without this code. Gluon's `export`.
   void export_model(const std::string& prefix, int epoch = 0) const;
 

@@ -1,0 +1,84 @@
+// data_parallel: one Fashion-MNIST LeNet epoch through the `janus train` loop, hybridized, with
+// the hyperparameters of fashion_lenet_epoch: first on one device owning both threads
+// (set_num_cpu_devices(1)), then data-parallel on two devices of one thread each
+// (set_num_cpu_devices(2); each batch split across cpu(0) and cpu(1), gradients summed by the
+// `device` store). The engine is recreated for each, so its workers take the new split.
+// The floor of the two-device epoch is the one-device epoch (the same arithmetic on the same
+// cores) less what one device cannot overlap: per-operation dispatch and the serial parts
+// between oneDNN's parallel regions, which two independent devices run at once. The target is a
+// ratio (two / one) of at most 0.95. `--quick` trains on 6000 samples. Ends with one JSON line:
+// one_device_epoch_s, two_devices_epoch_s, ratio, test_acc_one, test_acc_two.
+#include <cstdio>
+#include <sstream>
+
+#include "janus/janus.h"
+
+#include "bench_util.h"
+#include "suite.h"
+#include "train.h"
+
+namespace {
+
+namespace training = janus::training;
+
+training::TrainOptions lenet_options(bool quick) {
+  training::TrainOptions o;
+  o.model = "lenet";
+  o.epochs = 1;
+  o.batch_size = 128;
+  o.lr = 0.05;
+  o.momentum = 0.9;
+  o.progress = false;
+  o.hybridize = true;
+  o.limit = quick ? 6000 : 0;
+  return o;
+}
+
+// One epoch on `devices` logical CPU devices (data-parallel when more than one).
+training::EpochResult epoch_on(int devices, bool quick, std::ostringstream& log) {
+  janus::wait_all();
+  janus::set_num_cpu_devices(devices);
+  janus::set_engine(janus::EngineKind::kThreaded, janus::engine_options_from_env());
+  training::TrainOptions o = lenet_options(quick);
+  if (devices > 1) {
+    for (int i = 0; i < devices; ++i) o.devices.push_back(janus::cpu(i));
+  }
+  // Warm-up, untimed: the first epoch of a process also builds the oneDNN primitives and
+  // faults in the memory pools.
+  training::TrainOptions warm = o;
+  warm.limit = 1280;
+  std::ostringstream ignored;
+  training::train(warm, ignored);
+  return training::train(o, log).back();
+}
+
+int run(const bench::Options& options) {
+  if (janus::hardware_cores() < 2) {
+    std::printf("data_parallel: needs 2 cores, this process has %d\n", janus::hardware_cores());
+    return 0;
+  }
+  std::printf("data_parallel: one LeNet epoch, hybridized, batch 128, SGD lr 0.05 momentum 0.9%s\n",
+              options.quick ? " (quick: 6000 samples)" : "");
+  std::ostringstream log;
+  const training::EpochResult one = epoch_on(1, options.quick, log);
+  const training::EpochResult two = epoch_on(2, options.quick, log);
+  std::fputs(log.str().c_str(), stdout);
+  const double ratio = two.seconds / one.seconds;
+  std::printf(
+      "one device (2 threads): %.3f s, test accuracy %.4f\ntwo devices (1 thread each): %.3f s, "
+      "test accuracy %.4f\nratio two / one: %.3f (target <= 0.95: %s)\n",
+      one.seconds, one.test_acc, two.seconds, two.test_acc, ratio,
+      ratio <= 0.95 ? "met" : "NOT met");
+  bench::print_json_line("data_parallel", {{"one_device_epoch_s", one.seconds},
+                                           {"two_devices_epoch_s", two.seconds},
+                                           {"ratio", ratio},
+                                           {"test_acc_one", one.test_acc},
+                                           {"test_acc_two", two.test_acc}});
+  return 0;
+}
+
+const bench::Registration reg{
+    "data_parallel",
+    "a LeNet epoch on one device (2 threads) vs data-parallel on two (1 thread each)", run};
+
+}  // namespace
