@@ -1,5 +1,5 @@
 // Everything a Janus user needs: arrays, the engine and its blockers, the operators, autograd,
-// blocks, optimizers and data loading.
+// blocks, optimizers, data loading and data parallelism.
 #pragma once
 
 #include "janus/autograd/autograd.h"
@@ -26,5 +26,8 @@
 #include "janus/ops/registry.h"
 #include "janus/optim/lr_scheduler.h"
 #include "janus/optim/optimizer.h"
+#include "janus/optim/kvstore.h"
 #include "janus/optim/trainer.h"
+#include "janus/parallel/allreduce.h"
+#include "janus/parallel/split.h"
 #include "janus/profile/profiler.h"
