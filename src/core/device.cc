@@ -130,4 +130,8 @@ void check_devices(const std::vector<Device>& devices, std::string_view what) {
   }
 }
 
+bool peer_access(Device runner, Device owner) {
+  return runner == owner || (runner.is_cpu() && owner.is_cpu());
+}
+
 }  // namespace janus

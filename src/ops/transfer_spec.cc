@@ -14,6 +14,14 @@ JANUS_OP_SPEC({.op = "copyto",
 JANUS_OP_SPEC({.op = "copy_into",
                .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
                        "(across devices, views, errors)"});
+JANUS_OP_SPEC({.op = "peer_add",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
+                     RefTensor y = in[0];
+                     for (int64_t i = 0; i < y.size(); ++i) y[i] += in[1][i];
+                     return std::vector<RefTensor>{y};
+                   },
+               .samples = {{{{2, 3}, {2, 3}}, {}}, {{{7}, {7}}, {}}, {{{0}, {0}}, {}}}});
 JANUS_OP_SPEC({.op = "add_into",
                .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
                        "(every dtype, integer wrap-around, errors)"});

@@ -68,6 +68,14 @@ void ring_allreduce(std::span<const NDArray> arrays) {
   check_alike("ring_allreduce", arrays, true);
   const int64_t n = static_cast<int64_t>(arrays.size());
   if (n == 1) return;
+  for (const NDArray& a : arrays) {
+    for (const NDArray& b : arrays) {
+      JANUS_CHECK(peer_access(a.device(), b.device()), NotImplementedError,
+                  "ring_allreduce: {} cannot read the memory of {}; devices without peer access "
+                  "need staged copies, which Janus does not have yet",
+                  a.device(), b.device());
+    }
+  }
   const int64_t size = arrays[0].size();
   if (size < kRingMinElements * n) {
     reduce_into(arrays[0], arrays);
@@ -79,33 +87,28 @@ void ring_allreduce(std::span<const NDArray> arrays) {
     return std::pair<int64_t, int64_t>{size * c / n, size * (c + 1) / n};
   };
   auto at = [&](int64_t i) -> const NDArray& { return arrays[static_cast<size_t>(i % n)]; };
-  // Reduce-scatter: at step s, device i sends chunk (i - s) mod n to device i + 1, which adds
-  // it. After n - 1 steps device i holds the full sum of chunk (i + 1) mod n.
-  // As below, all sends of a step are pushed before its additions.
+  // Reduce-scatter around the ring: at step s, device i + 1 adds chunk c = (i - s) mod n of
+  // its own array to the partial sum of that chunk that device i holds, reading it in place
+  // (peer access), into a new partial of its own. Nothing writes the arrays yet, so no step
+  // waits for another device's step but through the partials it reads.
+  std::vector<NDArray> partial(static_cast<size_t>(n));
   for (int64_t s = 0; s < n - 1; ++s) {
-    std::vector<NDArray> received;
+    std::vector<NDArray> next(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      const auto [b, e] = bounds((i - s + n) % n);
-      received.push_back(copyto(chunk(at(i), b, e), at(i + 1).device()));
+      const int64_t c = (i - s + n) % n;
+      const auto [b, e] = bounds(c);
+      const NDArray from = s == 0 ? chunk(at(i), b, e) : partial[static_cast<size_t>(c)];
+      next[static_cast<size_t>(c)] = peer_add(chunk(at(i + 1), b, e), from);
     }
-    for (int64_t i = 0; i < n; ++i) {
-      const auto [b, e] = bounds((i - s + n) % n);
-      add_into(chunk(at(i + 1), b, e), received[static_cast<size_t>(i)]);
-    }
+    partial = std::move(next);
   }
-  // All-gather: at step s, device i passes the summed chunk (i + 1 - s) mod n to device i + 1.
-  // A var guards a whole array, so a copy straight from one device's array into the next's
-  // would wait for the copy into the first (a chain around the ring): every step first copies
-  // out of all arrays, then into them.
-  for (int64_t s = 0; s < n - 1; ++s) {
-    std::vector<NDArray> received;
-    for (int64_t i = 0; i < n; ++i) {
-      const auto [b, e] = bounds((i + 1 - s + n) % n);
-      received.push_back(copyto(chunk(at(i), b, e), at(i + 1).device()));
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const auto [b, e] = bounds((i + 1 - s + n) % n);
-      copy_into(chunk(at(i + 1), b, e), received[static_cast<size_t>(i)]);
+  // All-gather: chunk c's sum now lives on device c - 1; every device copies every chunk's
+  // sum into its own array (its copy lane; the copies into one array run in turn).
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t c = (j + 1 + k) % n;  // its own chunk first
+      const auto [b, e] = bounds(c);
+      copy_into(chunk(at(j), b, e), partial[static_cast<size_t>(c)]);
     }
   }
 }

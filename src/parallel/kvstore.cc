@@ -73,16 +73,18 @@ class InProcessStore final : public KVStore {
     check_arrays(key, "pushpull", "output", e, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
-    // An allreduce in place, the hot path of data-parallel training: the ring leaves the sum
-    // in every value, which are the outputs.
-    if (!optimizer_ && in_place(values, outs) && ring(values)) {
-      parallel::ring_allreduce(values);
-      const NDArray* home = on_device(values, e.stored.device());
-      copy_into(e.stored, home != nullptr ? *home : values[0]);
+    if (optimizer_) {
+      apply(e, reduce(e, values));
+      parallel::broadcast_into(e.stored, outs);
       return;
     }
-    apply(e, reduce(e, values));
-    parallel::broadcast_into(e.stored, outs);
+    // An allreduce. In place, the hot path of data-parallel training, the ring leaves the sum
+    // in every value, which are the outputs.
+    if (in_place(values, outs) && ring(values)) {
+      parallel::ring_allreduce(values);
+      return;
+    }
+    parallel::broadcast_into(reduce(e, values), outs);
   }
 
   void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,

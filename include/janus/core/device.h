@@ -53,6 +53,10 @@ std::vector<int> device_cores(Device device);
 /// any GPU in a build without CUDA. `what` names the caller for the message.
 void check_device(Device device, std::string_view what);
 
+/// Whether a kernel running on `runner` may read memory of `owner` directly (peer access).
+/// Logical CPU devices share the host's memory: always. GPUs: none yet (no CUDA backend).
+bool peer_access(Device runner, Device owner);
+
 /// Checks a list of devices that each get a replica or a slice (data parallelism): not empty
 /// (ValueError), each existing (DeviceError), none twice (ValueError naming it and the list).
 /// `what` names the caller for the message.

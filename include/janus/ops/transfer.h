@@ -16,4 +16,8 @@ void copy_into(const NDArray& dst, const NDArray& src);
 /// dtype.
 void add_into(const NDArray& dst, const NDArray& src);
 
+/// a + b, a new array on a's device (compute lane), reading b where it lives: b's device must
+/// be a peer of a's (peer_access; DeviceError otherwise). Same shape and dtype.
+NDArray peer_add(const NDArray& a, const NDArray& b);
+
 }  // namespace janus

@@ -7,7 +7,7 @@
 //   kv->init(3, zeros({256, 784}));
 //   kv->push(3, {g0, g1});           // g0 on cpu(0), g1 on cpu(1): summed
 //   kv->pull(3, {w0, w1});           // the stored value copied into both
-//   kv->pushpull(3, {g0, g1}, {g0, g1});  // allreduce in place
+//   kv->pushpull(3, {g0, g1}, {g0, g1});  // allreduce in place; the stored value stays
 //
 // Every call is asynchronous: it pushes engine operations ordered by the arrays' vars and
 // returns; `priority` (higher first) lets the values needed first go first. Arrays passed in
@@ -65,7 +65,10 @@ class KVStore {
   virtual void push(const Key& key, std::span<const NDArray> values, int priority = 0) = 0;
   /// Copies the stored value into every array of `outs`.
   virtual void pull(const Key& key, std::span<const NDArray> outs, int priority = 0) = 0;
-  /// push then pull; `outs` may be `values` themselves (an allreduce in place).
+  /// With an optimizer set: push then pull. Without one, an allreduce: `outs` receive the sum
+  /// of `values`, and the stored value stays as it was (as in MXNet's allreduce stores,
+  /// Horovod's and BytePS's; the training path then copies nothing into the store). `outs` may
+  /// be `values` themselves (in place).
   virtual void pushpull(const Key& key, std::span<const NDArray> values,
                         std::span<const NDArray> outs, int priority = 0) = 0;
   /// init(key, value) then pull(key, outs).

@@ -17,15 +17,17 @@ inline bool same_view(const NDArray& a, const NDArray& b) {
          a.shape() == b.shape() && a.dtype() == b.dtype();
 }
 
-/// Sums `arrays` (one per device, devices distinct, one shape and dtype) in place: every array
-/// ends holding the sum. A ring, as the seed's "ring synchronization": the flattened arrays are
-/// cut into one chunk per device; N-1 reduce-scatter steps (device i sends a chunk to device
-/// i+1, which adds it to its own) leave each device with one chunk fully summed, and N-1
-/// all-gather steps pass the summed chunks on. Each device sends and receives 2(N-1)/N of the
-/// array, and all devices work at once. Chunk c is summed in the fixed order c, c+1, ..., so
-/// the result is deterministic (but the order differs per chunk; sums agree with a
-/// one-device sum to rounding). Arrays smaller than kRingMinElements per device are reduced on
-/// the first device and copied back instead (fewer, larger operations).
+/// Sums `arrays` (one per device, devices distinct and peers of each other, one shape and
+/// dtype) in place: every array ends holding the sum. The seed's "ring synchronization": the
+/// flattened arrays are cut into one chunk per device; in N-1 reduce-scatter steps around the
+/// ring, device i+1 adds its chunk to the partial sum that device i passes on (peer_add, which
+/// reads it in place: no staging copy), so that each device ends with one chunk fully summed;
+/// then every device copies the N summed chunks into its array (all-gather). Each device adds
+/// (N-1)/N of the array and writes all of it once, and all devices work in every step. Chunk c
+/// is summed in the fixed order c, c+1, ..., so the result is deterministic and every array
+/// bitwise equal (the order differs per chunk: sums agree with a one-device sum to rounding).
+/// Arrays smaller than kRingMinElements per device are reduced on the first device and copied
+/// back instead (fewer, larger operations).
 void ring_allreduce(std::span<const NDArray> arrays);
 
 /// Below this many elements per device, ring_allreduce reduces on one device instead.

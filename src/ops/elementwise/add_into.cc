@@ -1,25 +1,45 @@
-// add_into(dst, src): dst += src in place, the step of which reductions are made.
+// The additions of which reductions are made: add_into(dst, src), dst += src in place, and
+// peer_add(a, b), a + b on a's device reading b from wherever it lives (peer access).
 #include "janus/ops/ops.h"
 #include "janus/ops/transfer.h"
 
 #include "../op_utils.h"
 
 namespace janus::ops {
-
 namespace {
 
-void add_into_cpu(const KernelArgs& args) {
-  dispatch_dtype(args.in(0).dtype(), [&]<typename T>() {
-    T* __restrict dst = args.in(0).data<T>();
-    const T* __restrict src = args.in(1).data<T>();
-    parallel_for(args.in(0).size(), args.ctx, [&](int64_t b, int64_t e) {
+// y = a + b elementwise over n elements (y may be a); booleans combine by logical or.
+void add_loop(const NDArray& y, const NDArray& a, const NDArray& b, const RunContext& ctx) {
+  dispatch_dtype(y.dtype(), [&]<typename T>() {
+    T* out = y.data<T>();
+    const T* x = a.data<T>();
+    const T* __restrict z = b.data<T>();
+    parallel_for(y.size(), ctx, [&](int64_t begin, int64_t end) {
       if constexpr (std::is_same_v<T, bool>) {
-        for (int64_t i = b; i < e; ++i) dst[i] = dst[i] || src[i];
+        for (int64_t i = begin; i < end; ++i) out[i] = x[i] || z[i];
       } else {
-        for (int64_t i = b; i < e; ++i) dst[i] = wrapping_add(dst[i], src[i]);
+        for (int64_t i = begin; i < end; ++i) out[i] = wrapping_add(x[i], z[i]);
       }
     });
   });
+}
+
+void add_into_cpu(const KernelArgs& args) {
+  add_loop(args.in(0), args.in(0), args.in(1), args.ctx);
+}
+
+void peer_add_cpu(const KernelArgs& args) {
+  add_loop(args.out(0), args.in(0), args.in(1), args.ctx);
+}
+
+std::vector<TensorSpec> infer_peer_add(const InferArgs& args) {
+  infer_into(args);  // one shape and dtype
+  const TensorSpec& a = args.inputs[0];
+  const TensorSpec& b = args.inputs[1];
+  JANUS_CHECK(peer_access(a.device, b.device), DeviceError,
+              "{}: a is on {} and b on {}, whose memory {} cannot read (copy b there first)",
+              args.op.name, a.device, b.device, a.device);
+  return {a};
 }
 
 }  // namespace
@@ -36,9 +56,27 @@ JANUS_DEFINE_OP({
     .mutable_inputs = {0},
 });
 
+JANUS_DEFINE_OP({
+    .name = "peer_add",
+    .doc = "a + b on a's device, reading b directly from the device it lives on (peer access: "
+           "logical CPU devices share memory): the step of a reduce-scatter that needs no staging "
+           "copy.",
+    .inputs = {"a", "b"},
+    .outputs = {"y"},
+    .infer = infer_peer_add,
+    .kernels = {{DeviceType::kCPU, peer_add_cpu}},
+    .not_differentiable = true,
+    .multi_device = true,
+});
+
 }  // namespace janus::ops
 
 namespace janus {
+NDArray peer_add(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("peer_add");
+  return ops::invoke(op, {a, b}, {})[0];
+}
+
 void add_into(const NDArray& dst, const NDArray& src) {
   static const ops::OpDef& op = ops::get_op("add_into");
   ops::invoke(op, {dst, src}, {});
