@@ -158,8 +158,10 @@ int fault(ProcessGroup& pg, bool die) {
 
 std::shared_ptr<janus::nn::Sequential> mlp(uint64_t init_seed) {
   auto net = std::make_shared<janus::nn::Sequential>();
-  net->add(std::make_shared<janus::nn::Dense>(16, "relu"));
-  net->add(std::make_shared<janus::nn::Dense>(1));
+  // in_units given: the weights are drawn here, from this seed (deferred initialization would
+  // draw at the first forward, at a program position that differs between the two runs).
+  net->add(std::make_shared<janus::nn::Dense>(16, "relu", true, true, /*in_units=*/8));
+  net->add(std::make_shared<janus::nn::Dense>(1, "", true, true, /*in_units=*/16));
   janus::seed(init_seed);
   net->initialize(janus::nn::Normal(0.1));
   return net;
@@ -194,10 +196,18 @@ int train(ProcessGroup& pg) {
                                     janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}));
   train_steps(*reference, ref_trainer, x, y, kBatch);
 
-  // Every rank draws its own start (seed 7 + rank); the store's init gives all rank 0's, which
-  // is the reference's.
-  auto net = mlp(7 + static_cast<uint64_t>(pg.rank()));
+  // The store's init gives every rank rank 0's value.
   auto kv = janus::kvstore::create("dist_allreduce");
+  {
+    auto probe = janus::kvstore::create("dist_allreduce");
+    probe->init(0, janus::full({3}, pg.rank() + 1.0));
+    NDArray out = janus::zeros({3});
+    probe->pull(0, out);
+    expect<float>("init then pull", out, 3, [](int64_t) { return 1.0; });
+  }
+  // Every rank starts from the same draw: the Trainer pulls rank 0's values only at its first
+  // step, after the first backward ran on each rank's own weights.
+  auto net = mlp(7);
   if (kv->num_workers() != pg.size() || kv->rank() != pg.rank()) {
     fail("the store says rank {} of {}", kv->rank(), kv->num_workers());
   }
