@@ -7,10 +7,12 @@ set -euo pipefail
 # and fails without it, but libdnnl-dev only Recommends it, which --no-install-recommends drops.
 # clang-format: make test checks the formatting.
 # ccache: rebuilds on a machine that keeps its cache (CI's clean clones) reuse earlier objects.
+# libgloo-dev: the dist layer's collectives (allreduce, broadcast, allgather, barrier over TCP)
+# run on Gloo rather than on a transport of our own (DESIGN.md, "Distribution").
 packages=(
   build-essential cmake ninja-build pkg-config ccache clang-format
   libdnnl-dev ocl-icd-opencl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
   dataset-fashion-mnist
 )
 # Extra groups: `fuzz` adds clang for `make fuzz`, `tidy` clang-tidy for `make tidy`, and `bench`

@@ -340,6 +340,30 @@ TEST(ThreadedEngine, CopyLaneRunsWhileComputeIsBusy) {
   e->delete_var(b, nullptr);
 }
 
+// A network collective blocks its worker until every peer took part: it runs on the comm lane,
+// so the device's copies and compute go on meanwhile.
+TEST(ThreadedEngine, CommLaneBlockedDoesNotHoldCopyOrCompute) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  Var* c = e->new_var();
+  std::latch others_done(2);
+  std::atomic<bool> overlapped{false};
+  e->push([&](const RunContext&) { overlapped = wait_for(others_done); }, {}, {a}, cpu(),
+          Lane::kComm);
+  e->push([&](const RunContext&) { others_done.count_down(); }, {}, {b}, cpu(), Lane::kCopy);
+  e->push([&](const RunContext&) { others_done.count_down(); }, {}, {c}, cpu(), Lane::kCompute);
+  e->wait_all();
+  EXPECT_TRUE(overlapped.load());
+  for (Var* v : {a, b, c}) e->delete_var(v, nullptr);
+}
+
+TEST(Engine, LaneNames) {
+  EXPECT_EQ(lane_name(Lane::kCompute), "compute");
+  EXPECT_EQ(lane_name(Lane::kCopy), "copy");
+  EXPECT_EQ(lane_name(Lane::kComm), "comm");
+}
+
 TEST(ThreadedEngine, HigherPriorityRunsFirstAmongReadyOperations) {
   auto e = make_engine(EngineKind::kThreaded);  // one compute worker
   std::atomic<bool> gate{false};

@@ -345,7 +345,11 @@ class ThreadedEngine final : public Engine {
   WorkerPool* make_pool(Device device, Lane lane) {
     std::vector<int> cores = device_cores(device);
     const bool compute = lane == Lane::kCompute;
-    const int workers = compute ? options_.cpu_compute_workers : options_.copy_workers;
+    // One comm worker per device: its collectives block while peers take part, and must run
+    // one at a time in the order of the process group's sequence var (dist/collectives.cc).
+    const int workers = compute               ? options_.cpu_compute_workers
+                        : lane == Lane::kCopy ? options_.copy_workers
+                                              : 1;
     // The device's share of cores, capped by OMP_NUM_THREADS when the user set it.
     const int share = std::max<int>(1, static_cast<int>(cores.size()) / workers);
     const int intra = compute ? std::min(share, omp_get_max_threads()) : 1;

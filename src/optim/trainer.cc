@@ -211,7 +211,11 @@ void Trainer::prepare(std::string_view what) {
     // Parameter i is key i: the optimizer's index on the store, too.
     for (size_t i = 0; i < params_.size(); ++i) {
       const nn::Parameter& p = *params_[i].second;
-      if (is_trained(p)) kvstore_->init(static_cast<int>(i), p.data());
+      if (!is_trained(p)) continue;
+      kvstore_->init(static_cast<int>(i), p.data());
+      // Across processes the store holds rank 0's value: every worker starts from it (MXNet's
+      // Trainer pulls after init too).
+      if (kvstore_->num_workers() > 1) kvstore_->pull(static_cast<int>(i), p.list_data());
     }
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
   }

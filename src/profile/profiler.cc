@@ -109,7 +109,7 @@ std::string trace_json() {
   std::map<std::pair<int, int>, std::string> threads;  // (pid, tid) -> row name
   for (const Event& e : evs) {
     const int pid = static_cast<int>(e.device.type) * 1000 + e.device.id;
-    const std::string lane = e.lane == Lane::kCopy ? "copy" : "compute";
+    const std::string lane(lane_name(e.lane));
     processes[pid] = to_string(e.device);
     threads[{pid, e.thread}] = fmt::format("worker {} ({} lane)", e.thread, lane);
     out.push_back({{"name", e.name},

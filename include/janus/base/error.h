@@ -55,7 +55,8 @@ JANUS_DECLARE_ERROR(FormatError);          // a file whose contents are malforme
 JANUS_DECLARE_ERROR(TraceError);           // a hybridized block's forward did what tracing cannot
 JANUS_DECLARE_ERROR(EngineError);          // misuse of the engine (e.g. pushing after shutdown)
 JANUS_DECLARE_ERROR(OperatorError);        // a kernel threw something that is not a janus::Error
-JANUS_DECLARE_ERROR(InternalError);        // a bug in Janus: please report it
+JANUS_DECLARE_ERROR(DistError);  // a collective or rendezvous across processes failed or timed out
+JANUS_DECLARE_ERROR(InternalError);  // a bug in Janus: please report it
 
 #undef JANUS_DECLARE_ERROR
 

@@ -38,9 +38,15 @@ namespace janus {
 
 class Var;
 
-/// Lanes are separate worker queues of a device, so that copies overlap compute.
-enum class Lane : uint8_t { kCompute = 0, kCopy = 1 };
-inline constexpr int kNumLanes = 2;
+/// Lanes are separate worker queues of a device, so that copies overlap compute, and a
+/// network collective (the dist layer's, which blocks its worker until every peer took part)
+/// never holds up a device's copies or compute. The comm lane has one worker per device, so
+/// collectives of one device run one at a time in the order they became ready.
+enum class Lane : uint8_t { kCompute = 0, kCopy = 1, kComm = 2 };
+inline constexpr int kNumLanes = 3;
+
+/// "compute", "copy" or "comm", for profiles and messages.
+std::string_view lane_name(Lane lane);
 
 /// What a kernel learns about where it runs.
 struct RunContext {
@@ -96,7 +102,7 @@ struct EngineOptions {
   /// Compute workers per CPU device (JANUS_CPU_WORKERS, default 1: kernels use the device's
   /// cores through intra-op threads instead).
   int cpu_compute_workers = 1;
-  /// Copy-lane workers per device.
+  /// Copy-lane workers per device. (The comm lane always has one.)
   int copy_workers = 1;
   /// Back-pressure: a push blocks while this many operations are in flight
   /// (JANUS_MAX_IN_FLIGHT, default 4096). Pushes from worker threads never block.

@@ -1,0 +1,123 @@
+// The process group's options from the environment: every missing or malformed variable is
+// named, with what was expected; a group of one needs no rendezvous.
+#include "janus/dist/process_group.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "janus/base/error.h"
+#include "janus/dist/collectives.h"
+#include "janus/engine/array.h"
+#include "janus/ops/ops.h"
+
+namespace janus::dist {
+namespace {
+
+using ::testing::HasSubstr;
+
+class DistEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : kVars) ::unsetenv(v);
+    ::setenv("JANUS_RANK", "1", 1);
+    ::setenv("JANUS_WORLD_SIZE", "2", 1);
+    ::setenv("JANUS_MASTER_ADDR", "127.0.0.1", 1);
+    ::setenv("JANUS_MASTER_PORT", "29500", 1);
+  }
+  void TearDown() override {
+    for (const char* v : kVars) ::unsetenv(v);
+  }
+  static std::string error_of_env() {
+    try {
+      ProcessGroupOptions::from_env();
+    } catch (const ValueError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  static constexpr const char* kVars[] = {
+      "JANUS_RANK",       "JANUS_WORLD_SIZE", "JANUS_MASTER_ADDR", "JANUS_MASTER_PORT",
+      "JANUS_DIST_STORE", "JANUS_DIST_IFACE", "JANUS_DIST_TIMEOUT"};
+};
+
+TEST_F(DistEnv, ReadsEveryVariable) {
+  ::setenv("JANUS_DIST_TIMEOUT", "2.5", 1);
+  ::setenv("JANUS_DIST_IFACE", "lo", 1);
+  const ProcessGroupOptions o = ProcessGroupOptions::from_env();
+  EXPECT_EQ(o.rank, 1);
+  EXPECT_EQ(o.world_size, 2);
+  EXPECT_EQ(o.master_addr, "127.0.0.1");
+  EXPECT_EQ(o.master_port, 29500);
+  EXPECT_EQ(o.iface, "lo");
+  EXPECT_EQ(o.timeout.count(), 2500);
+  EXPECT_TRUE(o.file_store.empty());
+}
+
+TEST_F(DistEnv, MissingOrBadVariablesAreNamed) {
+  ::unsetenv("JANUS_RANK");
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_RANK is not set; expected this process's rank"));
+  ::setenv("JANUS_RANK", "2", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_RANK='2' is not valid; expected this process's "
+                                        "rank, an integer in 0..1"));
+  ::setenv("JANUS_RANK", "0", 1);
+  ::setenv("JANUS_WORLD_SIZE", "two", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_WORLD_SIZE='two' is not valid"));
+  ::setenv("JANUS_WORLD_SIZE", "2", 1);
+  ::unsetenv("JANUS_MASTER_ADDR");
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_MASTER_ADDR is not set"));
+  ::setenv("JANUS_MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("JANUS_MASTER_PORT", "70000", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_MASTER_PORT='70000' is not valid; expected the TCP "
+                                        "port"));
+  ::setenv("JANUS_MASTER_PORT", "29500", 1);
+  ::setenv("JANUS_DIST_TIMEOUT", "-1", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_DIST_TIMEOUT='-1' is not valid"));
+  ::unsetenv("JANUS_DIST_TIMEOUT");
+  ::setenv("JANUS_DIST_STORE", "redis://x", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_DIST_STORE='redis://x' is not valid"));
+}
+
+TEST_F(DistEnv, FileStoreNeedsNoMaster) {
+  ::unsetenv("JANUS_MASTER_ADDR");
+  ::unsetenv("JANUS_MASTER_PORT");
+  ::setenv("JANUS_DIST_STORE", "file:/tmp/x", 1);
+  EXPECT_EQ(ProcessGroupOptions::from_env().file_store, "/tmp/x");
+}
+
+// An absent rank 0 is a DistError after the timeout naming this rank and the store, not a hang.
+TEST(ProcessGroup, UnreachableStoreIsADistErrorAfterTheTimeout) {
+  ProcessGroupOptions o;
+  o.rank = 1;
+  o.world_size = 2;
+  o.master_port = 1;  // nobody listens there
+  o.timeout = std::chrono::milliseconds(300);
+  try {
+    ProcessGroup pg(o);
+    FAIL() << "joined a group without rank 0";
+  } catch (const DistError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 1 of 2 could not join"));
+    EXPECT_THAT(e.what(), HasSubstr("tcp://127.0.0.1:1"));
+  }
+}
+
+// One process: collectives are local and need no rendezvous.
+TEST(ProcessGroup, OfOneRankRunsCollectivesLocally) {
+  ProcessGroupOptions o;
+  ProcessGroup pg(o);
+  NDArray a = full(Shape({3}), 2.0);
+  allreduce(pg, a);
+  broadcast(pg, a, 0);
+  NDArray g = allgather(pg, a);
+  barrier(pg);
+  pg.wait();
+  EXPECT_EQ(g.shape(), Shape({1, 3}));
+  EXPECT_EQ(to_vector<float>(g), (std::vector<float>{2, 2, 2}));
+  EXPECT_THROW(broadcast(pg, a, 1), ValueError);
+  EXPECT_THROW(allreduce(pg, full(Shape({2}), 1.0, DType::kBool)), TypeError);
+}
+
+}  // namespace
+}  // namespace janus::dist
