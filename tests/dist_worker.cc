@@ -205,9 +205,9 @@ int train(ProcessGroup& pg) {
     probe->pull(0, out);
     expect<float>("init then pull", out, 3, [](int64_t) { return 1.0; });
   }
-  // Every rank starts from the same draw: the Trainer pulls rank 0's values only at its first
-  // step, after the first backward ran on each rank's own weights.
-  auto net = mlp(7);
+  // Each rank draws its own weights; the Trainer, whose values all exist, sets up the store at
+  // once and every rank takes rank 0's (the reference's draw) before its first forward pass.
+  auto net = mlp(7 + static_cast<uint64_t>(pg.rank()));
   if (kv->num_workers() != pg.size() || kv->rank() != pg.rank()) {
     fail("the store says rank {} of {}", kv->rank(), kv->num_workers());
   }

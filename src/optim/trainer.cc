@@ -190,6 +190,11 @@ Trainer::Trainer(const nn::ParameterDict& params, OptimizerPtr optimizer,
     if (seen.insert(p.get()).second) params_.emplace_back(name, p);
   }
   scale_ = optimizer_->rescale_grad();
+  // With every value known, the store starts now: across processes every worker then takes
+  // rank 0's values before its first forward pass. Deferred shapes wait for the first step.
+  bool known = true;
+  for (const auto& [name, p] : params_) known = known && (!is_trained(*p) || p->initialized());
+  if (known) setup_store();
 }
 
 void Trainer::prepare(std::string_view what) {
@@ -203,7 +208,10 @@ void Trainer::prepare(std::string_view what) {
       throw;
     }
   }
-  if (store_ready_) return;
+  if (!store_ready_) setup_store();
+}
+
+void Trainer::setup_store() {
   bool replicated = false;
   for (const auto& [name, p] : params_) replicated = replicated || p->devices().size() > 1;
   if (!kvstore_ && (replicated || update_on_kvstore_)) kvstore_ = kvstore::create("device");
@@ -218,10 +226,6 @@ void Trainer::prepare(std::string_view what) {
       if (kvstore_->num_workers() > 1) kvstore_->pull(static_cast<int>(i), p.list_data());
     }
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
-  }
-  if (uses_store() && !update_on_kvstore_) {
-    buckets_ = std::make_shared<GradientBuckets>(trained_or_null(params_), bucket_bytes_, *kvstore_,
-                                                 static_cast<int>(params_.size()));
   }
   store_ready_ = true;
 }
@@ -245,12 +249,17 @@ void Trainer::step(int64_t batch_size) {
 
 void Trainer::allreduce_grads() {
   prepare("allreduce_grads");
-  if (buckets_ == nullptr) return;
-  buckets_->allreduce(trained_or_null(params_), *kvstore_);
+  if (!uses_store() || update_on_kvstore_) return;
+  const std::vector<nn::ParameterPtr> trained = trained_or_null(params_);
+  if (buckets_ == nullptr) {
+    buckets_ = std::make_shared<GradientBuckets>(trained, bucket_bytes_, *kvstore_,
+                                                 static_cast<int>(params_.size()));
+  }
+  buckets_->allreduce(trained, *kvstore_);
 }
 
 void Trainer::set_bucket_bytes(size_t bytes) {
-  JANUS_CHECK(!store_ready_, ValueError,
+  JANUS_CHECK(buckets_ == nullptr, ValueError,
               "Trainer: set_bucket_bytes: the buckets are fixed at the first step; set it before");
   bucket_bytes_ = bytes;
 }

@@ -47,6 +47,8 @@ class Trainer {
   /// shared layer) is updated once. The optimizer's rescale_grad at this point is the scale
   /// that step() divides by the batch size (1 unless set).
   ///
+  /// The store is set up here when every trained parameter has its value (else at the first
+  /// step): across processes, each worker's parameters then become rank 0's.
   /// `kvstore` sums the gradients of parameters held on several devices (null: a "device"
   /// store is created when a parameter has several replicas, as Gluon does). Parameter i is
   /// key i. With `update_on_kvstore` the store holds the weights and applies the optimizer
@@ -100,8 +102,11 @@ class Trainer {
   void load_states(const std::string& path);
 
  private:
-  // Checks every trained parameter, then creates the store and its keys on first use.
+  // Checks every trained parameter, then sets up the store if that has not happened yet.
   void prepare(std::string_view what);
+  // Creates the store (when one is needed) and its keys, and pulls rank 0's values across
+  // processes. Once, when every trained value exists; the buckets follow at the first step.
+  void setup_store();
   bool uses_store() const;
 
   std::vector<std::pair<std::string, nn::ParameterPtr>> params_;
