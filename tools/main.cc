@@ -182,8 +182,12 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
                   "devices as the list names, splitting the cores among them)")
       ->check(janus::cli::device_list())
       ->excludes(device);
-  train.add_option("--kvstore", t.kvstore, "with --devices: where gradients are summed")
-      ->check(janus::cli::one_of({"local", "device"}))
+  train
+      .add_option("--kvstore", t.kvstore,
+                  "where gradients are summed: local or device (with --devices), or "
+                  "dist_allreduce, dist_sync, dist_async (a worker of a job of several "
+                  "processes, started by janus launch)")
+      ->check(janus::cli::one_of({"local", "device", "dist_allreduce", "dist_sync", "dist_async"}))
       ->capture_default_str();
   train.add_option("--limit", t.limit, "use only the first N training samples (0: all)")
       ->check(integer_at_least<int64_t>(0))
@@ -202,6 +206,15 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
   train.add_option("--profile", t.profile, "write a Chrome trace of the run to this file");
   train.add_option("--export", t.export_prefix,
                    "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
+  train.add_option("--checkpoint-dir", t.checkpoint_dir,
+                   "write checkpoints (parameters, trainer state, epoch) into this directory");
+  train
+      .add_option("--checkpoint-every", t.checkpoint_every,
+                  "with --checkpoint-dir: a checkpoint every N epochs (and after the last)")
+      ->check(integer_at_least(1))
+      ->capture_default_str();
+  train.add_flag("--resume", t.resume,
+                 "continue from the last complete checkpoint of --checkpoint-dir");
 }
 
 void add_run_command(CLI::App& app, Args& a, Commands& c) {
