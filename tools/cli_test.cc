@@ -96,7 +96,8 @@ TEST(Cli, TrainRefusesABadDeviceList) {
   expect_refused("train --device cpu:0 --devices cpu:0,cpu:1",
                  "janus train: --device excludes --devices");
   expect_refused("train --devices cpu:0,cpu:1 --kvstore nccl",
-                 "janus train: --kvstore: 'nccl' is not one of local, device");
+                 "janus train: --kvstore: 'nccl' is not one of local, device, dist_allreduce, "
+                 "dist_sync, dist_async");
 }
 
 TEST(Cli, TrainChecksEveryOutputPathBeforeTraining) {

@@ -1,5 +1,5 @@
 // The janus command-line program: `janus ops [NAME]`, `janus info`, `janus hw`, `janus train`,
-// `janus run`, `janus bench`.
+// `janus run`, `janus bench`, `janus launch`.
 #include <unistd.h>
 
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "janus/profile/hardware.h"
 
 #include "cli_checks.h"
+#include "launch.h"
 #include "models.h"
 #include "report_errors.h"
 #include "run_model.h"
@@ -131,10 +132,12 @@ struct Args {
   janus::tools::RunOptions run;
   int epoch = 0;
   BenchArgs bench;
+  janus::tools::LaunchOptions launch;
+  double grace_seconds = 5;
 };
 
 struct Commands {
-  CLI::App *ops, *info, *hw, *train, *run, *bench;
+  CLI::App *ops, *info, *hw, *train, *run, *bench, *launch;
   CLI::Option* epoch;  // janus run --epoch, absent: the latest
 };
 
@@ -179,8 +182,12 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
                   "devices as the list names, splitting the cores among them)")
       ->check(janus::cli::device_list())
       ->excludes(device);
-  train.add_option("--kvstore", t.kvstore, "with --devices: where gradients are summed")
-      ->check(janus::cli::one_of({"local", "device"}))
+  train
+      .add_option("--kvstore", t.kvstore,
+                  "where gradients are summed: local or device (with --devices), or "
+                  "dist_allreduce, dist_sync, dist_async (a worker of a job of several "
+                  "processes, started by janus launch)")
+      ->check(janus::cli::one_of({"local", "device", "dist_allreduce", "dist_sync", "dist_async"}))
       ->capture_default_str();
   train.add_option("--limit", t.limit, "use only the first N training samples (0: all)")
       ->check(integer_at_least<int64_t>(0))
@@ -199,6 +206,15 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
   train.add_option("--profile", t.profile, "write a Chrome trace of the run to this file");
   train.add_option("--export", t.export_prefix,
                    "with --hybridize: write PREFIX-symbol.json and PREFIX-NNNN.safetensors");
+  train.add_option("--checkpoint-dir", t.checkpoint_dir,
+                   "write checkpoints (parameters, trainer state, epoch) into this directory");
+  train
+      .add_option("--checkpoint-every", t.checkpoint_every,
+                  "with --checkpoint-dir: a checkpoint every N epochs (and after the last)")
+      ->check(integer_at_least(1))
+      ->capture_default_str();
+  train.add_flag("--resume", t.resume,
+                 "continue from the last complete checkpoint of --checkpoint-dir");
 }
 
 void add_run_command(CLI::App& app, Args& a, Commands& c) {
@@ -232,6 +248,31 @@ void add_bench_command(CLI::App& app, Args& a, Commands& c) {
                  "small workloads (a smoke test; figures not comparable)");
 }
 
+void add_launch_command(CLI::App& app, Args& a, Commands& c) {
+  using janus::cli::integer_at_least;
+  janus::tools::LaunchOptions& l = a.launch;
+  c.launch = app.add_subcommand(
+      "launch", "Run COMMAND as the processes of a distributed job: janus launch -n 2 -- COMMAND");
+  CLI::App& launch = *c.launch;
+  launch.add_option("-n,--workers", l.workers, "worker processes")
+      ->check(integer_at_least(1))
+      ->capture_default_str();
+  launch
+      .add_option("-s,--servers", l.servers, "parameter-server processes (ranks after the workers)")
+      ->check(integer_at_least(0))
+      ->capture_default_str();
+  launch.add_option("--hosts", l.hosts, "a file naming several machines (not implemented)");
+  launch.add_option("--port", l.port, "rendezvous port (JANUS_MASTER_PORT; default: a free one)")
+      ->check(integer_at_least(1));
+  launch
+      .add_option("--grace", a.grace_seconds,
+                  "seconds between SIGTERM and SIGKILL when stopping the job after a death")
+      ->check(janus::cli::non_negative_number())
+      ->capture_default_str();
+  launch.add_option("command", l.command, "the program to run and its arguments, after --")
+      ->required();
+}
+
 Commands add_commands(CLI::App& app, Args& a) {
   Commands c{};
   c.ops = app.add_subcommand("ops", "List the registered operators, or show one in full");
@@ -241,6 +282,7 @@ Commands add_commands(CLI::App& app, Args& a) {
   add_train_command(app, a, c);
   add_run_command(app, a, c);
   add_bench_command(app, a, c);
+  add_launch_command(app, a, c);
   return c;
 }
 
@@ -254,6 +296,10 @@ int run_command(const Commands& c, Args& a) {
   if (*c.ops) return run_ops(a.op_name);
   if (*c.bench) return run_bench(a.bench);
   if (*c.info) return run_info();
+  if (*c.launch) {
+    a.launch.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace_seconds * 1000));
+    return janus::tools::launch(a.launch);
+  }
   if (*c.hw) {
     std::cout << janus::profile::to_string(janus::profile::measure_hardware());
     return 0;

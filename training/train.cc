@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <streambuf>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -25,6 +28,7 @@
 #include "janus/parallel/split.h"
 #include "janus/profile/profiler.h"
 
+#include "checkpoint.h"
 #include "models.h"
 #include "plot.h"
 
@@ -47,6 +51,10 @@ void check_output_path(std::string_view option, const std::string& path) {
               dir.string());
   JANUS_CHECK(!std::filesystem::is_directory(p, ec), IOError,
               "{}: cannot write '{}': it is a directory, expected a file name", option, path);
+}
+
+bool is_distributed(const TrainOptions& o) {
+  return o.kvstore == "dist_allreduce" || o.kvstore == "dist_sync" || o.kvstore == "dist_async";
 }
 
 void check_options(const TrainOptions& o) {
@@ -72,8 +80,13 @@ void check_options(const TrainOptions& o) {
   } else {
     check_devices(o.devices, "--devices");
   }
-  JANUS_CHECK(o.kvstore == "local" || o.kvstore == "device", ValueError,
-              "--kvstore is '{}', expected local or device", o.kvstore);
+  JANUS_CHECK(o.kvstore == "local" || o.kvstore == "device" || is_distributed(o), ValueError,
+              "--kvstore is '{}', expected local, device, dist_allreduce, dist_sync or dist_async",
+              o.kvstore);
+  JANUS_CHECK(o.checkpoint_every >= 1, ValueError, "--checkpoint-every is {}, expected at least 1",
+              o.checkpoint_every);
+  JANUS_CHECK(!o.resume || !o.checkpoint_dir.empty(), ValueError,
+              "--resume needs --checkpoint-dir (where the checkpoints are)");
   check_output_path("--log-json", o.log_json);
   check_output_path("--save", o.save);
   check_output_path("--profile", o.profile);
@@ -109,12 +122,55 @@ NDArray to_device(const NDArray& a, Device device) {
   return a.device() == device ? a : copyto(a, device);
 }
 
-double evaluate(nn::Block& net, data::DataLoader& loader, Device device) {
+// This process's place in the job: worker `rank` of `workers`, and the store that sums the
+// gradients (null: one device of one process).
+struct Worker {
+  int rank = 0;
+  int workers = 1;
+  kvstore::KVStorePtr store;
+  bool sums_key_ready = false;  // the store's key for the epoch's figures is initialised
+};
+
+// The rows [begin, end) of a batch of n that worker `rank` of `workers` trains on.
+std::pair<int64_t, int64_t> shard_of(int64_t n, const Worker& w) {
+  return {n * w.rank / w.workers, n * (w.rank + 1) / w.workers};
+}
+
+// Counts summed over the workers: a sum and a number of samples for each figure.
+struct Sums {
+  double loss = 0, loss_count = 0, correct = 0, count = 0, test_correct = 0, test_count = 0;
+};
+
+// The test accuracy's counts over this worker's rows of every test batch.
+void evaluate(nn::Block& net, data::DataLoader& loader, Device device, const Worker& w,
+              Sums& sums) {
   nn::Accuracy acc;
   while (auto batch = loader.next()) {
-    acc.update(to_device((*batch)[1], device), net(to_device((*batch)[0], device)));
+    const auto [begin, end] = shard_of(batch->batch_size(), w);
+    if (begin == end) continue;
+    acc.update(to_device((*batch)[1].slice(begin, end), device),
+               net(to_device((*batch)[0].slice(begin, end), device)));
   }
-  return acc.get();
+  if (acc.count() == 0) return;
+  sums.test_correct = std::round(acc.get() * static_cast<double>(acc.count()));
+  sums.test_count = static_cast<double>(acc.count());
+}
+
+// A key of the store far above the parameters' (0..) and the gradient buckets' (after them).
+constexpr int kSumsKey = 1 << 30;
+
+// Sums `s` over the workers through the store (every worker calls it, in the same order).
+void sum_over_workers(Worker& w, Sums& s) {
+  if (w.workers == 1) return;
+  const std::vector<double> values{s.loss,  s.loss_count,   s.correct,
+                                   s.count, s.test_correct, s.test_count};
+  const Shape shape{static_cast<int64_t>(values.size())};
+  NDArray a = from_vector(values, shape);
+  if (!w.sums_key_ready) w.store->init(kSumsKey, zeros(shape, DType::kFloat64));
+  w.sums_key_ready = true;
+  w.store->pushpull(kSumsKey, std::vector<NDArray>{a}, std::vector<NDArray>{a});
+  const std::vector<double> v = to_vector<double>(a);
+  s = {v[0], v[1], v[2], v[3], v[4], v[5]};
 }
 
 void write_log(const std::string& path, const TrainOptions& o, const std::vector<EpochResult>& rs) {
@@ -170,16 +226,17 @@ std::shared_ptr<nn::Sequential> make_net(const TrainOptions& o, const data::Arra
   return net;
 }
 
-optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batches_per_epoch) {
+optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batches_per_epoch,
+                            const Worker& w) {
   optim::OptimizerPtr optimizer =
       optim::make_optimizer(o.optimizer, o.lr, {.momentum = o.momentum, .wd = o.wd});
   if (o.lr_schedule == "cosine") {
     optimizer->set_lr_scheduler(
         std::make_shared<optim::CosineScheduler>(o.epochs * batches_per_epoch, o.lr));
   }
-  // Several devices: their gradients are summed through the store before each update.
-  kvstore::KVStorePtr store = o.devices.size() > 1 ? kvstore::create(o.kvstore) : nullptr;
-  return optim::Trainer(net.collect_params(), std::move(optimizer), std::move(store));
+  // Several devices or processes: their gradients are summed through the store before each
+  // update.
+  return optim::Trainer(net.collect_params(), std::move(optimizer), w.store);
 }
 
 // The running loss and accuracy of an epoch, one of each per device (a metric sums on the
@@ -192,23 +249,21 @@ class EpochMetrics {
     loss_[device].update(loss);
     acc_[device].update(label, output);
   }
-  double loss() const { return combined(loss_); }
-  double accuracy() const { return combined(acc_); }
-
- private:
-  // The mean over every sample of every device: the means weighted by their counts.
-  template <typename Metric>
-  static double combined(const std::vector<Metric>& metrics) {
-    double total = 0;
-    int64_t count = 0;
-    for (const Metric& m : metrics) {
+  // The sums over every sample of every device (waits for the epoch's last batch).
+  void add_to(Sums& s) const {
+    for (const nn::MeanLoss& m : loss_) {
       if (m.count() == 0) continue;
-      total += m.get() * static_cast<double>(m.count());
-      count += m.count();
+      s.loss += m.get() * static_cast<double>(m.count());
+      s.loss_count += static_cast<double>(m.count());
     }
-    return total / static_cast<double>(count);
+    for (const nn::Accuracy& m : acc_) {
+      if (m.count() == 0) continue;
+      s.correct += std::round(m.get() * static_cast<double>(m.count()));
+      s.count += static_cast<double>(m.count());
+    }
   }
 
+ private:
   std::vector<nn::MeanLoss> loss_;
   std::vector<nn::Accuracy> acc_;
 };
@@ -216,6 +271,7 @@ class EpochMetrics {
 // What one epoch needs besides its number.
 struct EpochContext {
   const TrainOptions& options;
+  Worker& worker;
   nn::Block& net;
   optim::Trainer& trainer;
   data::DataLoader& train_loader;
@@ -223,6 +279,11 @@ struct EpochContext {
   int64_t train_size;
   std::ostream& out;
 };
+
+// Zero gradients for a worker without rows in a batch: it still takes part in the sum.
+void zero_grads(const optim::Trainer& trainer) {
+  for (const auto& [name, p] : trainer.params()) p->zero_grad();
+}
 
 // One pass over the training set, then the test accuracy (on the first device).
 EpochResult train_epoch(const EpochContext& c, int epoch) {
@@ -236,12 +297,20 @@ EpochResult train_epoch(const EpochContext& c, int epoch) {
   int64_t seen = 0, index = 0;
   std::vector<NDArray> previous_losses;  // the batch before this one, a loss per slice
   while (auto batch = c.train_loader.next()) {
-    // A slice per device (one device: the batch itself, copied there if need be). The last
-    // batch of an epoch may not divide evenly: its slices differ by a row.
-    const std::vector<NDArray> xs =
-        parallel::split_and_load((*batch)[0], devices, /*even_split=*/false);
-    const std::vector<NDArray> ys =
-        parallel::split_and_load((*batch)[1], devices, /*even_split=*/false);
+    // This worker's rows (all of them in a job of one), then a slice per device (one device:
+    // the rows themselves, copied there if need be). A batch that does not divide evenly gives
+    // slices that differ by a row.
+    const auto [begin, end] = shard_of(batch->batch_size(), c.worker);
+    seen += batch->batch_size();
+    ++index;
+    if (begin == end) {  // fewer rows than workers: nothing to compute, but a share to sum
+      zero_grads(c.trainer);
+      c.trainer.step(batch->batch_size());
+      continue;
+    }
+    const NDArray x = (*batch)[0].slice(begin, end), y = (*batch)[1].slice(begin, end);
+    const std::vector<NDArray> xs = parallel::split_and_load(x, devices, /*even_split=*/false);
+    const std::vector<NDArray> ys = parallel::split_and_load(y, devices, /*even_split=*/false);
     std::vector<NDArray> outputs, losses;
     {
       autograd::RecordScope record(true);
@@ -251,7 +320,8 @@ EpochResult train_epoch(const EpochContext& c, int epoch) {
       }
     }
     autograd::backward(losses);
-    c.trainer.step(batch->batch_size());  // the gradients are sums over the whole batch
+    c.trainer.step(batch->batch_size());  // the gradients are sums over the whole batch,
+                                          // summed over the workers by the store
     for (size_t k = 0; k < xs.size(); ++k) metrics.update(k, ys[k], outputs[k], losses[k]);
     // One batch of lookahead: this batch is issued while the one before it computes, and then
     // the loop waits for that one. Without a bound the loop issues the whole epoch ahead (the
@@ -259,20 +329,23 @@ EpochResult train_epoch(const EpochContext& c, int epoch) {
     // epoch grew by 9 MB per batch, and the kernels wrote into freshly faulted pages.
     for (const NDArray& loss : previous_losses) wait_to_read(loss);
     previous_losses = losses;
-    seen += batch->batch_size();
-    if (o.progress && (++index % every == 0 || index == batches)) {
+    if (o.progress && (index % every == 0 || index == batches)) {
       for (const NDArray& loss : losses) wait_to_read(loss);  // the bar shows finished work
       print_progress(c.out, epoch, o.epochs, seen, c.train_size,
                      std::chrono::duration<double>(Clock::now() - start).count());
     }
   }
+  Sums sums;
+  metrics.add_to(sums);  // waits for the epoch's last batch
   EpochResult r;
   r.epoch = epoch;
-  r.loss = metrics.loss();  // waits for the epoch's last batch
-  r.train_acc = metrics.accuracy();
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.samples_per_s = static_cast<double>(seen) / r.seconds;
-  r.test_acc = evaluate(c.net, c.test_loader, devices[0]);
+  evaluate(c.net, c.test_loader, devices[0], c.worker, sums);
+  sum_over_workers(c.worker, sums);
+  r.loss = sums.loss / sums.loss_count;
+  r.train_acc = sums.correct / sums.count;
+  r.test_acc = sums.test_correct / sums.test_count;
   return r;
 }
 
@@ -303,39 +376,113 @@ void write_outputs(const TrainOptions& o, const nn::Block& net, std::ostream& ou
   }
 }
 
+// Joins the job (a dist_* store) or makes the store of several devices; the worker's place.
+Worker join(const TrainOptions& o) {
+  Worker w;
+  if (is_distributed(o)) {
+    try {
+      w.store = kvstore::create(o.kvstore);
+    } catch (Error& e) {
+      const bool bare = std::getenv("JANUS_WORLD_SIZE") == nullptr;
+      e.add_context(fmt::format("--kvstore {}{}", o.kvstore,
+                                bare ? " (start the workers with janus launch -n N -- janus "
+                                       "train ...)"
+                                     : ""));
+      throw;
+    }
+    w.rank = w.store->rank();
+    w.workers = w.store->num_workers();
+  } else if (o.devices.size() > 1) {
+    w.store = kvstore::create(o.kvstore);
+  }
+  return w;
+}
+
+// Discards what is written to it: the output of every worker but the first.
+class NullBuffer : public std::streambuf {
+ protected:
+  int_type overflow(int_type c) override { return traits_type::not_eof(c); }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+// Where the run starts: the last checkpoint with --resume, else epoch 0. Refuses to write
+// checkpoints over those of another run.
+std::optional<CheckpointInfo> find_start(const TrainOptions& o) {
+  if (o.checkpoint_dir.empty()) return std::nullopt;
+  std::optional<CheckpointInfo> last = latest_checkpoint(o.checkpoint_dir);
+  JANUS_CHECK(o.resume || !last, ValueError,
+              "--checkpoint-dir {} holds checkpoints already (the last: {}); pass --resume to "
+              "continue from it, or choose an empty directory",
+              o.checkpoint_dir, last ? last->path.string() : "");
+  return last;
+}
+
+bool is_checkpoint_epoch(const TrainOptions& o, int epoch) {
+  return !o.checkpoint_dir.empty() && (epoch % o.checkpoint_every == 0 || epoch == o.epochs);
+}
+
 }  // namespace
 
-std::vector<EpochResult> train(const TrainOptions& o, std::ostream& out) {
-  check_options(o);
-  seed(o.seed);
+std::vector<EpochResult> train(const TrainOptions& options, std::ostream& rank0_out) {
+  check_options(options);
+  // Before the data: the store of a job meets the other processes (and a server process of a
+  // parameter-server job may never come back from it).
+  Worker worker = join(options);
+  NullBuffer null_buffer;
+  std::ostream null_out(&null_buffer);
+  std::ostream& out = worker.rank == 0 ? rank0_out : null_out;
+  TrainOptions o = options;
+  if (worker.rank != 0) o.progress = false;
+  const bool writes = worker.rank == 0;  // logs, profile, model files, checkpoints
+
+  seed(o.seed);  // the same on every worker: the same initial weights and the same batches
   const DataSets sets = load_data(o);
-  data::DataLoader train_loader(
-      sets.train,
-      {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed, .num_workers = o.num_workers});
+  const std::optional<CheckpointInfo> start = find_start(o);
+  const int first_epoch = start ? start->epoch : 0;
+  data::DataLoader train_loader(sets.train, {.batch_size = o.batch_size,
+                                             .shuffle = true,
+                                             .seed = o.seed,
+                                             .num_workers = o.num_workers,
+                                             .first_epoch = first_epoch});
   data::DataLoader test_loader(sets.test, {.batch_size = 1024, .num_workers = o.num_workers});
   const auto net = make_net(o, *sets.train);
-  optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches());
+  optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches(), worker);
+  std::vector<EpochResult> results;
+  if (start) {
+    load_checkpoint(*start, o, *net, trainer);
+    results = start->results;
+  }
 
   out << fmt::format(
       "training {} on Fashion-MNIST ({} train / {} test samples), batch {}, {} "
-      "lr {}{}, {} epochs, seed {}{}\n",
+      "lr {}{}, {} epochs, seed {}{}{}\n",
       o.model, sets.train->size(), sets.test->size(), o.batch_size, o.optimizer, o.lr,
       o.lr_schedule == "constant" ? "" : " (" + o.lr_schedule + " schedule)", o.epochs, o.seed,
       o.devices.size() > 1
           ? fmt::format(", data-parallel on {} ({} store)", fmt::join(o.devices, ", "), o.kvstore)
-          : "");
-  const EpochContext context{o, *net, trainer, train_loader, test_loader, sets.train->size(), out};
-  std::vector<EpochResult> results;
-  if (!o.profile.empty()) profiler::start();
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+          : "",
+      worker.workers > 1 ? fmt::format(", {} workers ({} store)", worker.workers, o.kvstore) : "");
+  if (start) {
+    out << fmt::format("resumed from {} after epoch {}\n", start->path.string(), start->epoch);
+  } else if (o.resume) {
+    out << fmt::format("no checkpoint in {} yet: starting from epoch 1\n", o.checkpoint_dir);
+  }
+  const EpochContext context{
+      o, worker, *net, trainer, train_loader, test_loader, sets.train->size(), out};
+  if (!o.profile.empty() && writes) profiler::start();
+  for (int epoch = first_epoch + 1; epoch <= o.epochs; ++epoch) {
     results.push_back(train_epoch(context, epoch));
     print_epoch(out, o, results.back());
+    if (!writes) continue;
     if (!o.log_json.empty()) {
       write_log(o.log_json, o, results);
       write_plot(plot_path_for(o.log_json), o, results);
     }
+    if (is_checkpoint_epoch(o, epoch)) {
+      write_checkpoint(o.checkpoint_dir, epoch, o, results, *net, trainer);
+    }
   }
-  write_outputs(o, *net, out);
+  if (writes) write_outputs(o, *net, out);
   return results;
 }
 

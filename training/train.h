@@ -29,7 +29,15 @@ struct TrainOptions {
   /// alone. Giving both (a `devices` list and a `device` other than cpu(0)) is a ValueError.
   /// The devices must exist (set_num_cpu_devices first).
   std::vector<Device> devices;
-  std::string kvstore = "device";  // "local" or "device", with several devices
+  /// "local" or "device": where the gradients of several devices are summed. "dist_allreduce",
+  /// "dist_sync" or "dist_async": the run is one worker of a job of several processes (started
+  /// by `janus launch`; the store joins the job from the environment). Every worker reads the
+  /// same batches (the same shuffle) and trains on its rows of each: with W workers, worker r
+  /// takes rows [r*n/W, (r+1)*n/W) of a batch of n, so --batch-size stays the global batch and
+  /// one step of the job is one step of a single process on the whole batch. The gradients
+  /// are summed through the store; the epoch's figures too. Worker 0 alone prints, writes the
+  /// log, the profile, the saved and exported model and the checkpoints.
+  std::string kvstore = "device";
   /// Train on the first `limit` training samples and test on the first limit / 6 test samples
   /// (0: all). For quick runs and the integration test.
   int64_t limit = 0;
@@ -42,6 +50,14 @@ struct TrainOptions {
   bool hybridize = false;     // train and evaluate the compiled graph of the model
   std::string export_prefix;  // with hybridize: PREFIX-symbol.json + PREFIX-NNNN.safetensors
   bool progress = true;       // a progress bar on `out`
+  /// Write a checkpoint here (checkpoint.h) after every `checkpoint_every` epochs and after the
+  /// last. Without `resume`, a directory that holds checkpoints already is a ValueError.
+  std::string checkpoint_dir;
+  int checkpoint_every = 1;
+  /// Continue from the last complete checkpoint of `checkpoint_dir` (from the start if it has
+  /// none): parameters, optimizer state, update count and learning rate, the epoch and the
+  /// shuffle order of the next epoch, so that the figures equal an uninterrupted run's.
+  bool resume = false;
 };
 
 struct EpochResult {

@@ -20,6 +20,7 @@ namespace janus::training {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string file_text(const std::string& path) {
   std::ifstream f(path);
@@ -50,6 +51,43 @@ TEST(Train, MlpLearnsFashionMnistInOneShortEpoch) {
   EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_THAT(svg, HasSubstr("<polyline class=\"test acc\""));
   std::filesystem::remove(svg_path);
+}
+
+// Two epochs with a checkpoint after each, then a new run with --resume for the third: the same
+// figures, bit for bit, as three epochs in one run (parameters, momentum, update count and the
+// third epoch's shuffle all come back). A run that does not resume refuses the directory.
+TEST(Train, ResumedRunGivesTheFiguresOfAnUninterruptedOne) {
+  const auto dir = std::filesystem::temp_directory_path() / "janus_train_resume_test";
+  std::filesystem::remove_all(dir);
+  TrainOptions o;
+  o.epochs = 3;
+  o.limit = 600;
+  o.batch_size = 128;
+  o.momentum = 0.9;
+  o.optimizer = "sgd";
+  o.progress = false;
+  std::ostringstream out;
+  const std::vector<EpochResult> whole = train(o, out);
+
+  o.checkpoint_dir = dir.string();
+  o.epochs = 2;
+  train(o, out);
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0001" / "params.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0002" / "trainer.safetensors"));
+  o.epochs = 3;
+  EXPECT_THROW(train(o, out), ValueError);  // holds checkpoints, and no --resume
+  o.resume = true;
+  std::ostringstream resumed_out;
+  const std::vector<EpochResult> resumed = train(o, resumed_out);
+  EXPECT_THAT(resumed_out.str(), HasSubstr("after epoch 2"));
+  EXPECT_THAT(resumed_out.str(), Not(HasSubstr("epoch  2/3")));
+  ASSERT_EQ(resumed.size(), 3u);
+  for (size_t e = 0; e < 3; ++e) {
+    EXPECT_EQ(resumed[e].loss, whole[e].loss) << "epoch " << e + 1;
+    EXPECT_EQ(resumed[e].train_acc, whole[e].train_acc) << "epoch " << e + 1;
+    EXPECT_EQ(resumed[e].test_acc, whole[e].test_acc) << "epoch " << e + 1;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Train, LeNetTrainsOnATinySubset) {

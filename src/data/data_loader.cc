@@ -132,7 +132,7 @@ struct DataLoader::Impl {
   void start_epoch() {
     stop_epoch();
     auto e = std::make_unique<Epoch>();
-    e->number = epochs_started++;
+    e->number = options.first_epoch + epochs_started++;
     std::vector<int64_t> order = std::exchange(carried, {});
     std::vector<int64_t> fresh =
         epoch_order(dataset->size(), options.shuffle, options.seed, e->number);
@@ -209,6 +209,8 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
               options.batch_size);
   JANUS_CHECK(options.num_workers >= 0, ValueError, "DataLoader: num_workers is {}, expected >= 0",
               options.num_workers);
+  JANUS_CHECK(options.first_epoch >= 0, ValueError, "DataLoader: first_epoch is {}, expected >= 0",
+              options.first_epoch);
   JANUS_CHECK(options.prefetch >= 0, ValueError,
               "DataLoader: prefetch is {}, expected >= 0 (0 means 2 * num_workers)",
               options.prefetch);

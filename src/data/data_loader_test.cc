@@ -172,6 +172,23 @@ TEST(DataLoader, ShuffleIsDeterministicBySeedAndChangesEveryEpoch) {
   EXPECT_NE(run_epoch(c), a0);
 }
 
+// A run resumed after two epochs sees the third epoch's order, as the uninterrupted run does.
+TEST(DataLoader, FirstEpochGivesTheOrderOfThatEpoch) {
+  auto ds = make_rows(30);
+  DataLoader whole(ds, {.batch_size = 7, .shuffle = true, .seed = 5});
+  run_epoch(whole);
+  run_epoch(whole);
+  const Indices third = run_epoch(whole);
+  DataLoader resumed(ds, {.batch_size = 7, .shuffle = true, .seed = 5, .first_epoch = 2});
+  auto first = resumed.next();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->epoch, 2);
+  Indices again{first->indices};
+  while (auto b = resumed.next()) again.push_back(b->indices);
+  EXPECT_EQ(again, third);
+  EXPECT_THROW(DataLoader(ds, {.first_epoch = -1}), ValueError);
+}
+
 TEST(DataLoader, ShuffledBatchesHoldTheRowsTheyName) {
   DataLoader loader(make_rows(20), {.batch_size = 6, .shuffle = true, .seed = 3});
   for (const Batch& b : loader) expect_rows_match(b);

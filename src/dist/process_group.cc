@@ -88,15 +88,25 @@ gloo::transport::tcp::attr device_attr(const ProcessGroupOptions& o) {
   return attr;
 }
 
+// `janus_name`, or `mpirun`'s variable of the same meaning when only that one is set (a job
+// started by Open MPI's mpirun).
+const char* rank_variable(const char* janus_name, const char* ompi_name) {
+  return getenv_nonempty(janus_name) == nullptr && getenv_nonempty(ompi_name) != nullptr
+             ? ompi_name
+             : janus_name;
+}
+
 }  // namespace
 
 ProcessGroupOptions ProcessGroupOptions::from_env() {
   ProcessGroupOptions o;
-  o.world_size = static_cast<int>(env_integer(
-      "JANUS_WORLD_SIZE", "the number of processes in the job, an integer >= 1", 1, 1 << 20));
-  o.rank = static_cast<int>(env_integer(
-      "JANUS_RANK", fmt::format("this process's rank, an integer in 0..{}", o.world_size - 1), 0,
-      o.world_size - 1));
+  o.world_size = static_cast<int>(
+      env_integer(rank_variable("JANUS_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"),
+                  "the number of processes in the job, an integer >= 1", 1, 1 << 20));
+  o.rank = static_cast<int>(
+      env_integer(rank_variable("JANUS_RANK", "OMPI_COMM_WORLD_RANK"),
+                  fmt::format("this process's rank, an integer in 0..{}", o.world_size - 1), 0,
+                  o.world_size - 1));
   const char* store = getenv_nonempty("JANUS_DIST_STORE");
   const std::string_view kind = store != nullptr ? store : "tcp";
   if (kind.starts_with("file:") && kind.size() > 5) {

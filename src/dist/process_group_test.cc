@@ -39,8 +39,9 @@ class DistEnv : public ::testing::Test {
     return "no error";
   }
   static constexpr const char* kVars[] = {
-      "JANUS_RANK",       "JANUS_WORLD_SIZE", "JANUS_MASTER_ADDR", "JANUS_MASTER_PORT",
-      "JANUS_DIST_STORE", "JANUS_DIST_IFACE", "JANUS_DIST_TIMEOUT"};
+      "JANUS_RANK",         "JANUS_WORLD_SIZE",     "JANUS_MASTER_ADDR",
+      "JANUS_MASTER_PORT",  "JANUS_DIST_STORE",     "JANUS_DIST_IFACE",
+      "JANUS_DIST_TIMEOUT", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"};
 };
 
 TEST_F(DistEnv, ReadsEveryVariable) {
@@ -78,6 +79,25 @@ TEST_F(DistEnv, MissingOrBadVariablesAreNamed) {
   ::unsetenv("JANUS_DIST_TIMEOUT");
   ::setenv("JANUS_DIST_STORE", "redis://x", 1);
   EXPECT_THAT(error_of_env(), HasSubstr("JANUS_DIST_STORE='redis://x' is not valid"));
+}
+
+// Under mpirun: Open MPI's rank and size when JANUS_RANK and JANUS_WORLD_SIZE are not set; the
+// JANUS_ ones win when both are.
+TEST_F(DistEnv, FallsBackToOpenMpisRankAndSize) {
+  ::unsetenv("JANUS_RANK");
+  ::unsetenv("JANUS_WORLD_SIZE");
+  ::setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+  ::setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  ProcessGroupOptions o = ProcessGroupOptions::from_env();
+  EXPECT_EQ(o.rank, 2);
+  EXPECT_EQ(o.world_size, 4);
+  ::setenv("OMPI_COMM_WORLD_RANK", "4", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("OMPI_COMM_WORLD_RANK='4' is not valid"));
+  ::setenv("JANUS_RANK", "1", 1);
+  ::setenv("JANUS_WORLD_SIZE", "2", 1);
+  o = ProcessGroupOptions::from_env();
+  EXPECT_EQ(o.rank, 1);
+  EXPECT_EQ(o.world_size, 2);
 }
 
 TEST_F(DistEnv, FileStoreNeedsNoMaster) {

@@ -43,6 +43,9 @@ struct DataLoaderOptions {
   /// Most batches loaded (or being loaded) ahead of the consumer; 0 means 2 * num_workers.
   /// Ignored without workers.
   int prefetch = 0;
+  /// The number of the first epoch this loader starts (its order, and Batch::epoch): a run
+  /// resumed after k epochs passes k to visit the samples as the uninterrupted run would.
+  int64_t first_epoch = 0;
 };
 
 /// One batch: the samples' arrays stacked along a new first axis.

@@ -33,7 +33,8 @@ struct ProcessGroupOptions {
   /// Rendezvous and every collective fail with a DistError after this long without progress.
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
 
-  /// Reads JANUS_RANK and JANUS_WORLD_SIZE (required), JANUS_MASTER_ADDR and
+  /// Reads JANUS_RANK and JANUS_WORLD_SIZE (required; under mpirun, OMPI_COMM_WORLD_RANK and
+  /// OMPI_COMM_WORLD_SIZE stand in for them when they are not set), JANUS_MASTER_ADDR and
   /// JANUS_MASTER_PORT (required with the TCP store), JANUS_DIST_STORE (unset, "tcp" or
   /// "file:/path"), JANUS_DIST_IFACE and JANUS_DIST_TIMEOUT (seconds, default 60). A missing or
   /// malformed variable is a ValueError naming it and what was expected.

@@ -1,0 +1,237 @@
+// `janus launch` and the distributed and checkpointed `janus train`, run as a user runs them:
+// build/janus (JANUS_CLI) started as a process, its output and exit status read back.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tools_test_util.h"
+
+extern char** environ;
+
+namespace janus::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+using Clock = std::chrono::steady_clock;
+
+struct Result {
+  int status = -1;  // the exit status; 128 + N for a process killed by signal N
+  std::string out, err;
+  double seconds = 0;
+};
+
+std::filesystem::path scratch() {
+  static const auto dir = testing::temp_dir("janus_launch_test_");
+  return dir;
+}
+
+// `janus ARGS` (ARGS as sh splits them, with ENV before it), its output and status.
+Result janus(const std::string& args, const std::string& env = "") {
+  const auto out = scratch() / "out", err = scratch() / "err";
+  const std::string command = fmt::format("{} '{}' {} >'{}' 2>'{}' </dev/null", env, JANUS_CLI,
+                                          args, out.string(), err.string());
+  const auto start = Clock::now();
+  const int raw = std::system(command.c_str());
+  Result r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = testing::read_file(out);
+  r.err = testing::read_file(err);
+  return r;
+}
+
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+// The pid that a rank wrote into `file`, waiting for it a little.
+pid_t read_pid(const std::filesystem::path& file) {
+  for (int i = 0; i < 100 && !std::filesystem::exists(file); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return static_cast<pid_t>(std::atoi(testing::read_file(file).c_str()));
+}
+
+// The "loss" of each epoch in a --log-json file.
+std::vector<double> losses_in(const std::filesystem::path& log) {
+  const std::string text = testing::read_file(log);
+  const std::regex loss("\"loss\": ([-0-9.e+]+)");
+  std::vector<double> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), loss); it != std::sregex_iterator();
+       ++it) {
+    out.push_back(std::stod((*it)[1]));
+  }
+  return out;
+}
+
+TEST(Launch, PrefixesEveryLineWithItsRankAndSetsTheEnvironment) {
+  const Result r = janus(
+      "launch -n 2 -s 1 -- sh -c 'echo $JANUS_RANK $JANUS_ROLE $JANUS_WORLD_SIZE "
+      "$JANUS_LOCAL_RANK $JANUS_NUM_WORKERS $JANUS_NUM_SERVERS $JANUS_MASTER_ADDR; "
+      "echo to stderr >&2; printf \"no newline\"'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[worker 0] 0 worker 3 0 2 1 127.0.0.1\n"));
+  EXPECT_THAT(r.out, HasSubstr("[worker 1] 1 worker 3 1 2 1 127.0.0.1\n"));
+  EXPECT_THAT(r.out, HasSubstr("[server 0] 2 server 3 2 2 1 127.0.0.1\n"));
+  EXPECT_THAT(r.out, HasSubstr("[server 0] no newline\n"));
+  EXPECT_THAT(r.err, HasSubstr("[worker 1] to stderr\n"));
+  EXPECT_EQ(r.err.find("janus launch:"), std::string::npos) << r.err;
+}
+
+TEST(Launch, PassesThePortItIsGiven) {
+  const Result r = janus("launch -n 1 --port 29517 -- sh -c 'echo $JANUS_MASTER_PORT'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "[worker 0] 29517\n");
+}
+
+// Rank 1 exits with 3 (or kills itself with SIGKILL) once rank 0, which would sleep for a
+// minute, is running: the launcher names rank 1 and how it ended, stops rank 0 and exits 1.
+void expect_death_is_reported(const std::string& how, const std::string& message) {
+  const auto pid_file = scratch() / "rank0.pid";
+  std::filesystem::remove(pid_file);
+  const Result r = janus(fmt::format(
+      "launch -n 2 --grace 2 -- sh -c 'if [ $JANUS_RANK = 0 ]; then echo $$ >{}; exec sleep 60; "
+      "fi; while [ ! -s {} ]; do sleep 0.05; done; {}'",
+      pid_file.string(), pid_file.string(), how));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, MatchesRegex(fmt::format(
+                         "(.|\n)*janus launch: worker 1 \\(pid [0-9]+\\) {}\n(.|\n)*", message)));
+  EXPECT_THAT(r.err, HasSubstr("janus launch: stopping the 1 other process"));
+  EXPECT_LT(r.seconds, 10);  // SIGTERM stops rank 0 at once; no wait for its minute
+  const pid_t rank0 = read_pid(pid_file);
+  ASSERT_GT(rank0, 0);
+  EXPECT_FALSE(process_exists(rank0)) << "rank 0 (pid " << rank0 << ") outlived the launcher";
+}
+
+TEST(Launch, AProcessThatExitsWithAStatusStopsTheJobAndIsNamed) {
+  expect_death_is_reported("exit 3", "exited with status 3");
+}
+
+TEST(Launch, AProcessKilledBySignalStopsTheJobAndIsNamed) {
+  expect_death_is_reported("kill -9 $$", "was killed by signal 9 \\(SIGKILL\\)");
+}
+
+TEST(Launch, ACommandThatCannotRunIsNamed) {
+  const Result r = janus("launch -n 2 -- /nonexistent/program");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot run '/nonexistent/program': No such file or directory"));
+  EXPECT_THAT(r.err, HasSubstr("exited with status 127"));
+}
+
+TEST(Launch, ForwardsSigtermToEveryProcess) {
+  const auto out = scratch() / "sigterm.out";
+  std::filesystem::remove(out);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<std::string> args = {
+      JANUS_CLI, "launch",
+      "-n",      "2",
+      "--",      "sh",
+      "-c",      "trap 'echo got TERM; exit 0' TERM; echo ready; while :; do sleep 0.05; done"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, JANUS_CLI, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto count = [&](const std::string& what) {
+    const std::string text = testing::read_file(out);
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  while (count("] ready") < 2 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string text = testing::read_file(out);
+  ASSERT_TRUE(WIFEXITED(status)) << text;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << text;
+  EXPECT_THAT(text, HasSubstr("janus launch: got SIGTERM; forwarding it to the 2 processes left"));
+  EXPECT_THAT(text, HasSubstr("[worker 0] got TERM\n"));
+  EXPECT_THAT(text, HasSubstr("[worker 1] got TERM\n"));
+}
+
+TEST(Launch, RefusesSeveralMachines) {
+  const Result r = janus("launch -n 2 --hosts hosts.txt -- true");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("janus launch: --hosts hosts.txt: starting processes on several "
+                               "machines (over ssh) is not implemented"));
+}
+
+// Two workers of dist_allreduce, each on half of every batch: only worker 0 prints its epoch
+// lines, and its figures are those of one process on the whole batches (the sums differ in the
+// order of float additions only).
+TEST(Launch, DistributedTrainingPrintsOnWorkerZeroAndEqualsOneProcess) {
+  const auto log2 = scratch() / "two.json", log1 = scratch() / "one.json";
+  const std::string train = "train --limit 600 --epochs 2 --batch-size 128 --momentum 0.9";
+  const Result two =
+      janus(fmt::format("launch -n 2 -- '{}' {} --kvstore dist_allreduce --log-json '{}'",
+                        JANUS_CLI, train, log2.string()),
+            "JANUS_DIST_TIMEOUT=20");
+  ASSERT_EQ(two.status, 0) << two.out << two.err;
+  EXPECT_THAT(two.out, HasSubstr("2 workers (dist_allreduce store)"));
+  EXPECT_THAT(two.out, MatchesRegex("(.|\n)*\\[worker 0\\] epoch  1/2: loss(.|\n)*"));
+  EXPECT_THAT(two.out, MatchesRegex("(.|\n)*\\[worker 0\\] epoch  2/2: loss(.|\n)*"));
+  EXPECT_THAT(two.out, Not(HasSubstr("[worker 1]")));
+  EXPECT_EQ(two.err, "");
+  const Result one = janus(fmt::format("{} --log-json '{}'", train, log1.string()));
+  ASSERT_EQ(one.status, 0) << one.err;
+  const std::vector<double> l2 = losses_in(log2), l1 = losses_in(log1);
+  ASSERT_EQ(l2.size(), 2u);
+  ASSERT_EQ(l1.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) EXPECT_NEAR(l2[e], l1[e], 1e-5 * l1[e]) << "epoch " << e + 1;
+}
+
+// A checkpoint write cut short (the writer exits between its files and the rename) leaves the
+// previous checkpoint, and a run resumed from it gives the figures of an uninterrupted run with
+// the same cosine schedule, bit for bit (the log prints them with 17 digits).
+TEST(TrainCheckpoint, AWriteCutShortLeavesThePreviousOneAndResumeContinuesTheCurve) {
+  const auto dir = scratch() / "checkpoints";
+  std::filesystem::remove_all(dir);
+  const std::string train =
+      "train --limit 600 --epochs 3 --batch-size 128 --momentum 0.9 --lr-schedule cosine";
+  const auto whole_log = scratch() / "whole.json", resumed_log = scratch() / "resumed.json";
+  ASSERT_EQ(janus(fmt::format("{} --log-json '{}'", train, whole_log.string())).status, 0);
+
+  const std::string checkpointed = fmt::format("{} --checkpoint-dir '{}'", train, dir.string());
+  const Result cut = janus(checkpointed, "JANUS_CHECKPOINT_TEST_CRASH=2");
+  EXPECT_EQ(cut.status, 75) << cut.err;  // the test hook's _exit, during epoch 2's write
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0001" / "checkpoint.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "epoch-0002"));
+
+  const Result resumed =
+      janus(fmt::format("{} --resume --log-json '{}'", checkpointed, resumed_log.string()));
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("after epoch 1\n"));
+  EXPECT_THAT(resumed.out, Not(HasSubstr("epoch  1/3")));
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0003" / "params.safetensors"));
+  const std::vector<double> whole = losses_in(whole_log), again = losses_in(resumed_log);
+  ASSERT_EQ(whole.size(), 3u);
+  EXPECT_EQ(again, whole);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "left over: " << e.path();
+  }
+}
+
+}  // namespace
+}  // namespace janus::tools
