@@ -17,6 +17,8 @@
 //   ps_async_values  dist_async: init, then each worker's push replaces the value; after a
 //                    barrier of pulls every worker sees one of the pushed values
 //   ps_train_sync    `train` through dist_sync with the optimizer on the servers
+//   ps_train_sync_buckets  the same with the optimizer on the workers (the servers sum the
+//                    Trainer's gradient buckets: pushpull without an optimizer)
 //   ps_train_async   dist_async training on each worker's half of the batch: the loss on the
 //                    whole batch must fall below half its initial value
 //   ps_server_dies   push and pull in a loop until an error (the test kills a server, rank
@@ -24,6 +26,8 @@
 //                    error must be a DistError naming the operation, the key and that rank
 //   ps_worker_dies   dist_sync: worker 1 exits (code 3) after 3 rounds; worker 0's next round
 //                    must fail with a DistError naming worker rank 1
+//   ps_worker_stalls worker 1 sleeps past the timeout instead: worker 0's round fails after
+//                    the timeout naming it; then worker 1 pushes and exits normally
 #include <unistd.h>
 
 #include <algorithm>
@@ -344,8 +348,9 @@ int ps_async_values() {
   return g_failures == 0 ? 0 : 1;
 }
 
-// dist_sync with the optimizer on the servers equals one process on the whole batch.
-int ps_train_sync() {
+// dist_sync equals one process on the whole batch, with the optimizer on the servers or (not
+// `on_servers`) on the workers, the servers then only summing the Trainer's gradient buckets.
+int ps_train_sync(bool on_servers) {
   constexpr int64_t kBatch = 64;
   auto kv = janus::kvstore::create("dist_sync");
   g_rank = kv->rank();
@@ -361,7 +366,7 @@ int ps_train_sync() {
   auto net = mlp(7);
   janus::optim::Trainer trainer(net->collect_params(),
                                 janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}), kv,
-                                /*update_on_kvstore=*/true);
+                                /*update_on_kvstore=*/on_servers);
   const int64_t share = kBatch / workers;
   const int64_t begin = kv->rank() * share;
   train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), kBatch);
@@ -451,7 +456,7 @@ int ps_server_dies() {
   }
 }
 
-int ps_worker_dies() {
+int ps_worker_leaves(bool die) {
   auto kv = janus::kvstore::create("dist_sync");
   g_rank = kv->rank();
   kv->init(3, janus::zeros({1000}));
@@ -461,7 +466,14 @@ int ps_worker_dies() {
     kv->pull(3, g);
   }
   janus::wait_to_read(g);
-  if (kv->rank() == 1) _exit(3);
+  const auto timeout = janus::dist::default_group().timeout();
+  if (kv->rank() == 1 && die) _exit(3);
+  if (kv->rank() == 1) {  // stalls past the timeout, then takes part again
+    std::this_thread::sleep_for(timeout + std::chrono::seconds(1));
+    kv->push(3, g);
+    janus::wait_to_read(g);
+    return 0;
+  }
   const auto start = std::chrono::steady_clock::now();
   try {
     kv->push(3, g);
@@ -473,7 +485,10 @@ int ps_worker_dies() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string msg = e.what();
     std::fprintf(stderr, "[rank %d] after %.2f s: %s\n", g_rank, s, msg.c_str());
-    expect_names(msg, {"pull of key 3", "worker rank 1"});
+    expect_names(msg, {"pull of key 3", "no push from worker rank 1"});
+    if (!die) expect_names(msg, {"not within the timeout"});
+    const double limit = std::chrono::duration<double>(timeout).count() + 2.0;
+    if (s > limit) fail("the error came after {:.2f} s, expected at most {:.2f} s", s, limit);
   }
   return g_failures == 0 ? 0 : 1;
 }
@@ -487,10 +502,12 @@ int main(int argc, char** argv) {
     if (janus::dist::maybe_run_server()) return 0;
     if (scenario == "ps_values") return ps_values();
     if (scenario == "ps_async_values") return ps_async_values();
-    if (scenario == "ps_train_sync") return ps_train_sync();
+    if (scenario == "ps_train_sync") return ps_train_sync(/*on_servers=*/true);
+    if (scenario == "ps_train_sync_buckets") return ps_train_sync(/*on_servers=*/false);
     if (scenario == "ps_train_async") return ps_train_async();
     if (scenario == "ps_server_dies") return ps_server_dies();
-    if (scenario == "ps_worker_dies") return ps_worker_dies();
+    if (scenario == "ps_worker_dies") return ps_worker_leaves(/*die=*/true);
+    if (scenario == "ps_worker_stalls") return ps_worker_leaves(/*die=*/false);
     if (scenario == "train") {  // the store joins the process's default group itself
       g_rank = janus::dist::default_group().rank();
       return train(janus::dist::default_group());

@@ -43,6 +43,13 @@ TEST_P(ParameterServer, SyncTrainingEqualsOneProcessOnTheWholeBatch) {
   EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
 }
 
+// The same with the optimizer on the workers: the servers only sum the gradient buckets.
+TEST_P(ParameterServer, SyncGradientBucketsEqualOneProcessOnTheWholeBatch) {
+  const auto r =
+      dist_job::run_job(ps_job("ps_train_sync_buckets", GetParam()), std::chrono::seconds(60));
+  EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
+}
+
 TEST_P(ParameterServer, AsyncTrainingConverges) {
   const auto r = dist_job::run_job(ps_job("ps_train_async", GetParam()), std::chrono::seconds(60));
   EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
@@ -80,6 +87,14 @@ TEST_P(ParameterServer, DeadWorkerFailsTheSyncRound) {
   want.resize(2 + GetParam(), 1);
   EXPECT_EQ(r.codes, want) << "worker 0 saw the error, worker 1 died (3), servers failed (1)";
   EXPECT_LT(r.seconds, 20);
+}
+
+// A worker stalls past the timeout in dist_sync: the other worker's round fails after the
+// timeout, naming it; nobody dies and every process exits normally.
+TEST_P(ParameterServer, StalledWorkerTimesOutTheSyncRound) {
+  const auto r =
+      dist_job::run_job(ps_job("ps_worker_stalls", GetParam(), 2), std::chrono::seconds(40));
+  EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, ParameterServer, ::testing::Values(1, 2),

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -405,7 +406,7 @@ class Server {
   int server_index_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool sync_ = true;
+  std::atomic<bool> sync_ = true;  // from worker 0's first init (read in messages unlocked)
   std::map<ShardId, Shard> shards_;
   optim::OptimizerPtr optimizer_;
   std::vector<int64_t> optimizer_sets_;  // per worker: set_optimizer requests received
