@@ -192,7 +192,9 @@ int run(const bench::Options& options) {
       "worker the result, 2 x W x model bytes through one link, so it is the bottleneck as\n"
       "workers are added; the ring moves 2 (W-1)/W x model bytes per worker whatever W; splitting\n"
       "the keys over S servers divides the servers' load by S (hierarchical synchronization:\n"
-      "more servers, more bandwidth). Here every process shares one machine's cores and memory\n"
+      "more servers, more bandwidth). With W=2, the busiest process sends and receives per sync:\n"
+      "ring 2 x model (each worker), 1 server 4 x model (the server), 2 servers 2 x model (each\n"
+      "server and each worker). Here every process shares one machine's cores and memory\n"
       "bandwidth (loopback TCP), so the servers' links are not separate: the figures show the\n"
       "protocols' costs, not a network's.\n");
   const size_t last = sizes.size() - 1;
