@@ -329,7 +329,23 @@ class ParameterServerStore final : public kvstore::KVStore {
               wants_round ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0);
           complete(*im, t, what, roles, reply, static_cast<char*>(dst), parts, esize, extra);
         },
-        reads, writes, e.device, Lane::kComm, 0, "dist.ps_exchange", std::move(detail));
+        reads, writes, e.device, Lane::kComm, 0, engine_name(op), std::move(detail));
+  }
+
+  // The engine operation's name (in profiles and errors): a literal, as the engine keeps it.
+  static const char* engine_name(Op op) {
+    switch (op) {
+      case Op::kInit:
+        return "dist.ps_init";
+      case Op::kPush:
+        return "dist.ps_push";
+      case Op::kPull:
+        return "dist.ps_pull";
+      case Op::kPushPull:
+        return "dist.ps_pushpull";
+      default:
+        return "dist.ps_exchange";
+    }
   }
 
   static NDArray local_sum(const Entry& e, std::span<const NDArray> values) {
