@@ -10,12 +10,32 @@
 //   train        each rank trains a small MLP on its share of a batch through the
 //                `dist_allreduce` store; the parameters must equal those of training on the
 //                whole batch in one process (computed here too), to 1e-5 + 1e-4 relative
+// With parameter servers (JANUS_ROLE=server runs dist::run_server() instead of a scenario):
+//   ps_values        dist_sync: init (rank 0's value wins), push (this worker's two arrays
+//                    summed locally, then across workers), pull, pushpull, for several sizes
+//                    (one split across the servers) and dtypes, integer and string keys
+//   ps_async_values  dist_async: init, then each worker's push replaces the value; after a
+//                    barrier of pulls every worker sees one of the pushed values
+//   ps_train_sync    `train` through dist_sync with the optimizer on the servers
+//   ps_train_sync_buckets  the same with the optimizer on the workers (the servers sum the
+//                    Trainer's gradient buckets: pushpull without an optimizer)
+//   ps_train_async   dist_async training on each worker's half of the batch: the loss on the
+//                    whole batch must fall below half its initial value
+//   ps_server_dies   push and pull in a loop until an error (the test kills a server, rank
+//                    JANUS_TEST_KILLED_RANK, once worker 0 created JANUS_TEST_READY_FILE): the
+//                    error must be a DistError naming the operation, the key and that rank
+//   ps_worker_dies   dist_sync: worker 1 exits (code 3) after 3 rounds; worker 0's next round
+//                    must fail with a DistError naming worker rank 1
+//   ps_worker_stalls worker 1 sleeps past the timeout instead: worker 0's round fails after
+//                    the timeout naming it; then worker 1 pushes and exits normally
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +43,7 @@
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/dist/collectives.h"
+#include "janus/dist/parameter_server.h"
 #include "janus/dist/process_group.h"
 #include "janus/engine/array.h"
 #include "janus/nn/block.h"
@@ -168,9 +189,9 @@ std::shared_ptr<janus::nn::Sequential> mlp(uint64_t init_seed) {
 }
 
 void train_steps(janus::nn::Sequential& net, janus::optim::Trainer& trainer, const NDArray& x,
-                 const NDArray& y, int64_t batch) {
+                 const NDArray& y, int64_t batch, int steps = 10) {
   janus::nn::L2Loss loss_fn;
-  for (int step = 0; step < 10; ++step) {
+  for (int step = 0; step < steps; ++step) {
     NDArray loss;
     {
       janus::autograd::RecordScope record;
@@ -232,11 +253,261 @@ int train(ProcessGroup& pg) {
   return g_failures == 0 ? 0 : 1;
 }
 
+// ---- parameter servers ----
+
+// The values of `n` elements for a tag: small multiples of 0.5 (exact sums in every dtype).
+template <typename T>
+NDArray values_of(int64_t n, double tag) {
+  const double scale = std::is_floating_point_v<T> ? 0.5 : 1.0;
+  return make<T>(n, [&](int64_t i) { return (tag + static_cast<double>(i % 7)) * scale; });
+}
+template <typename T>
+void expect_values(const std::string& what, const NDArray& a, int64_t n, double tag) {
+  const double scale = std::is_floating_point_v<T> ? 0.5 : 1.0;
+  expect<T>(what, a, n, [&](int64_t i) { return (tag + static_cast<double>(i % 7)) * scale; });
+}
+
+template <typename T>
+void check_ps_values(janus::kvstore::KVStore& kv, const janus::kvstore::Key& key, int64_t n) {
+  const int r = kv.rank();
+  const int w = kv.num_workers();
+  const std::string name =
+      fmt::format("key {} ({} x{})", key.to_string(), janus::dtype_name(janus::dtype_of<T>), n);
+  // init: rank 0's value wins.
+  kv.init(key, values_of<T>(n, 10 + r));
+  NDArray out = values_of<T>(n, 0);
+  kv.pull(key, out);
+  expect_values<T>("init then pull " + name, out, n, 10);
+  // push of two local arrays: sum over (1 + r) + (2 + r) over every worker; without an
+  // optimizer the sum replaces the value.
+  const NDArray a = values_of<T>(n, 1 + r), b = values_of<T>(n, 2 + r);
+  const std::vector<NDArray> two{a, b};
+  kv.push(key, two);
+  kv.pull(key, out);
+  double tags = 0;
+  for (int k = 0; k < w; ++k) tags += 3 + 2 * k;
+  // sum of (tag_k + i%7)*s over 2w arrays = (sum tags + 2w * (i%7)) * s
+  const double scale = std::is_floating_point_v<T> ? 0.5 : 1.0;
+  expect<T>("push then pull " + name, out, n,
+            [&](int64_t i) { return (tags + 2.0 * w * static_cast<double>(i % 7)) * scale; });
+  // pushpull without an optimizer: the sum comes back, the stored value stays.
+  NDArray c = values_of<T>(n, r);
+  kv.pushpull(key, std::span<const NDArray>(&c, 1), std::span<const NDArray>(&c, 1));
+  double rtags = 0;
+  for (int k = 0; k < w; ++k) rtags += k;
+  expect<T>("pushpull " + name, c, n,
+            [&](int64_t i) { return (rtags + w * static_cast<double>(i % 7)) * scale; });
+  kv.pull(key, out);
+  expect<T>("pull after pushpull " + name, out, n,
+            [&](int64_t i) { return (tags + 2.0 * w * static_cast<double>(i % 7)) * scale; });
+}
+
+int ps_values() {
+  auto kv = janus::kvstore::create("dist_sync");
+  g_rank = kv->rank();
+  int key = 0;
+  // 300000 float32 = 1.2 MB: above the 1 MB bound, split across the servers when there are 2.
+  for (int64_t n : {1, 7, 1000, 300000}) {
+    check_ps_values<float>(*kv, key++, n);
+    check_ps_values<double>(*kv, key++, n);
+    check_ps_values<int32_t>(*kv, key++, n);
+    check_ps_values<int64_t>(*kv, key++, n);
+  }
+  check_ps_values<uint8_t>(*kv, key++, 5);
+  auto named = janus::kvstore::create("dist_sync");
+  check_ps_values<float>(*named, "fc1.weight", 300001);
+  check_ps_values<float>(*named, "fc1.bias", 3);
+  janus::wait_all();
+  return g_failures == 0 ? 0 : 1;
+}
+
+int ps_async_values() {
+  auto kv = janus::kvstore::create("dist_async");
+  g_rank = kv->rank();
+  const int64_t n = 300000;
+  kv->init(0, values_of<float>(n, 10 + kv->rank()));
+  NDArray out = values_of<float>(n, 0);
+  kv->pull(0, out);
+  // Rank 0's init value, unless the other worker's push (below) came first: async.
+  const std::vector<float> got = janus::to_vector<float>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    const bool any = std::ranges::any_of(std::vector<double>{10, 20, 21}, [&](double tag) {
+      return got[static_cast<size_t>(i)] == static_cast<float>((tag + i % 7) * 0.5);
+    });
+    if (!any) {
+      fail("async init then pull: element {} is {}", i, got[static_cast<size_t>(i)]);
+      break;
+    }
+  }
+  // Each push replaces the value as it arrives; the last one to arrive stays. A pushpull
+  // without an optimizer returns the value as this push left it: this worker's own.
+  NDArray mine = values_of<float>(n, 20 + kv->rank());
+  kv->pushpull(0, std::span<const NDArray>(&mine, 1), std::span<const NDArray>(&out, 1));
+  expect_values<float>("async pushpull", out, n, 20 + kv->rank());
+  janus::wait_all();
+  return g_failures == 0 ? 0 : 1;
+}
+
+// dist_sync equals one process on the whole batch, with the optimizer on the servers or (not
+// `on_servers`) on the workers, the servers then only summing the Trainer's gradient buckets.
+int ps_train_sync(bool on_servers) {
+  constexpr int64_t kBatch = 64;
+  auto kv = janus::kvstore::create("dist_sync");
+  g_rank = kv->rank();
+  const int workers = kv->num_workers();
+  janus::seed(42);
+  const NDArray x = janus::random_normal(0, 1, {kBatch, 8});
+  const NDArray y = janus::sum(x, {1}, /*keepdims=*/true) * 0.5 + 1.0;
+  auto reference = mlp(7);
+  janus::optim::Trainer ref_trainer(reference->collect_params(),
+                                    janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}));
+  train_steps(*reference, ref_trainer, x, y, kBatch);
+
+  auto net = mlp(7);
+  janus::optim::Trainer trainer(net->collect_params(),
+                                janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}), kv,
+                                /*update_on_kvstore=*/on_servers);
+  const int64_t share = kBatch / workers;
+  const int64_t begin = kv->rank() * share;
+  train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), kBatch);
+  const auto& want = reference->collect_params();
+  for (const auto& [name, p] : net->collect_params()) {
+    const std::vector<float> got = janus::to_vector<float>(p->data());
+    const std::vector<float> ref = janus::to_vector<float>(want.at(name)->data());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::abs(got[i] - ref[i]) > 1e-5 + 1e-4 * std::abs(ref[i])) {
+        fail("parameter {} element {}: {} after dist_sync training, {} on the whole batch", name, i,
+             got[i], ref[i]);
+        break;
+      }
+    }
+  }
+  return g_failures == 0 ? 0 : 1;
+}
+
+float full_loss(janus::nn::Sequential& net, const NDArray& x, const NDArray& y) {
+  janus::nn::L2Loss loss_fn;
+  return janus::to_vector<float>(janus::mean(loss_fn(net(x), y)))[0];
+}
+
+int ps_train_async() {
+  constexpr int64_t kBatch = 64;
+  auto kv = janus::kvstore::create("dist_async");
+  g_rank = kv->rank();
+  janus::seed(42);
+  const NDArray x = janus::random_normal(0, 1, {kBatch, 8});
+  const NDArray y = janus::sum(x, {1}, /*keepdims=*/true) * 0.5 + 1.0;
+  auto net = mlp(7);
+  const float before = full_loss(*net, x, y);
+  janus::optim::Trainer trainer(net->collect_params(),
+                                janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}), kv,
+                                /*update_on_kvstore=*/true);
+  const int64_t share = kBatch / kv->num_workers();
+  const int64_t begin = kv->rank() * share;
+  train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), share,
+              /*steps=*/40);
+  const float after = full_loss(*net, x, y);
+  std::fprintf(stderr, "[rank %d] dist_async: loss on the whole batch %.4f -> %.4f\n", g_rank,
+               before, after);
+  if (!(after < 0.5F * before)) fail("dist_async did not converge: loss {} -> {}", before, after);
+  return g_failures == 0 ? 0 : 1;
+}
+
+// Checks that `e` names what the fault tests expect.
+void expect_names(const std::string& msg, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts) {
+    if (msg.find(part) == std::string::npos) fail("the error does not say '{}'", part);
+  }
+}
+
+int ps_server_dies() {
+  auto kv = janus::kvstore::create("dist_sync");
+  g_rank = kv->rank();
+  const char* killed_env = std::getenv("JANUS_TEST_KILLED_RANK");
+  const char* ready = std::getenv("JANUS_TEST_READY_FILE");
+  if (killed_env == nullptr || ready == nullptr) {
+    fail("JANUS_TEST_KILLED_RANK and JANUS_TEST_READY_FILE must be set");
+    return 1;
+  }
+  const int killed = std::atoi(killed_env);
+  const int64_t n = 1 << 19;  // 2 MB of float32: one part on each server when there are 2
+  kv->init(7, janus::zeros({n}));
+  NDArray g = janus::ones({n});
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0;; ++round) {
+    try {
+      kv->push(7, g);
+      kv->pull(7, g);
+      janus::wait_to_read(g);
+    } catch (const janus::DistError& e) {
+      const std::string msg = e.what();
+      std::fprintf(stderr, "[rank %d] round %d: %s\n", g_rank, round, msg.c_str());
+      if (msg.find("push") == std::string::npos && msg.find("pull") == std::string::npos) {
+        fail("the error names neither push nor pull");
+      }
+      expect_names(msg, {"of key 7", fmt::format("server rank {}", killed)});
+      return g_failures == 0 ? 0 : 1;
+    }
+    if (round == 2 && kv->rank() == 0) std::ofstream(ready).put('1');
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) {
+      fail("no error after 60 s of pushes and pulls");
+      return 1;
+    }
+  }
+}
+
+int ps_worker_leaves(bool die) {
+  auto kv = janus::kvstore::create("dist_sync");
+  g_rank = kv->rank();
+  kv->init(3, janus::zeros({1000}));
+  NDArray g = janus::ones({1000});
+  for (int round = 0; round < 3; ++round) {
+    kv->push(3, g);
+    kv->pull(3, g);
+  }
+  janus::wait_to_read(g);
+  const auto timeout = janus::dist::default_group().timeout();
+  if (kv->rank() == 1 && die) _exit(3);
+  if (kv->rank() == 1) {  // stalls past the timeout, then takes part again
+    std::this_thread::sleep_for(timeout + std::chrono::seconds(1));
+    kv->push(3, g);
+    janus::wait_to_read(g);
+    return 0;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    kv->push(3, g);
+    kv->pull(3, g);
+    janus::wait_to_read(g);
+    fail("a round completed without worker rank 1");
+  } catch (const janus::DistError& e) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string msg = e.what();
+    std::fprintf(stderr, "[rank %d] after %.2f s: %s\n", g_rank, s, msg.c_str());
+    expect_names(msg, {"pull of key 3", "no push from worker rank 1"});
+    if (!die) expect_names(msg, {"not within the timeout"});
+    const double limit = std::chrono::duration<double>(timeout).count() + 2.0;
+    if (s > limit) fail("the error came after {:.2f} s, expected at most {:.2f} s", s, limit);
+  }
+  return g_failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "";
+  if (const char* rank = std::getenv("JANUS_RANK")) g_rank = std::atoi(rank);
   try {
+    if (janus::dist::maybe_run_server()) return 0;
+    if (scenario == "ps_values") return ps_values();
+    if (scenario == "ps_async_values") return ps_async_values();
+    if (scenario == "ps_train_sync") return ps_train_sync(/*on_servers=*/true);
+    if (scenario == "ps_train_sync_buckets") return ps_train_sync(/*on_servers=*/false);
+    if (scenario == "ps_train_async") return ps_train_async();
+    if (scenario == "ps_server_dies") return ps_server_dies();
+    if (scenario == "ps_worker_dies") return ps_worker_leaves(/*die=*/true);
+    if (scenario == "ps_worker_stalls") return ps_worker_leaves(/*die=*/false);
     if (scenario == "train") {  // the store joins the process's default group itself
       g_rank = janus::dist::default_group().rank();
       return train(janus::dist::default_group());

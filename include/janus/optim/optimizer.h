@@ -130,6 +130,9 @@ class Adam : public Optimizer {
   std::string_view name() const override { return "adam"; }
   std::string describe() const override;
   std::vector<std::string> state_names() const override { return {"mean", "var"}; }
+  double beta1() const { return beta1_; }
+  double beta2() const { return beta2_; }
+  double epsilon() const { return epsilon_; }
 
  protected:
   void apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state, double lr,

@@ -1,0 +1,406 @@
+// The `dist_sync` and `dist_async` stores: a worker's side of the parameter servers. Each call
+// sums this process's devices locally, then pushes one engine operation on the comm lane that
+// exchanges the key's parts with their servers (ps_protocol.h) over Gloo's point-to-point.
+// The servers are in ps_server.cc.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/dist/parameter_server.h"
+#include "janus/dist/process_group.h"
+#include "janus/engine/array.h"
+#include "janus/engine/engine.h"
+#include "janus/ops/ops.h"
+#include "janus/ops/transfer.h"
+#include "janus/optim/kvstore.h"
+#include "janus/parallel/allreduce.h"
+
+#include "process_group_impl.h"
+#include "ps_protocol.h"
+
+namespace janus::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using kvstore::Key;
+using ps::Op;
+using ps::Reply;
+using ps::Request;
+
+// This worker's connection to the servers, shared by every store of the process: the job's
+// group and a var that orders every exchange with the servers (each server serves a worker's
+// requests in the order they come). Says goodbye to the servers at exit.
+struct Client {
+  ProcessGroup* pg = nullptr;
+  Roles roles;
+  Var* sequence = nullptr;
+
+  static Client& get() {
+    static Client* client = [] {
+      auto* c = new Client;  // kept until exit, as the default group is
+      c->roles = Roles::from_env();
+      JANUS_CHECK(c->roles.role == Role::kWorker, ValueError,
+                  "kvstore 'dist_sync': this process is a server (JANUS_ROLE=server); a server "
+                  "calls dist::run_server() (or dist::maybe_run_server() first thing in main)");
+      JANUS_CHECK(c->roles.num_servers > 0, ValueError,
+                  "kvstore 'dist_sync'/'dist_async': the job has no parameter servers "
+                  "(JANUS_NUM_SERVERS is 0 or unset); start servers (janus launch -s N) or use "
+                  "'dist_allreduce'");
+      c->pg = &default_group();
+      c->sequence = engine().new_var();
+      std::atexit([] { client->say_goodbye(); });
+      return c;
+    }();
+    return *client;
+  }
+
+  int server_rank(int server) const { return roles.num_workers + server; }
+
+  // Tells every server that this worker is done, once its exchanges have run. Errors (a
+  // server already gone, a failed exchange) are ignored: the process is exiting. Sent from this
+  // thread, not the engine: a failed exchange has poisoned the sequence var, and the servers
+  // should hear the goodbye even then.
+  void say_goodbye() {
+    try {
+      engine().wait_for_var(sequence);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): reported where it happened
+    }
+    try {
+      auto im = pg->impl();
+      const Request bye{.op = Op::kGoodbye};
+      ps::Transfers t(*im->context);
+      for (int s = 0; s < roles.num_servers; ++s) {
+        t.send(server_rank(s), ps::kRequestSlot, &bye, sizeof(bye));
+      }
+      t.wait(im->timeout, nullptr);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nothing left to tell at exit
+    }
+  }
+};
+
+struct Entry {
+  Shape shape;
+  DType dtype = DType::kFloat32;
+  Device device;
+  int64_t key_id = 0;
+  std::vector<ps::Part> parts;
+};
+
+class ParameterServerStore final : public kvstore::KVStore {
+ public:
+  explicit ParameterServerStore(bool sync) : sync_(sync), client_(Client::get()) {}
+
+  std::string_view type() const override { return sync_ ? "dist_sync" : "dist_async"; }
+  int rank() const override { return client_.pg->rank(); }
+  int num_workers() const override { return client_.roles.num_workers; }
+
+  /// Rank 0's value becomes the servers'; the other workers' init completes once it is there.
+  void init(const Key& key, const NDArray& value) override {
+    check_kind(key, "init");
+    JANUS_CHECK(!entries_.contains(key), ValueError,
+                "kvstore '{}': init: key {} is already initialised (init each key once)", type(),
+                key.to_string());
+    JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
+                type(), key.to_string());
+    JANUS_CHECK(ps::is_summable(value.dtype()), TypeError,
+                "kvstore '{}': init: key {} is {}; the servers hold float32, float64, int32, "
+                "int64 or uint8",
+                type(), key.to_string(), dtype_name(value.dtype()));
+    int64_t id = 0;
+    if (key.is_int()) {
+      JANUS_CHECK(key.as_int() >= 0, ValueError,
+                  "kvstore '{}': init: key {} is negative; integer keys are >= 0", type(),
+                  key.to_string());
+      id = key.as_int();
+    } else {
+      id = ps::string_key_id(key.as_string());
+    }
+    autograd::PauseScope pause;
+    Entry e{value.shape(), value.dtype(), value.device(), id,
+            ps::split_key(id, value.size(), dtype_size(value.dtype()), client_.roles.num_servers)};
+    const NDArray copy = copyto(value, value.device());
+    const bool carries = rank() == 0;
+    exchange("init", key, e, Op::kInit, carries ? &copy : nullptr, nullptr);
+    entries_.emplace(key, std::move(e));
+  }
+
+  void push(const Key& key, std::span<const NDArray> values, int priority) override {
+    const Entry& e = entry(key, "push");
+    check_arrays(key, "push", "value", e, values);
+    const ops::ScopedPriority scope(priority);
+    autograd::PauseScope pause;
+    const NDArray sum = local_sum(e, values);
+    exchange("push", key, e, Op::kPush, &sum, nullptr);
+  }
+
+  void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
+    const Entry& e = entry(key, "pull");
+    check_arrays(key, "pull", "output", e, outs);
+    const ops::ScopedPriority scope(priority);
+    autograd::PauseScope pause;
+    const NDArray value = empty(e.shape, e.dtype, e.device);
+    exchange("pull", key, e, Op::kPull, nullptr, &value);
+    parallel::broadcast_into(value, outs);
+  }
+
+  void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
+                int priority) override {
+    const Entry& e = entry(key, "pushpull");
+    check_arrays(key, "pushpull", "value", e, values);
+    check_arrays(key, "pushpull", "output", e, outs);
+    const ops::ScopedPriority scope(priority);
+    autograd::PauseScope pause;
+    const NDArray sum = local_sum(e, values);
+    const NDArray value = empty(e.shape, e.dtype, e.device);
+    exchange("pushpull", key, e, Op::kPushPull, &sum, &value);
+    parallel::broadcast_into(value, outs);
+  }
+
+  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
+                 int priority) override {
+    init(key, value);
+    pull(key, outs, priority);
+  }
+
+  /// Worker 0 sends the optimizer's description (name and hyperparameters) to every server,
+  /// which builds its own with make_optimizer; the other workers wait until it is there.
+  void set_optimizer(optim::OptimizerPtr optimizer) override {
+    JANUS_CHECK(optimizer == nullptr || optimizer->lr_scheduler() == nullptr, NotImplementedError,
+                "kvstore '{}': set_optimizer: {} has a learning-rate schedule, which the servers "
+                "cannot run (their optimizer is rebuilt from name and hyperparameters); update "
+                "on the workers instead (Trainer with update_on_kvstore = false)",
+                type(), optimizer->describe());
+    optimizer_ = std::move(optimizer);
+    auto text = std::make_shared<std::string>(describe(optimizer_.get()));
+    auto im = client_.pg->impl();
+    const Roles roles = client_.roles;
+    const std::string what = fmt::format("kvstore '{}': set_optimizer on worker rank {} of {}",
+                                         type(), rank(), roles.num_workers);
+    Var* writes[] = {client_.sequence};
+    engine().push(
+        [im, roles, text, what](const RunContext&) {
+          std::vector<Request> reqs(static_cast<size_t>(roles.num_servers));
+          std::vector<Reply> replies(reqs.size());
+          ps::Transfers t(*im->context);
+          for (int s = 0; s < roles.num_servers; ++s) {
+            reqs[s] = Request{.op = Op::kSetOptimizer, .bytes = text->size()};
+            t.send(roles.num_workers + s, ps::kRequestSlot, &reqs[s], sizeof(Request));
+            t.send(roles.num_workers + s, ps::kRequestDataSlot, text->data(), text->size());
+            t.recv(roles.num_workers + s, ps::kReplySlot, &replies[s], sizeof(Reply));
+          }
+          complete(*im, t, what, roles, replies, nullptr, {});
+        },
+        {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_optimizer");
+  }
+  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
+
+ private:
+  static std::string describe(const optim::Optimizer* o) {
+    if (o == nullptr) return "null";
+    nlohmann::json j{{"name", std::string(o->name())},
+                     {"learning_rate", o->learning_rate()},
+                     {"wd", o->wd()},
+                     {"rescale_grad", o->rescale_grad()},
+                     {"clip_gradient", o->clip_gradient()}};
+    if (const auto* sgd = dynamic_cast<const optim::SGD*>(o)) j["momentum"] = sgd->momentum();
+    if (const auto* adam = dynamic_cast<const optim::Adam*>(o)) {
+      j["beta1"] = adam->beta1();
+      j["beta2"] = adam->beta2();
+      j["epsilon"] = adam->epsilon();
+    }
+    return j.dump();
+  }
+
+  // Completes the posted requests (and reply headers) of `t`, then receives each reply's
+  // value into `into` at its part (or its error message); throws a DistError naming `what`,
+  // the server rank and why.
+  static void complete(ProcessGroup::Impl& im, ps::Transfers& t, const std::string& what,
+                       const Roles& roles, std::span<const Reply> replies, char* into,
+                       std::span<const ps::Part> parts, size_t element_size = 0,
+                       std::chrono::milliseconds extra = std::chrono::milliseconds(0)) {
+    const auto start = Clock::now();
+    auto fail = [&](int server_rank, const std::string& why) {
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      JANUS_THROW(DistError,
+                  "dist: {} with server rank {} failed after {:.1f} s (timeout {} ms): {}", what,
+                  server_rank, seconds, im.timeout.count(), why);
+    };
+    int peer = -1;
+    try {
+      t.wait(im.timeout + extra, &peer);
+    } catch (const std::exception& e) {
+      fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
+    }
+    if (replies.empty()) return;
+    ps::Transfers data(*im.context);
+    std::vector<std::string> messages(replies.size());
+    for (size_t i = 0; i < replies.size(); ++i) {
+      const int server = parts.empty() ? static_cast<int>(i) : parts[i].server;
+      const int rank = roles.num_workers + server;
+      if (replies[i].status != 0) {
+        messages[i].resize(replies[i].bytes);
+        if (!messages[i].empty()) {
+          data.recv(rank, ps::kReplyDataSlot, messages[i].data(), messages[i].size());
+        }
+        continue;
+      }
+      if (replies[i].bytes == 0) continue;
+      JANUS_ASSERT(into != nullptr && replies[i].bytes == parts[i].count * element_size,
+                   "dist: {}: server rank {} replied {} bytes, expected {}", what, rank,
+                   replies[i].bytes, parts.empty() ? 0 : parts[i].count * element_size);
+      data.recv(rank, ps::kReplyDataSlot, into + parts[i].begin * element_size, replies[i].bytes);
+    }
+    try {
+      data.wait(im.timeout, &peer);
+    } catch (const std::exception& e) {
+      fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
+    }
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (replies[i].status == 0) continue;
+      const int server = parts.empty() ? static_cast<int>(i) : parts[i].server;
+      fail(roles.num_workers + server, messages[i]);
+    }
+  }
+
+  // One exchange with the key's servers as a comm-lane operation: the request of every part,
+  // `send` (its part each) as the payload, and for pull and pushpull the reply into `recv`.
+  void exchange(std::string_view op_name, const Key& key, const Entry& e, Op op,
+                const NDArray* send, const NDArray* recv) {
+    auto im = client_.pg->impl();
+    const Roles roles = client_.roles;
+    const bool replies = op != Op::kPush;
+    const bool wants_round = sync_ && (op == Op::kPull || op == Op::kPushPull);
+    std::vector<Request> reqs;
+    for (const ps::Part& p : e.parts) {
+      Request r{.op = op,
+                .dtype = static_cast<uint32_t>(e.dtype),
+                .key = e.key_id,
+                .bytes = send != nullptr ? static_cast<uint64_t>(p.count) * dtype_size(e.dtype) : 0,
+                .elements = static_cast<uint64_t>(p.count),
+                .part = static_cast<int32_t>(&p - e.parts.data()),
+                .num_parts = static_cast<int32_t>(e.parts.size()),
+                .sync = sync_ ? 1U : 0U};
+      if (optimizer_ && op != Op::kInit) {
+        r.has_optimizer = 1;
+        r.rescale_grad = optimizer_->rescale_grad();
+        r.learning_rate = optimizer_->learning_rate();
+      }
+      reqs.push_back(r);
+    }
+    const std::string what =
+        fmt::format("kvstore '{}': {} of key {} ({} {}, {} part{}) on worker rank {} of {}", type(),
+                    op_name, key.to_string(), e.shape, dtype_name(e.dtype), e.parts.size(),
+                    e.parts.size() == 1 ? "" : "s", rank(), roles.num_workers);
+    std::vector<Var*> reads;
+    std::vector<Var*> writes{client_.sequence};
+    if (send != nullptr) reads.push_back(send->var());
+    if (recv != nullptr) writes.push_back(recv->var());
+    OpDetail detail;
+    if (op_listener_installed()) {
+      detail.shapes = fmt::format("{}", e.shape);
+      detail.bytes = static_cast<int64_t>(e.shape.numel() * dtype_size(e.dtype));
+    }
+    engine().push(
+        [im, roles, what, replies, wants_round, reqs = std::move(reqs), parts = e.parts,
+         esize = dtype_size(e.dtype), src = send != nullptr ? send->raw_data() : nullptr,
+         dst = recv != nullptr ? recv->raw_data() : nullptr](const RunContext&) {
+          ps::Transfers t(*im->context);
+          std::vector<Reply> reply(replies ? parts.size() : 0);
+          for (size_t i = 0; i < parts.size(); ++i) {
+            const int server = roles.num_workers + parts[i].server;
+            t.send(server, ps::kRequestSlot, &reqs[i], sizeof(Request));
+            if (reqs[i].bytes > 0) {
+              t.send(server, ps::kRequestDataSlot,
+                     static_cast<const char*>(src) + parts[i].begin * esize, reqs[i].bytes);
+            }
+            if (replies) t.recv(server, ps::kReplySlot, &reply[i], sizeof(Reply));
+          }
+          // A dist_sync pull waits for the round, which the server bounds by the timeout and
+          // then explains; the worker's own limit is a little later.
+          const auto extra =
+              wants_round ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0);
+          complete(*im, t, what, roles, reply, static_cast<char*>(dst), parts, esize, extra);
+        },
+        reads, writes, e.device, Lane::kComm, 0, engine_name(op), std::move(detail));
+  }
+
+  // The engine operation's name (in profiles and errors): a literal, as the engine keeps it.
+  static const char* engine_name(Op op) {
+    switch (op) {
+      case Op::kInit:
+        return "dist.ps_init";
+      case Op::kPush:
+        return "dist.ps_push";
+      case Op::kPull:
+        return "dist.ps_pull";
+      case Op::kPushPull:
+        return "dist.ps_pushpull";
+      default:
+        return "dist.ps_exchange";
+    }
+  }
+
+  static NDArray local_sum(const Entry& e, std::span<const NDArray> values) {
+    NDArray sum = empty(e.shape, e.dtype, e.device);
+    parallel::reduce_into(sum, values);
+    return sum;
+  }
+
+  void check_kind(const Key& key, std::string_view what) {
+    if (!int_keys_) int_keys_ = key.is_int();
+    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
+                "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type(), what,
+                key.to_string(), key.is_int() ? "an integer" : "a string",
+                *int_keys_ ? "integers" : "strings");
+  }
+
+  const Entry& entry(const Key& key, std::string_view what) const {
+    auto it = entries_.find(key);
+    JANUS_CHECK(it != entries_.end(), ValueError,
+                "kvstore '{}': {}: key {} was never initialised (call init first)", type(), what,
+                key.to_string());
+    return it->second;
+  }
+
+  void check_arrays(const Key& key, std::string_view what, std::string_view role, const Entry& e,
+                    std::span<const NDArray> arrays) const {
+    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type(), what,
+                key.to_string(), role);
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      const NDArray& a = arrays[i];
+      JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type(),
+                  what, key.to_string(), role, i);
+      JANUS_CHECK(a.shape() == e.shape, ShapeError,
+                  "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}",
+                  type(), what, key.to_string(), role, i, a.shape(), e.shape);
+      JANUS_CHECK(a.dtype() == e.dtype, TypeError,
+                  "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type(), what,
+                  key.to_string(), role, i, a.dtype(), e.dtype);
+    }
+  }
+
+  bool sync_;
+  Client& client_;
+  std::map<Key, Entry> entries_;
+  std::optional<bool> int_keys_;
+  optim::OptimizerPtr optimizer_;
+};
+
+const bool kRegistered = [] {
+  kvstore::register_kind("dist_sync",
+                         [] { return std::make_shared<ParameterServerStore>(/*sync=*/true); });
+  kvstore::register_kind("dist_async",
+                         [] { return std::make_shared<ParameterServerStore>(/*sync=*/false); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace janus::dist
