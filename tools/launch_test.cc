@@ -181,15 +181,21 @@ TEST(Launch, RefusesSeveralMachines) {
 // Two workers of dist_allreduce, each on half of every batch: only worker 0 prints its epoch
 // lines, and its figures are those of one process on the whole batches (the sums differ in the
 // order of float additions only).
-TEST(Launch, DistributedTrainingPrintsOnWorkerZeroAndEqualsOneProcess) {
-  const auto log2 = scratch() / "two.json", log1 = scratch() / "one.json";
+// Two workers on a ring (dist_allreduce), or with a parameter server (dist_sync: the server
+// process runs the same `janus train` command and serves), train as one process does.
+class DistributedTraining : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DistributedTraining, PrintsOnWorkerZeroAndEqualsOneProcess) {
+  const std::string kvstore = GetParam();
+  const auto log2 = scratch() / fmt::format("two-{}.json", kvstore);
+  const auto log1 = scratch() / fmt::format("one-{}.json", kvstore);
   const std::string train = "train --limit 600 --epochs 2 --batch-size 128 --momentum 0.9";
-  const Result two =
-      janus(fmt::format("launch -n 2 -- '{}' {} --kvstore dist_allreduce --log-json '{}'",
-                        JANUS_CLI, train, log2.string()),
-            "JANUS_DIST_TIMEOUT=20");
+  const std::string servers = kvstore == "dist_sync" ? "-s 1 " : "";
+  const Result two = janus(fmt::format("launch -n 2 {}-- '{}' {} --kvstore {} --log-json '{}'",
+                                       servers, JANUS_CLI, train, kvstore, log2.string()),
+                           "JANUS_DIST_TIMEOUT=20");
   ASSERT_EQ(two.status, 0) << two.out << two.err;
-  EXPECT_THAT(two.out, HasSubstr("2 workers (dist_allreduce store)"));
+  EXPECT_THAT(two.out, HasSubstr(fmt::format("2 workers ({} store)", kvstore)));
   EXPECT_THAT(two.out, MatchesRegex("(.|\n)*\\[worker 0\\] epoch  1/2: loss(.|\n)*"));
   EXPECT_THAT(two.out, MatchesRegex("(.|\n)*\\[worker 0\\] epoch  2/2: loss(.|\n)*"));
   EXPECT_THAT(two.out, Not(HasSubstr("[worker 1]")));
@@ -201,6 +207,9 @@ TEST(Launch, DistributedTrainingPrintsOnWorkerZeroAndEqualsOneProcess) {
   ASSERT_EQ(l1.size(), 2u);
   for (size_t e = 0; e < 2; ++e) EXPECT_NEAR(l2[e], l1[e], 1e-5 * l1[e]) << "epoch " << e + 1;
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, DistributedTraining,
+                         ::testing::Values("dist_allreduce", "dist_sync"));
 
 // A checkpoint write cut short (the writer exits between its files and the rename) leaves the
 // previous checkpoint, and a run resumed from it gives the figures of an uninterrupted run with

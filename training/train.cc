@@ -17,6 +17,7 @@
 #include "janus/base/error.h"
 #include "janus/data/data_loader.h"
 #include "janus/data/fashion_mnist.h"
+#include "janus/dist/parameter_server.h"
 #include "janus/engine/array.h"
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
@@ -425,8 +426,13 @@ bool is_checkpoint_epoch(const TrainOptions& o, int epoch) {
 
 std::vector<EpochResult> train(const TrainOptions& options, std::ostream& rank0_out) {
   check_options(options);
-  // Before the data: the store of a job meets the other processes (and a server process of a
-  // parameter-server job may never come back from it).
+  // A server process of a parameter-server job (JANUS_ROLE=server, started by janus launch -s)
+  // serves the workers' pushes and pulls until they leave, and trains nothing.
+  if ((options.kvstore == "dist_sync" || options.kvstore == "dist_async") &&
+      dist::maybe_run_server()) {
+    return {};
+  }
+  // Before the data: the store of a job meets the other processes.
   Worker worker = join(options);
   NullBuffer null_buffer;
   std::ostream null_out(&null_buffer);
