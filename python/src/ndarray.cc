@@ -159,23 +159,33 @@ void def_binary(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Scal
   c.def(name, scalar_fn, py::is_operator(), ReleaseGil());
 }
 
+// In-place operators return the same Python object (x += 1 keeps `x is y`); the result is
+// written into the array's storage by one engine operation.
 template <typename ArrayFn, typename ScalarFn>
 void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, ScalarFn scalar_fn) {
   c.def(
       name,
-      [array_fn](const NDArray& a, const NDArray& b) {
-        auto [x, y] = promote(a, b);
-        assign(a, array_fn(x, y));
-        return a;
+      [array_fn](py::object self, const NDArray& b) {
+        const NDArray a = self.cast<NDArray>();
+        {
+          py::gil_scoped_release release;
+          auto [x, y] = promote(a, b);
+          assign(a, array_fn(x, y));
+        }
+        return self;
       },
-      py::is_operator(), ReleaseGil());
+      py::is_operator());
   c.def(
       name,
-      [scalar_fn](const NDArray& a, double s) {
-        assign(a, scalar_fn(a, s));
-        return a;
+      [scalar_fn](py::object self, double s) {
+        const NDArray a = self.cast<NDArray>();
+        {
+          py::gil_scoped_release release;
+          assign(a, scalar_fn(a, s));
+        }
+        return self;
       },
-      py::is_operator(), ReleaseGil());
+      py::is_operator());
 }
 
 void bind_class(py::module_& m) {
