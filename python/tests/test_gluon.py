@@ -164,3 +164,25 @@ def test_l2_loss_and_linear_regression():
         trainer.step(100)
     onp.testing.assert_allclose(net.weight.data().asnumpy().ravel(), [2.0, -3.4], atol=0.05)
     onp.testing.assert_allclose(net.bias.data().asnumpy(), [4.2], atol=0.05)
+
+
+class Twice(nn.Block):
+    def forward(self, x):
+        return x * 2
+
+
+def test_python_child_of_sequential_outlives_its_last_python_reference():
+    import gc
+    net = nn.Sequential()
+    net.add(Twice(), nn.Dense(2, in_units=3))  # only C++ holds Twice() after this line
+    gc.collect()
+    net.initialize(init.One())
+    onp.testing.assert_allclose(net(np.ones((1, 3))).asnumpy(), [[6.0, 6.0]])
+
+
+def test_block_without_forward_is_a_not_implemented_error():
+    class Empty(nn.Block):
+        pass
+
+    with pytest.raises(NotImplementedError, match="overrides neither form of forward"):
+        Empty()(np.ones(2))
