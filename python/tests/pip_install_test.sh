@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `pip install .` into a fresh venv, then a tiny program with the installed package (ctest
 # python.pip_install, label python-pip; not in the default run: pip builds the whole C++ library
-# again, minutes on 2 cores even with ccache hits, and fetches scikit-build-core and pybind11
-# from PyPI). Usage: pip_install_test.sh <source dir> <scratch dir>
+# again in build-pip/ (tens of minutes on 2 cores the first time, incremental later), and fetches
+# scikit-build-core and pybind11 from PyPI). Usage: pip_install_test.sh <source dir> <scratch dir>
 set -euo pipefail
 src=$1
 work=$2
