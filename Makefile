@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all deps build demo test check-format format tidy test-release test-asan test-tsan bench bench-train fuzz clean
+.PHONY: all deps build demo test check-format format tidy test-release test-pip test-asan test-tsan bench bench-train fuzz clean
 
 all: build
 
@@ -38,8 +38,16 @@ tidy: build
 	@scripts/install-deps.sh tidy
 	run-clang-tidy -quiet -p build $(TIDY_FILES)
 
+# The release suite, the Python package's pytest suite (label python) included; the pip
+# round trip (test-pip) is left out.
 test-release: build
-	ctest --test-dir build $(CTEST_FLAGS)
+	ctest --test-dir build $(CTEST_FLAGS) -LE '^python-pip$$'
+
+# `pip install .` into a fresh venv and a tiny program with the installed janus package: pip
+# builds the C++ library again in its own build folder (ccache makes most of it cache hits) and
+# fetches scikit-build-core and pybind11 from PyPI, so it is not part of make test.
+test-pip: build
+	ctest --test-dir build $(CTEST_FLAGS) -L '^python-pip$$'
 
 test-asan: deps
 	cmake --preset asan >/dev/null

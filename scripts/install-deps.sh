@@ -7,12 +7,17 @@ set -euo pipefail
 # and fails without it, but libdnnl-dev only Recommends it, which --no-install-recommends drops.
 # clang-format: make test checks the formatting.
 # ccache: rebuilds on a machine that keeps its cache (CI's clean clones) reuse earlier objects.
+# python3-dev, pybind11-dev, python3-pybind11: the Python package janus (python/) is a pybind11
+# extension module built by the same CMake; python3-numpy and python3-pytest run its tests
+# (make test) with the system python3; python3-venv gives the pip round trip (make test-pip)
+# a fresh venv.
 # libgloo-dev: the dist layer's collectives (allreduce, broadcast, allgather, barrier over TCP)
 # run on Gloo rather than on a transport of our own (DESIGN.md, "Distribution").
 packages=(
   build-essential cmake ninja-build pkg-config ccache clang-format
   libdnnl-dev ocl-icd-opencl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-venv
   dataset-fashion-mnist
 )
 # Extra groups: `fuzz` adds clang for `make fuzz`, `tidy` clang-tidy for `make tidy`, and `bench`

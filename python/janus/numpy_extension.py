@@ -1,0 +1,72 @@
+"""``npx``: MXNet's operators beyond NumPy (activations, softmax, devices, ``waitall``)."""
+import types as _types
+
+from . import _janus
+from .context import cpu, gpu, num_gpus, current_context  # noqa: F401
+
+relu = _janus.relu
+sigmoid = _janus.sigmoid
+gelu = _janus.gelu
+leaky_relu = _janus.leaky_relu
+one_hot = _janus.one_hot
+batch_flatten = _janus.flatten
+
+
+def softmax(data, axis=-1, length=None, temperature=None, use_length=False, dtype=None):
+    if temperature is not None and temperature != 1.0:
+        data = data / temperature
+    return _janus.softmax(data, axis)
+
+
+def log_softmax(data, axis=-1, length=None, temperature=None, use_length=False, dtype=None):
+    if temperature is not None and temperature != 1.0:
+        data = data / temperature
+    return _janus.log_softmax(data, axis)
+
+
+def activation(data, act_type="relu"):
+    table = {"relu": _janus.relu, "sigmoid": _janus.sigmoid, "tanh": _janus.tanh,
+             "softrelu": _janus.softplus}
+    if act_type not in table:
+        raise ValueError(f"activation: act_type '{act_type}' is not known, expected one of "
+                         f"{sorted(table)}")
+    return table[act_type](data)
+
+
+def dropout(data, p=0.5, mode="training", axes=None):
+    from .autograd import is_training
+    return _janus.dropout(data, float(p), is_training() or mode == "always")
+
+
+def pick(data, index, axis=-1, keepdims=False):
+    """data[..., index] along ``axis`` (the class scores of labels)."""
+    oh = _janus.one_hot(index.astype("int64", copy=False), data.shape[axis], data.dtype)
+    return (data * oh).sum(axis=axis, keepdims=keepdims)
+
+
+def waitall():
+    """Waits for every operation pushed so far (the GIL released meanwhile)."""
+    _janus.waitall()
+
+
+def set_np(shape=True, array=True, dtype=False):
+    """MXNet's switch to numpy semantics: Janus has only those, so this does nothing."""
+
+
+def reset_np():
+    """Does nothing (see set_np)."""
+
+
+def is_np_array():
+    return True
+
+
+def is_np_shape():
+    return True
+
+
+def seed(seed_state, ctx="all"):
+    _janus.seed(int(seed_state))
+
+
+random = _types.SimpleNamespace(seed=seed)

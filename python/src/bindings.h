@@ -1,0 +1,33 @@
+// Shared pieces of the extension module janus._janus: dtype and device conversions between
+// Python and C++, and the registration function of each binding file. Layer: python.
+#pragma once
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "janus/janus.h"
+
+namespace janus::python {
+
+namespace py = pybind11;
+
+/// Releases the GIL for the duration of a binding that touches no Python object (waits,
+/// operator pushes that may block on back-pressure): other Python threads run meanwhile.
+using ReleaseGil = py::call_guard<py::gil_scoped_release>;
+
+/// A janus DType from a Python dtype spelling: None (-> `fallback`), a name ("float32"), a
+/// NumPy dtype or scalar type (numpy.float32), or the Python types float (float32, Janus's and
+/// MXNet's default), int (int64) and bool.
+DType to_dtype(py::handle h, DType fallback = DType::kFloat32);
+/// The NumPy dtype of `dtype` (bfloat16, which NumPy lacks, as float32).
+py::object to_numpy_dtype(DType dtype);
+/// A Device from a Context, None (cpu(0)) or a text such as "cpu(1)". CPU ids beyond the
+/// configured count add logical CPU devices on first use (MXNet's cpu(i) needs no set-up).
+Device to_device(py::handle h);
+/// Makes cpu(id) exist (see to_device); throws DeviceError for GPUs (no CUDA backend).
+Device ensure_device(Device d);
+
+void bind_ndarray(py::module_& m);
+void bind_gluon(py::module_& m);
+
+}  // namespace janus::python

@@ -1,0 +1,671 @@
+// janus._janus's Gluon half: blocks (with a trampoline so that Python subclasses' `forward` is
+// what C++ calls, and what hybridize traces), the built-in layers, parameters, initializers,
+// losses, the Trainer and the data loaders. Layer: python.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+
+namespace janus::python {
+namespace {
+
+using nn::Block;
+using nn::BlockPtr;
+using nn::Parameter;
+using nn::ParameterPtr;
+
+// The Python object of a C++ Initializer (pybind11 cannot hold a shared_ptr<const T>).
+struct PyInitializer {
+  nn::InitializerPtr ptr;
+};
+
+nn::InitializerPtr to_init(py::handle h) {
+  if (h.is_none()) return nullptr;
+  if (py::isinstance<PyInitializer>(h)) return h.cast<PyInitializer&>().ptr;
+  if (py::isinstance<py::str>(h)) {
+    const std::string name = h.cast<std::string>();
+    if (name == "zeros" || name == "zero") return nn::Zero();
+    if (name == "ones" || name == "one") return nn::One();
+    if (name == "xavier") return nn::Xavier();
+    if (name == "uniform") return nn::Uniform();
+    if (name == "normal") return nn::Normal();
+    JANUS_THROW(ValueError,
+                "initializer: '{}' is not known, expected 'zeros', 'ones', 'xavier', 'uniform' or "
+                "'normal' (or an init.* object)",
+                name);
+  }
+  JANUS_THROW(TypeError, "initializer: expected an init.* object or a name, got {}",
+              py::repr(h).cast<std::string>());
+}
+
+std::string activation_or_empty(const py::object& a) {
+  return a.is_none() ? std::string() : a.cast<std::string>();
+}
+
+// (3, 3), [3, 3] or 3 -> {3, 3}; `n` copies of a single int.
+std::vector<int64_t> to_pair(const py::object& v, size_t n = 2) {
+  if (py::isinstance<py::int_>(v)) return std::vector<int64_t>(n, v.cast<int64_t>());
+  return v.cast<std::vector<int64_t>>();
+}
+
+std::vector<Device> to_devices(const py::object& ctx) {
+  if (py::isinstance<py::list>(ctx) || py::isinstance<py::tuple>(ctx)) {
+    std::vector<Device> out;
+    for (py::handle h : ctx) out.push_back(to_device(h));
+    return out;
+  }
+  return {to_device(ctx)};
+}
+
+autograd::GradReq to_grad_req(const std::string& req) {
+  if (req == "write") return autograd::GradReq::kWrite;
+  if (req == "add") return autograd::GradReq::kAdd;
+  if (req == "null") return autograd::GradReq::kNull;
+  JANUS_THROW(ValueError, "grad_req: '{}' is not known, expected 'write', 'add' or 'null'", req);
+}
+
+std::vector<NDArray> to_outputs(const py::object& r, const std::string& block) {
+  if (py::isinstance<NDArray>(r)) return {r.cast<NDArray>()};
+  if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+    return r.cast<std::vector<NDArray>>();
+  }
+  JANUS_THROW(TypeError, "{}: forward returned {}, expected an ndarray or a tuple of them", block,
+              py::repr(r).cast<std::string>());
+}
+
+// A Block whose forward may be a Python method: Python subclasses of gluon.nn.Block derive
+// from it. C++ (Block::operator(), and the trace of a hybridized block) calls forward; when the
+// Python class defines one, it runs, taking the GIL only for that call.
+class PyBlock : public Block {
+ public:
+  using Block::Block;
+
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override {
+    {
+      py::gil_scoped_acquire gil;
+      py::function f = py::get_override(static_cast<const Block*>(this), "forward");
+      if (f) {
+        py::tuple args(xs.size());
+        for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
+        return to_outputs(f(*args), name());
+      }
+    }
+    return Block::forward(xs);
+  }
+
+  NDArray forward(const NDArray& x) override {
+    {
+      py::gil_scoped_acquire gil;
+      py::function f = py::get_override(static_cast<const Block*>(this), "forward");
+      if (f) {
+        std::vector<NDArray> ys = to_outputs(f(x), name());
+        JANUS_CHECK(ys.size() == 1, ValueError, "{}: forward gave {} outputs, expected 1", name(),
+                    ys.size());
+        return ys[0];
+      }
+    }
+    return Block::forward(x);
+  }
+
+  ParameterPtr add_param(const std::string& local, const Parameter& p) {
+    return register_param(local, p.shape(), p.init(), p.grad_req());
+  }
+  void add_child_block(BlockPtr child, const std::string& local) {
+    register_child(std::move(child), local);
+  }
+};
+
+// Keeps the Python objects of blocks that C++ holds (Sequential's children): a Python subclass'
+// forward needs its Python object alive.
+void keep_ref(py::handle self, py::handle child) {
+  py::object o = py::reinterpret_borrow<py::object>(self);
+  if (!py::hasattr(o, "_janus_refs")) o.attr("_janus_refs") = py::list();
+  o.attr("_janus_refs").cast<py::list>().append(child);
+}
+
+py::object call_block(Block& b, const py::args& args) {
+  std::vector<NDArray> xs;
+  xs.reserve(args.size());
+  for (py::handle h : args) xs.push_back(h.cast<NDArray>());
+  std::vector<NDArray> ys;
+  {
+    py::gil_scoped_release release;
+    ys = b(xs);
+  }
+  if (ys.size() == 1) return py::cast(ys[0]);
+  return py::cast(ys);  // a list, as MXNet returns several outputs
+}
+
+void bind_init(py::module_& m) {
+  py::class_<PyInitializer>(m, "Initializer").def("__repr__", [](const PyInitializer& i) {
+    return i.ptr->describe();
+  });
+  m.def("init_constant", [](double v) { return PyInitializer{nn::Constant(v)}; });
+  m.def("init_zero", [] { return PyInitializer{nn::Zero()}; });
+  m.def("init_one", [] { return PyInitializer{nn::One()}; });
+  m.def("init_uniform", [](double s) { return PyInitializer{nn::Uniform(s)}; });
+  m.def("init_normal", [](double s) { return PyInitializer{nn::Normal(s)}; });
+  m.def("init_xavier", [](const std::string& rnd, const std::string& factor, double magnitude) {
+    JANUS_CHECK(rnd == "uniform" || rnd == "gaussian", ValueError,
+                "Xavier: rnd_type '{}' is not known, expected 'uniform' or 'gaussian'", rnd);
+    JANUS_CHECK(factor == "avg" || factor == "in" || factor == "out", ValueError,
+                "Xavier: factor_type '{}' is not known, expected 'avg', 'in' or 'out'", factor);
+    return PyInitializer{
+        nn::Xavier(rnd == "uniform" ? nn::XavierRandom::kUniform : nn::XavierRandom::kGaussian,
+                   factor == "avg"  ? nn::XavierFactor::kAvg
+                   : factor == "in" ? nn::XavierFactor::kIn
+                                    : nn::XavierFactor::kOut,
+                   magnitude)};
+  });
+}
+
+void bind_params(py::module_& m) {
+  py::class_<Parameter, ParameterPtr>(m, "Parameter")
+      .def(py::init([](const std::string& name, py::object shape, py::object init, py::object dtype,
+                       const std::string& grad_req) {
+             Shape s;
+             if (!shape.is_none()) s = Shape(to_pair(shape, 1));
+             return std::make_shared<Parameter>(name, s, to_init(init), to_dtype(dtype),
+                                                to_grad_req(grad_req));
+           }),
+           py::arg("name") = "weight", py::arg("shape") = py::none(), py::arg("init") = py::none(),
+           py::arg("dtype") = py::none(), py::arg("grad_req") = "write")
+      .def_property_readonly("name", &Parameter::name)
+      .def_property_readonly("shape",
+                             [](const Parameter& p) {
+                               py::tuple t(p.shape().ndim());
+                               for (int i = 0; i < p.shape().ndim(); ++i) t[i] = p.shape()[i];
+                               return t;
+                             })
+      .def_property_readonly("dtype", [](const Parameter& p) { return to_numpy_dtype(p.dtype()); })
+      .def_property(
+          "grad_req",
+          [](const Parameter& p) {
+            switch (p.grad_req()) {
+              case autograd::GradReq::kNull:
+                return "null";
+              case autograd::GradReq::kAdd:
+                return "add";
+              default:
+                return "write";
+            }
+          },
+          [](Parameter& p, const std::string& r) { p.set_grad_req(to_grad_req(r)); })
+      .def(
+          "data",
+          [](const Parameter& p, py::object ctx) {
+            return ctx.is_none() ? p.data() : p.data(to_device(ctx));
+          },
+          py::arg("ctx") = py::none())
+      .def(
+          "grad",
+          [](const Parameter& p, py::object ctx) {
+            return ctx.is_none() ? p.grad() : p.grad(to_device(ctx));
+          },
+          py::arg("ctx") = py::none())
+      .def("list_data", &Parameter::list_data)
+      .def("list_grad", &Parameter::list_grad)
+      .def("list_ctx", &Parameter::devices)
+      .def("set_data", &Parameter::set_data, ReleaseGil())
+      .def("zero_grad", &Parameter::zero_grad, ReleaseGil())
+      .def(
+          "initialize",
+          [](Parameter& p, py::object init, py::object ctx, bool force_reinit) {
+            nn::InitializerPtr i = to_init(init);
+            p.initialize(i ? i : nn::Uniform(), to_devices(ctx), force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(),
+          py::arg("force_reinit") = false)
+      .def("reset_ctx", [](Parameter& p, py::object ctx) { p.reset_devices(to_devices(ctx)); })
+      .def("__repr__", [](const Parameter& p) {
+        return fmt::format("Parameter {} (shape={}, dtype={})", p.name(), p.shape(), p.dtype());
+      });
+
+  py::class_<nn::ParameterDict>(m, "ParameterDict")
+      .def("__len__", &nn::ParameterDict::size)
+      .def("__getitem__", &nn::ParameterDict::at)
+      .def("__contains__", &nn::ParameterDict::contains)
+      .def("keys", &nn::ParameterDict::names)
+      .def("__iter__", [](const nn::ParameterDict& d) { return py::iter(py::cast(d.names())); })
+      .def("values",
+           [](const nn::ParameterDict& d) {
+             std::vector<ParameterPtr> out;
+             for (const auto& [name, p] : d) out.push_back(p);
+             return out;
+           })
+      .def("items",
+           [](const nn::ParameterDict& d) {
+             std::vector<std::pair<std::string, ParameterPtr>> out(d.begin(), d.end());
+             return out;
+           })
+      .def(
+          "initialize",
+          [](nn::ParameterDict& d, py::object init, py::object ctx, bool verbose,
+             bool force_reinit) {
+            nn::InitializerPtr i = to_init(init);
+            d.initialize(i ? i : nn::Uniform(), to_devices(ctx), force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
+          py::arg("force_reinit") = false)
+      .def("zero_grad", &nn::ParameterDict::zero_grad, ReleaseGil())
+      .def("reset_ctx",
+           [](nn::ParameterDict& d, py::object ctx) { d.reset_devices(to_devices(ctx)); })
+      .def("setattr",
+           [](nn::ParameterDict& d, const std::string& name, py::object value) {
+             JANUS_CHECK(name == "grad_req", NotImplementedError,
+                         "ParameterDict.setattr: only 'grad_req' can be set, got '{}'", name);
+             d.set_grad_req(to_grad_req(value.cast<std::string>()));
+           })
+      .def("__repr__", [](const nn::ParameterDict& d) {
+        std::string s = "ParameterDict(\n";
+        for (const auto& [name, p] : d) s += fmt::format("  {}: shape={}\n", name, p->shape());
+        return s + ")";
+      });
+}
+
+void bind_blocks(py::module_& m) {
+  py::class_<Block, PyBlock, BlockPtr>(m, "Block", py::dynamic_attr())
+      .def(py::init([](py::object prefix, py::object params, const py::kwargs&) {
+             return std::make_shared<PyBlock>(prefix.is_none() ? std::string("block")
+                                                               : prefix.cast<std::string>());
+           }),
+           py::arg("prefix") = py::none(), py::arg("params") = py::none())
+      .def("__call__", &call_block)
+      .def("forward", [](Block& b, const py::args& args) { return call_block(b, args); })
+      .def("__setattr__",
+           [](py::object self, py::str name, py::object value) {
+             auto* pb = dynamic_cast<PyBlock*>(self.cast<Block*>());
+             const std::string local = name;
+             if (pb != nullptr && !local.empty() && local[0] != '_') {
+               if (py::isinstance<Block>(value)) {
+                 pb->add_child_block(value.cast<BlockPtr>(), local);
+               } else if (py::isinstance<Parameter>(value)) {
+                 value = py::cast(pb->add_param(local, value.cast<Parameter&>()));
+               }
+             }
+             if (PyObject_GenericSetAttr(self.ptr(), name.ptr(), value.ptr()) != 0) {
+               throw py::error_already_set();
+             }
+           })
+      .def_property_readonly("name", &Block::name)
+      .def_property_readonly("prefix", &Block::name)
+      .def(
+          "initialize",
+          [](Block& b, py::object init, py::object ctx, bool verbose, bool force_reinit) {
+            nn::InitializerPtr i = to_init(init);
+            std::vector<Device> devices = to_devices(ctx);
+            py::gil_scoped_release release;
+            b.initialize(i ? i : nn::Uniform(), devices, force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
+          py::arg("force_reinit") = false)
+      .def(
+          "hybridize",
+          [](Block& b, bool active, bool static_alloc, bool static_shape, const py::kwargs&) {
+            b.hybridize(active, {.static_alloc = static_alloc, .static_shape = static_shape});
+          },
+          py::arg("active") = true, py::arg("static_alloc") = false,
+          py::arg("static_shape") = false)
+      .def_property_readonly("_trace_count", &Block::trace_count)
+      .def_property_readonly("_last_trace_reason", &Block::last_trace_reason)
+      .def(
+          "export",
+          [](const Block& b, const std::string& path, int epoch) { b.export_model(path, epoch); },
+          py::arg("path"), py::arg("epoch") = 0, ReleaseGil())
+      .def(
+          "collect_params",
+          [](const Block& b, py::object select) {
+            return b.collect_params(select.is_none() ? "" : select.cast<std::string>());
+          },
+          py::arg("select") = py::none())
+      .def(
+          "save_parameters",
+          [](const Block& b, const std::string& path) { nn::save_parameters(b, path); },
+          ReleaseGil())
+      .def(
+          "load_parameters",
+          [](Block& b, const std::string& path, py::object ctx, bool allow_missing,
+             bool ignore_extra) {
+            std::optional<Device> d;
+            if (!ctx.is_none()) d = to_device(ctx);
+            py::gil_scoped_release release;
+            nn::load_parameters(b, path, d, allow_missing, ignore_extra);
+          },
+          py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
+          py::arg("ignore_extra") = false)
+      .def("reset_ctx", [](Block& b, py::object ctx) { b.reset_devices(to_devices(ctx)); })
+      .def("summary", [](const Block& b, py::args) { py::print(b.summary()); })
+      .def("__repr__", [](const Block& b) { return b.summary(); });
+
+  py::class_<nn::Sequential, Block, std::shared_ptr<nn::Sequential>>(m, "Sequential")
+      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::Sequential>(); }))
+      .def("add",
+           [](py::object self, const py::args& blocks) {
+             auto& seq = self.cast<nn::Sequential&>();
+             for (py::handle b : blocks) {
+               seq.add(b.cast<BlockPtr>());
+               keep_ref(self, b);
+             }
+           })
+      .def("__len__", &nn::Sequential::size)
+      .def("__getitem__", [](const nn::Sequential& s, int64_t i) {
+        const auto n = static_cast<int64_t>(s.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) throw py::index_error("Sequential index out of range");
+        return s[static_cast<size_t>(i)];
+      });
+  py::class_<nn::Concurrent, Block, std::shared_ptr<nn::Concurrent>>(m, "Concurrent")
+      .def(py::init([](int64_t axis, const py::kwargs&) {
+             return std::make_shared<nn::Concurrent>(axis);
+           }),
+           py::arg("axis") = -1)
+      .def("add", [](py::object self, const py::args& blocks) {
+        auto& c = self.cast<nn::Concurrent&>();
+        for (py::handle b : blocks) {
+          c.add(b.cast<BlockPtr>());
+          keep_ref(self, b);
+        }
+      });
+
+  py::class_<nn::Dense, Block, std::shared_ptr<nn::Dense>>(m, "Dense")
+      .def(py::init([](int64_t units, py::object activation, bool use_bias, bool flatten,
+                       py::object dtype, py::object weight_init, py::object bias_init,
+                       int64_t in_units, const py::kwargs&) {
+             return std::make_shared<nn::Dense>(units, activation_or_empty(activation), use_bias,
+                                                flatten, in_units, to_init(weight_init),
+                                                to_init(bias_init));
+           }),
+           py::arg("units"), py::arg("activation") = py::none(), py::arg("use_bias") = true,
+           py::arg("flatten") = true, py::arg("dtype") = "float32",
+           py::arg("weight_initializer") = py::none(), py::arg("bias_initializer") = "zeros",
+           py::arg("in_units") = 0)
+      .def_property_readonly("weight", &nn::Dense::weight)
+      .def_property_readonly("bias", &nn::Dense::bias);
+  py::class_<nn::Conv2D, Block, std::shared_ptr<nn::Conv2D>>(m, "Conv2D")
+      .def(py::init([](int64_t channels, py::object kernel, py::object strides, py::object padding,
+                       py::object dilation, int64_t groups, const std::string& layout,
+                       py::object activation, bool use_bias, py::object weight_init,
+                       py::object bias_init, int64_t in_channels, const py::kwargs&) {
+             JANUS_CHECK(layout == "NCHW", NotImplementedError,
+                         "Conv2D: layout '{}' is not supported, expected 'NCHW'", layout);
+             return std::make_shared<nn::Conv2D>(
+                 channels, to_pair(kernel), to_pair(strides), to_pair(padding), to_pair(dilation),
+                 groups, activation_or_empty(activation), use_bias, in_channels,
+                 to_init(weight_init), to_init(bias_init));
+           }),
+           py::arg("channels"), py::arg("kernel_size"), py::arg("strides") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1,
+           py::arg("layout") = "NCHW", py::arg("activation") = py::none(),
+           py::arg("use_bias") = true, py::arg("weight_initializer") = py::none(),
+           py::arg("bias_initializer") = "zeros", py::arg("in_channels") = 0)
+      .def_property_readonly("weight", &nn::Conv2D::weight)
+      .def_property_readonly("bias", &nn::Conv2D::bias);
+  py::class_<nn::MaxPool2D, Block, std::shared_ptr<nn::MaxPool2D>>(m, "MaxPool2D")
+      .def(py::init([](py::object pool, py::object strides, py::object padding, const py::kwargs&) {
+             return std::make_shared<nn::MaxPool2D>(
+                 to_pair(pool), strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
+                 to_pair(padding));
+           }),
+           py::arg("pool_size") = 2, py::arg("strides") = py::none(), py::arg("padding") = 0);
+  py::class_<nn::AvgPool2D, Block, std::shared_ptr<nn::AvgPool2D>>(m, "AvgPool2D")
+      .def(py::init([](py::object pool, py::object strides, py::object padding, bool ceil_mode,
+                       bool count_include_pad, const py::kwargs&) {
+             JANUS_CHECK(!ceil_mode, NotImplementedError, "AvgPool2D: ceil_mode is not supported");
+             return std::make_shared<nn::AvgPool2D>(
+                 to_pair(pool), strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
+                 to_pair(padding), count_include_pad);
+           }),
+           py::arg("pool_size") = 2, py::arg("strides") = py::none(), py::arg("padding") = 0,
+           py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
+  py::class_<nn::GlobalAvgPool2D, Block, std::shared_ptr<nn::GlobalAvgPool2D>>(m, "GlobalAvgPool2D")
+      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::GlobalAvgPool2D>(); }));
+  py::class_<nn::BatchNorm, Block, std::shared_ptr<nn::BatchNorm>>(m, "BatchNorm")
+      .def(py::init([](int64_t axis, double momentum, double epsilon, bool center, bool scale,
+                       int64_t in_channels, const py::kwargs&) {
+             return std::make_shared<nn::BatchNorm>(axis, momentum, epsilon, center, scale,
+                                                    in_channels);
+           }),
+           py::arg("axis") = 1, py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5,
+           py::arg("center") = true, py::arg("scale") = true, py::arg("in_channels") = 0);
+  py::class_<nn::Dropout, Block, std::shared_ptr<nn::Dropout>>(m, "Dropout")
+      .def(py::init(
+               [](double rate, const py::kwargs&) { return std::make_shared<nn::Dropout>(rate); }),
+           py::arg("rate"));
+  py::class_<nn::Flatten, Block, std::shared_ptr<nn::Flatten>>(m, "Flatten")
+      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::Flatten>(); }));
+  py::class_<nn::Activation, Block, std::shared_ptr<nn::Activation>>(m, "Activation")
+      .def(py::init([](const std::string& a, const py::kwargs&) {
+             return std::make_shared<nn::Activation>(a);
+           }),
+           py::arg("activation"));
+  py::class_<nn::Embedding, Block, std::shared_ptr<nn::Embedding>>(m, "Embedding")
+      .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype,
+                       py::object weight_init, const py::kwargs&) {
+             return std::make_shared<nn::Embedding>(input_dim, output_dim, to_init(weight_init));
+           }),
+           py::arg("input_dim"), py::arg("output_dim"), py::arg("dtype") = "float32",
+           py::arg("weight_initializer") = py::none());
+  py::class_<nn::LayerNorm, Block, std::shared_ptr<nn::LayerNorm>>(m, "LayerNorm")
+      .def(py::init([](int64_t axis, double epsilon, int64_t in_channels, const py::kwargs&) {
+             JANUS_CHECK(axis == -1, NotImplementedError,
+                         "LayerNorm: normalises the last axis only, got axis={}", axis);
+             return std::make_shared<nn::LayerNorm>(epsilon, in_channels);
+           }),
+           py::arg("axis") = -1, py::arg("epsilon") = 1e-5, py::arg("in_channels") = 0);
+  py::class_<nn::SymbolBlock, Block, std::shared_ptr<nn::SymbolBlock>>(m, "SymbolBlock")
+      .def_static(
+          "imports",
+          [](const std::string& symbol_file, py::object input_names, const std::string& params,
+             py::object ctx) {
+            std::vector<std::string> names;
+            if (py::isinstance<py::str>(input_names)) {
+              names.push_back(input_names.cast<std::string>());
+            } else {
+              names = input_names.cast<std::vector<std::string>>();
+            }
+            return nn::SymbolBlock::imports(symbol_file, names, params, to_device(ctx));
+          },
+          py::arg("symbol_file"), py::arg("input_names"), py::arg("param_file") = "",
+          py::arg("ctx") = py::none());
+}
+
+void bind_losses(py::module_& m) {
+  py::class_<nn::Loss, std::shared_ptr<nn::Loss>>(m, "Loss")
+      .def(
+          "__call__",
+          [](const nn::Loss& l, const NDArray& pred, const NDArray& label,
+             std::optional<NDArray> weight) {
+            NDArray out = l(pred, label);
+            return weight ? out * *weight : out;
+          },
+          py::arg("pred"), py::arg("label"), py::arg("sample_weight") = std::nullopt, ReleaseGil())
+      .def("__repr__", &nn::Loss::describe)
+      .def("hybridize", [](const nn::Loss&, py::args, py::kwargs) {});
+  py::class_<nn::L2Loss, nn::Loss, std::shared_ptr<nn::L2Loss>>(m, "L2Loss")
+      .def(py::init([](py::args, py::kwargs) { return std::make_shared<nn::L2Loss>(); }));
+  py::class_<nn::L1Loss, nn::Loss, std::shared_ptr<nn::L1Loss>>(m, "L1Loss")
+      .def(py::init([](py::args, py::kwargs) { return std::make_shared<nn::L1Loss>(); }));
+  py::class_<nn::SoftmaxCrossEntropyLoss, nn::Loss, std::shared_ptr<nn::SoftmaxCrossEntropyLoss>>(
+      m, "SoftmaxCrossEntropyLoss")
+      .def(py::init([](int64_t axis, bool sparse_label, bool from_logits, const py::kwargs&) {
+             JANUS_CHECK(axis == -1 && sparse_label && !from_logits, NotImplementedError,
+                         "SoftmaxCrossEntropyLoss: only axis=-1, sparse_label=True, "
+                         "from_logits=False are supported");
+             return std::make_shared<nn::SoftmaxCrossEntropyLoss>();
+           }),
+           py::arg("axis") = -1, py::arg("sparse_label") = true, py::arg("from_logits") = false);
+  py::class_<nn::SigmoidBinaryCrossEntropyLoss, nn::Loss,
+             std::shared_ptr<nn::SigmoidBinaryCrossEntropyLoss>>(m, "SigmoidBinaryCrossEntropyLoss")
+      .def(py::init([](bool from_sigmoid, const py::kwargs&) {
+             return std::make_shared<nn::SigmoidBinaryCrossEntropyLoss>(from_sigmoid);
+           }),
+           py::arg("from_sigmoid") = false);
+}
+
+nn::ParameterDict to_param_dict(const py::object& params) {
+  if (py::isinstance<nn::ParameterDict>(params)) return params.cast<nn::ParameterDict>();
+  nn::ParameterDict out;
+  if (py::isinstance<py::dict>(params)) {
+    for (auto [k, v] : params.cast<py::dict>()) {
+      out.add(k.cast<std::string>(), v.cast<ParameterPtr>());
+    }
+    return out;
+  }
+  int i = 0;
+  for (py::handle h : params) out.add(std::to_string(i++), h.cast<ParameterPtr>());
+  return out;
+}
+
+void bind_trainer(py::module_& m) {
+  py::class_<optim::Trainer>(m, "Trainer")
+      .def(py::init([](py::object params, const std::string& optimizer, py::object options,
+                       py::object kvstore, py::object update_on_kvstore) {
+             optim::OptimizerOptions o;
+             double lr = 0.01;
+             double rescale = 1.0;
+             if (!options.is_none()) {
+               for (auto [k, v] : options.cast<py::dict>()) {
+                 const std::string key = k.cast<std::string>();
+                 const double val = v.cast<double>();
+                 if (key == "learning_rate")
+                   lr = val;
+                 else if (key == "momentum")
+                   o.momentum = val;
+                 else if (key == "wd")
+                   o.wd = val;
+                 else if (key == "beta1")
+                   o.beta1 = val;
+                 else if (key == "beta2")
+                   o.beta2 = val;
+                 else if (key == "epsilon")
+                   o.epsilon = val;
+                 else if (key == "clip_gradient")
+                   o.clip_gradient = val;
+                 else if (key == "rescale_grad")
+                   rescale = val;
+                 else
+                   JANUS_THROW(ValueError, "Trainer: optimizer parameter '{}' is not known", key);
+               }
+             }
+             optim::OptimizerPtr opt = optim::make_optimizer(optimizer, lr, o);
+             opt->set_rescale_grad(rescale);
+             kvstore::KVStorePtr store;
+             if (!kvstore.is_none() && py::isinstance<py::str>(kvstore) &&
+                 kvstore.cast<std::string>() != "device") {
+               store = kvstore::create(kvstore.cast<std::string>());
+             }
+             const bool on_store = !update_on_kvstore.is_none() && update_on_kvstore.cast<bool>();
+             return std::make_unique<optim::Trainer>(to_param_dict(params), opt, store, on_store);
+           }),
+           py::arg("params"), py::arg("optimizer") = "sgd",
+           py::arg("optimizer_params") = py::none(), py::arg("kvstore") = "device",
+           py::arg("update_on_kvstore") = py::none())
+      .def(
+          "step", [](optim::Trainer& t, int64_t batch_size, bool) { t.step(batch_size); },
+          py::arg("batch_size"), py::arg("ignore_stale_grad") = false, ReleaseGil())
+      .def("allreduce_grads", &optim::Trainer::allreduce_grads, ReleaseGil())
+      .def(
+          "update", [](optim::Trainer& t, int64_t batch_size, bool) { t.update(batch_size); },
+          py::arg("batch_size"), py::arg("ignore_stale_grad") = false, ReleaseGil())
+      .def_property_readonly("learning_rate", &optim::Trainer::learning_rate)
+      .def("set_learning_rate", &optim::Trainer::set_learning_rate)
+      .def("save_states", &optim::Trainer::save_states, ReleaseGil())
+      .def("load_states", &optim::Trainer::load_states, ReleaseGil());
+}
+
+// One epoch of a DataLoader, as a Python iterator.
+struct Epoch {
+  data::DataLoader::Iterator it;
+};
+
+void bind_data(py::module_& m) {
+  py::class_<data::Dataset, std::shared_ptr<data::Dataset>>(m, "Dataset")
+      .def("__len__", &data::Dataset::size)
+      .def("__getitem__", [](const data::Dataset& d, int64_t i) {
+        data::Sample s = d.get(i);
+        return py::tuple(py::cast(s));
+      });
+  py::class_<data::ArrayDataset, data::Dataset, std::shared_ptr<data::ArrayDataset>>(m,
+                                                                                     "ArrayDataset")
+      .def(py::init([](const py::args& arrays) {
+        return std::make_shared<data::ArrayDataset>(arrays.cast<std::vector<NDArray>>());
+      }));
+  py::class_<data::FashionMNIST, data::ArrayDataset, std::shared_ptr<data::FashionMNIST>>(
+      m, "FashionMNIST")
+      .def(py::init([](py::object root, bool train) {
+             const std::string r =
+                 root.is_none() ? std::string(data::kFashionMNISTRoot) : root.cast<std::string>();
+             py::gil_scoped_release release;
+             return std::make_shared<data::FashionMNIST>(r, train);
+           }),
+           py::arg("root") = py::none(), py::arg("train") = true)
+      .def_static("text_labels", [] {
+        std::vector<std::string> out;
+        for (auto s : data::FashionMNIST::text_labels()) out.emplace_back(s);
+        return out;
+      });
+  py::class_<Epoch>(m, "_Epoch")
+      .def("__iter__", [](Epoch& e) -> Epoch& { return e; })
+      .def("__next__", [](Epoch& e) -> py::object {
+        if (e.it == std::default_sentinel) throw py::stop_iteration();
+        data::Batch b = *e.it;
+        {
+          py::gil_scoped_release release;
+          ++e.it;
+        }
+        if (b.arrays.size() == 1) return py::cast(b.arrays[0]);
+        return py::tuple(py::cast(b.arrays));
+      });
+  py::class_<data::DataLoader>(m, "DataLoader")
+      .def(py::init([](std::shared_ptr<data::Dataset> ds, int64_t batch_size, bool shuffle,
+                       const std::string& last_batch, int num_workers, uint64_t seed,
+                       const py::kwargs&) {
+             data::LastBatch lb = last_batch == "keep"       ? data::LastBatch::kKeep
+                                  : last_batch == "discard"  ? data::LastBatch::kDiscard
+                                  : last_batch == "rollover" ? data::LastBatch::kRollover
+                                                             : data::LastBatch::kKeep;
+             JANUS_CHECK(
+                 last_batch == "keep" || last_batch == "discard" || last_batch == "rollover",
+                 ValueError,
+                 "DataLoader: last_batch '{}' is not known, expected 'keep', 'discard' "
+                 "or 'rollover'",
+                 last_batch);
+             return std::make_unique<data::DataLoader>(
+                 std::move(ds), data::DataLoaderOptions{.batch_size = batch_size,
+                                                        .shuffle = shuffle,
+                                                        .seed = seed,
+                                                        .last_batch = lb,
+                                                        .num_workers = num_workers});
+           }),
+           py::arg("dataset"), py::arg("batch_size") = 1, py::arg("shuffle") = false,
+           py::arg("last_batch") = "keep", py::arg("num_workers") = 0, py::arg("seed") = 0)
+      .def(
+          "__iter__",
+          [](data::DataLoader& l) {
+            py::gil_scoped_release release;
+            return Epoch{l.begin()};
+          },
+          py::keep_alive<0, 1>())
+      .def("__len__", &data::DataLoader::num_batches);
+}
+
+}  // namespace
+
+void bind_gluon(py::module_& m) {
+  bind_init(m);
+  bind_params(m);
+  bind_blocks(m);
+  bind_losses(m);
+  bind_trainer(m);
+  bind_data(m);
+  m.def(
+      "split_and_load",
+      [](const NDArray& batch, py::object ctx, bool even_split) {
+        return parallel::split_and_load(batch, to_devices(ctx), even_split);
+      },
+      py::arg("data"), py::arg("ctx_list"), py::arg("even_split") = true);
+}
+
+}  // namespace janus::python

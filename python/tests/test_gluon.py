@@ -1,0 +1,188 @@
+"""Blocks, hybridization of Python blocks, training with gluon.Trainer."""
+import os
+
+import numpy as onp
+import pytest
+
+import janus as mx
+from janus import autograd, gluon, init, np, npx
+from janus.gluon import nn
+
+
+class MLP(nn.Block):
+    calls = 0
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden = nn.Dense(16, activation="relu")
+        self.out = nn.Dense(3)
+
+    def forward(self, x):
+        MLP.calls += 1
+        return self.out(npx.relu(self.hidden(x)) * 2)
+
+
+def test_python_block_registers_children_and_params():
+    net = MLP()
+    net.initialize(init.Xavier())
+    y = net(np.ones((4, 5)))
+    assert y.shape == (4, 3)
+    names = list(net.collect_params().keys())
+    assert names == ["hidden.weight", "hidden.bias", "out.weight", "out.bias"]
+    assert net.collect_params()["hidden.weight"].shape == (16, 5)
+
+
+def test_hybridized_python_block_traces_forward_once():
+    net = MLP()
+    net.initialize(init.Normal(0.5))
+    x = np.random.uniform(-1, 1, (4, 5))
+    expected = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    MLP.calls = 0
+    outs = [net(x).asnumpy() for _ in range(5)]
+    assert MLP.calls == 1  # traced once, then the compiled graph runs without Python
+    assert net._trace_count == 1
+    for o in outs:
+        onp.testing.assert_allclose(o, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_hybridized_block_backward_matches_imperative():
+    def grads(hybrid):
+        mx.random.seed(3)
+        net = MLP()
+        net.initialize(init.Xavier())
+        if hybrid:
+            net.hybridize()
+        x = np.random.normal(0, 1, (6, 5))
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        return net.collect_params()["hidden.weight"].grad().asnumpy()
+
+    onp.testing.assert_allclose(grads(True), grads(False), rtol=1e-4, atol=1e-5)
+
+
+class ScaledDense(nn.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.weight = gluon.Parameter("weight", shape=(3, 2))
+        self.scale = self.params.get("scale", shape=(1,), init=init.Constant(2.0))
+
+    def forward(self, x):
+        return np.dot(x, self.weight.data()) * self.scale.data()
+
+
+def test_python_parameters():
+    blk = ScaledDense()
+    blk.initialize(init.One())
+    y = blk(np.ones((1, 3)))
+    onp.testing.assert_allclose(y.asnumpy(), [[6.0, 6.0]])
+    assert sorted(blk.collect_params().keys()) == ["scale", "weight"]
+
+
+class OldStyle(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(2, in_units=3)
+
+    def hybrid_forward(self, F, x):
+        return F.relu(self.dense(x))
+
+
+def test_hybrid_forward_style():
+    blk = OldStyle()
+    blk.initialize(init.One())
+    blk.hybridize()
+    onp.testing.assert_allclose(blk(np.ones((1, 3))).asnumpy(), [[3.0, 3.0]])
+
+
+def test_sequential_layers_and_export(tmp_path):
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, kernel_size=3, padding=1, activation="relu"), nn.BatchNorm(),
+            nn.MaxPool2D(pool_size=2, strides=2), nn.AvgPool2D(pool_size=2), nn.Flatten(),
+            nn.Dropout(0.5), nn.Dense(10), nn.Activation("sigmoid"))
+    net.initialize(init.Xavier(), ctx=mx.cpu())
+    x = np.random.uniform(size=(2, 1, 8, 8))
+    y = net(x)
+    assert y.shape == (2, 10) and len(net) == 8
+    net.hybridize()
+    onp.testing.assert_allclose(net(x).asnumpy(), y.asnumpy(), rtol=1e-5, atol=1e-6)
+    prefix = str(tmp_path / "net")
+    net.export(prefix, epoch=0)
+    assert os.path.exists(prefix + "-symbol.json")
+    files = os.listdir(tmp_path)
+    assert any(f.startswith("net-0000") for f in files), files
+    params = prefix + ".params"
+    net.save_parameters(params)
+    net2 = nn.HybridSequential()
+    net2.add(nn.Conv2D(4, kernel_size=3, padding=1, activation="relu"), nn.BatchNorm(),
+             nn.MaxPool2D(pool_size=2, strides=2), nn.AvgPool2D(pool_size=2), nn.Flatten(),
+             nn.Dropout(0.5), nn.Dense(10), nn.Activation("sigmoid"))
+    net2.load_parameters(params)
+    onp.testing.assert_allclose(net2(x).asnumpy(), y.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_trainer_reduces_the_loss_of_an_mlp():
+    rng = onp.random.RandomState(0)
+    X = rng.normal(size=(256, 10)).astype(onp.float32)
+    true_w = rng.normal(size=(10, 3)).astype(onp.float32)
+    y = (X @ true_w).argmax(axis=1).astype(onp.int32)
+    dataset = gluon.data.ArrayDataset(np.array(X), np.array(y, dtype="int32"))
+    loader = gluon.data.DataLoader(dataset, batch_size=32, shuffle=True)
+    net = nn.Sequential()
+    net.add(nn.Dense(32, activation="relu"), nn.Dense(3))
+    net.initialize(init.Xavier())
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    epoch_losses = []
+    for _ in range(5):
+        total = 0.0
+        for xb, yb in loader:
+            with autograd.record():
+                loss = loss_fn(net(xb), yb)
+            loss.backward()
+            trainer.step(xb.shape[0])
+            total += loss.sum().item()
+        epoch_losses.append(total / len(X))
+    assert epoch_losses[-1] < 0.6 * epoch_losses[0], epoch_losses
+    acc = (net(np.array(X)).argmax(axis=1) == np.array(y, dtype="int64")).mean().item()
+    assert acc > 0.8
+
+
+def test_l2_loss_and_linear_regression():
+    X = np.random.normal(0, 1, (100, 2))
+    w = np.array([[2.0], [-3.4]])
+    y = np.dot(X, w) + 4.2
+    net = nn.Dense(1)
+    net.initialize(init.Normal(sigma=0.01))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss = gluon.loss.L2Loss()
+    for _ in range(100):
+        with autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(100)
+    onp.testing.assert_allclose(net.weight.data().asnumpy().ravel(), [2.0, -3.4], atol=0.05)
+    onp.testing.assert_allclose(net.bias.data().asnumpy(), [4.2], atol=0.05)
+
+
+class Twice(nn.Block):
+    def forward(self, x):
+        return x * 2
+
+
+def test_python_child_of_sequential_outlives_its_last_python_reference():
+    import gc
+    net = nn.Sequential()
+    net.add(Twice(), nn.Dense(2, in_units=3))  # only C++ holds Twice() after this line
+    gc.collect()
+    net.initialize(init.One())
+    onp.testing.assert_allclose(net(np.ones((1, 3))).asnumpy(), [[6.0, 6.0]])
+
+
+def test_block_without_forward_is_a_not_implemented_error():
+    class Empty(nn.Block):
+        pass
+
+    with pytest.raises(NotImplementedError, match="overrides neither form of forward"):
+        Empty()(np.ones(2))
