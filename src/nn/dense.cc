@@ -43,10 +43,14 @@ NDArray Dense::forward(const NDArray& x) {
   const bool fused_relu = bias_ && activation_ == ops::Activation::kRelu;
   const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   static const ops::OpDef& fc = ops::get_op("fully_connected");
-  const Device device = x.device();
-  NDArray y = bias_ ? ops::invoke(fc, {in, weight_->data(device), bias_->data(device)},
-                                  {std::string(ops::activation_name(post_op))})[0]
-                    : dot(in, weight_->data(device), false, true);
+  // The replicas are looked up before the argument list is built: data() may throw (no
+  // replica on this device), and GCC 12 unwinds a half-built initializer_list wrongly (ASan:
+  // stack-use-after-scope).
+  const NDArray& w = weight_->data(x.device());
+  const NDArray* b = bias_ ? &bias_->data(x.device()) : nullptr;
+  NDArray y = b != nullptr
+                  ? ops::invoke(fc, {in, w, *b}, {std::string(ops::activation_name(post_op))})[0]
+                  : dot(in, w, false, true);
   if (!flatten_ && x.ndim() != 2) {
     std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
     dims.back() = units_;
