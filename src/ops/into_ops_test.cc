@@ -4,9 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "janus/base/error.h"
@@ -96,15 +98,21 @@ class AddIntoOrder : public OpListener {
   std::vector<std::string> shapes_;
 };
 
-// Two operations that become ready together (both read what one long product writes) run in
-// the order of the priorities that ScopedPriority gave them, not in push order.
+// Two operations that become ready together (both read what one gate operation writes) run in
+// the order of the priorities that ScopedPriority gave them, not in push order. The gate holds
+// cpu(1)'s compute worker until both are pushed, however slowly this thread pushes (ASan).
 TEST_F(OpInto, ReadyOperationsRunByPriority) {
   AddIntoOrder order;
   set_op_listener(&order);
   const NDArray low = zeros({256, 512}, DType::kFloat32, cpu(1));
   const NDArray high = zeros({128, 512}, DType::kFloat32, cpu(1));
-  const NDArray x = ones({512, 512}, DType::kFloat32, cpu(1));
-  const NDArray big = dot(x, x);  // keeps cpu(1) busy while both are pushed
+  const NDArray big = full({512, 512}, 512.0, DType::kFloat32, cpu(1));
+  std::atomic<bool> go{false};
+  engine().push(
+      [&go](const RunContext&) {
+        while (!go.load()) std::this_thread::yield();
+      },
+      {}, {big.var()}, cpu(1), Lane::kCompute, 0, "gate");
   {
     const ops::ScopedPriority p(1);
     add_into(low, big.slice(0, 256));
@@ -113,6 +121,7 @@ TEST_F(OpInto, ReadyOperationsRunByPriority) {
     const ops::ScopedPriority p(5);
     add_into(high, big.slice(0, 128));
   }
+  go = true;
   wait_all();
   set_op_listener(nullptr);
   const std::vector<std::string> shapes = order.shapes();
