@@ -367,13 +367,18 @@ TEST(Engine, LaneNames) {
 TEST(ThreadedEngine, HigherPriorityRunsFirstAmongReadyOperations) {
   auto e = make_engine(EngineKind::kThreaded);  // one compute worker
   std::atomic<bool> gate{false};
+  std::atomic<bool> holding{false};
   std::mutex mu;
   std::vector<int> order;
   e->push(
       [&](const RunContext&) {
+        holding = true;
         while (!gate) sleep_ms(1);
       },
       {}, {}, cpu());
+  // The worker must hold the gate before the others are pushed: were the gate still queued,
+  // an operation pushed early would outrank it and run before the later, higher ones.
+  while (!holding) sleep_ms(1);
   for (int p : {0, 5, 1, 9, 3}) {
     e->push(
         [&, p](const RunContext&) {
