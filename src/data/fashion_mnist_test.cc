@@ -204,6 +204,20 @@ TEST_F(FakeFiles, PlainIdxFilesAreReadToo) {
   EXPECT_EQ(to_vector<int>(a), (std::vector<int>{1, 2, 3, 4, 5, 6}));
 }
 
+// Found by the idx fuzzer: extents 2^24 x 2^12 x 2^28 multiply to 2^64, which wraps to 0 in 64
+// bits and slipped past the size limit into Shape, which threw a ShapeError, not a FormatError.
+TEST_F(FakeFiles, ExtentsThatWrapOrHideBehindAZeroAreRefused) {
+  write("wrap.idx", idx_file(0x00000803, {1u << 24, 1u << 12, 1u << 28}, {}));
+  EXPECT_THAT(error_of<FormatError>([&] { read_idx(path("wrap.idx")); }),
+              AllOf(HasSubstr(path("wrap.idx")), HasSubstr("extents 16777216, 4096"),
+                    HasSubstr("announce more than 68719476736 bytes")));
+  write("zero.idx", idx_file(0x00000803, {0, 0xffffffffu, 0xffffffffu}, {}));
+  EXPECT_THAT(error_of<FormatError>([&] { read_idx(path("zero.idx")); }),
+              HasSubstr("a zero extent counted as 1"));
+  write("empty.idx", idx_file(0x00000802, {0, 28}, {}));
+  EXPECT_EQ(read_idx(path("empty.idx")).shape(), Shape({0, 28}));
+}
+
 TEST_F(FakeFiles, MissingFileNamesThePathAndThePackage) {
   const std::string msg = load_error<IOError>();
   EXPECT_THAT(msg, AllOf(StartsWith("FashionMNIST (test set): "),

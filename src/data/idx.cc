@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -106,14 +107,21 @@ NDArray read_idx(const std::string& path) {
                     path, got_header, header.size(), ndim));
   }
   std::vector<int64_t> dims(static_cast<size_t>(ndim));
-  uint64_t total = 1;
+  // `bound` counts a zero extent as 1, so that it can neither wrap around (three extents of
+  // 2^24, 2^12 and 2^28 multiply to 2^64 == 0 in 64 bits) nor hide huge extents behind a zero.
+  uint64_t bound = 1;
   for (int i = 0; i < ndim; ++i) {
-    dims[static_cast<size_t>(i)] = big_endian_u32(&header[static_cast<size_t>(i) * 4]);
-    total *= static_cast<uint64_t>(dims[static_cast<size_t>(i)]);
-    JANUS_CHECK(total <= kMaxBytes, FormatError,
-                "idx file '{}': extents {} announce more than {} bytes", path,
-                fmt::join(dims.begin(), dims.begin() + i + 1, ", "), kMaxBytes);
+    const uint32_t extent = big_endian_u32(&header[static_cast<size_t>(i) * 4]);
+    dims[static_cast<size_t>(i)] = extent;
+    const uint64_t factor = std::max<uint64_t>(extent, 1);
+    JANUS_CHECK(bound <= kMaxBytes / factor, FormatError,
+                "idx file '{}': extents {} announce more than {} bytes (a zero extent counted "
+                "as 1)",
+                path, fmt::join(dims.begin(), dims.begin() + i + 1, ", "), kMaxBytes);
+    bound *= factor;
   }
+  uint64_t total = 1;
+  for (const int64_t d : dims) total *= static_cast<uint64_t>(d);
   const Shape shape(dims);
 
   std::vector<uint8_t> data;
