@@ -5,10 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <latch>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -406,6 +411,57 @@ TEST(ThreadedEngine, BackPressureBoundsOperationsInFlight) {
   EXPECT_LE(max_seen, 4);
   EXPECT_EQ(e->stats().in_flight, 0);
   e->delete_var(x, nullptr);
+}
+
+// The scheduler state of thread `tid` of this process ('R' running, 'S' sleeping, ...), from
+// /proc/self/task/TID/stat; '?' when it cannot be read.
+char thread_state(pid_t tid) {
+  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const size_t paren = stat.rfind(')');  // the command name may hold spaces
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
+// A full window resumes only when half of it has drained (max_in_flight / 2), not at the first
+// completion: a pusher asleep on a window of 4 gated operations is still blocked after two of
+// them finish, and returns once a third has, so right after its push at most 2 are in flight.
+// (Resuming at the first completion, it would return with 3 or 4.) The gates open only once the
+// pusher sleeps: the only place a push sleeps is the window's wait.
+TEST(ThreadedEngine, AFullWindowResumesWhenHalfOfItHasDrained) {
+  EngineOptions options;
+  options.max_in_flight = 4;
+  auto e = make_engine(EngineKind::kThreaded, options);
+  std::array<std::atomic<bool>, 4> open{};
+  std::atomic<int> done{0};
+  for (size_t i = 0; i < open.size(); ++i) {
+    e->push(
+        [&open, &done, i](const RunContext&) {
+          while (!open[i].load()) std::this_thread::yield();
+          done.fetch_add(1);
+        },
+        {}, {}, cpu());
+  }
+  std::atomic<pid_t> pusher_tid{0};
+  std::atomic<int64_t> in_flight_after_push{-1};
+  std::thread pusher([&] {
+    pusher_tid = gettid();
+    e->push([](const RunContext&) {}, {}, {}, cpu());
+    in_flight_after_push = e->stats().in_flight;
+  });
+  while (pusher_tid.load() == 0 || thread_state(pusher_tid.load()) != 'S') {
+    ASSERT_EQ(in_flight_after_push.load(), -1) << "the push did not wait for a full window";
+    std::this_thread::yield();
+  }
+  for (size_t i = 0; i < open.size(); ++i) {
+    open[i] = true;
+    while (done.load() <= static_cast<int>(i)) std::this_thread::yield();
+    if (i == 1) EXPECT_EQ(in_flight_after_push.load(), -1) << "resumed with 2 of 4 in flight";
+  }
+  pusher.join();
+  e->wait_all();
+  EXPECT_GE(in_flight_after_push.load(), 0);
+  EXPECT_LE(in_flight_after_push.load(), 2);
+  EXPECT_EQ(e->stats().in_flight, 0);
 }
 
 TEST(ThreadedEngine, WaitingInsideAKernelIsAnError) {

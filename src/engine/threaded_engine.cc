@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -239,19 +240,26 @@ class ThreadedEngine final : public Engine {
  private:
   void drain() { wait_until_in_flight_below(1); }
 
-  // Back-pressure: the frontend waits while the window is full. Workers never wait here, or a
-  // kernel that pushes could deadlock the engine.
+  // Back-pressure: once the window is full, the frontend waits until half of it has drained,
+  // then pushes a run of operations without waiting; a wake-up per completion (a futex call on
+  // the worker, the critical path) would cost more than a small operation. Workers never wait
+  // here, or a kernel that pushes could deadlock the engine.
   void throttle() {
     if (tls_is_worker) return;
     if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
       return;
-    wait_until_in_flight_below(options_.max_in_flight);
+    wait_until_in_flight_below(resume_below());
   }
 
-  // Waiters announce themselves in waiters_ before they test the count, and completions test
-  // waiters_ after they change the count (both seq_cst): either the waiter sees the new count
-  // or the completion sees the waiter and notifies under the mutex. So a completion with nobody
-  // waiting costs no system call.
+  int64_t resume_below() const { return std::max<int64_t>(1, options_.max_in_flight / 2); }
+
+  // Waiters wait for the count to drop below 1 (drain) or below resume_below() (throttle), and
+  // announce themselves in waiters_ before they test the count; a completion tests waiters_
+  // after it changes the count (both seq_cst), and only one that brings the count down across
+  // one of those two bounds notifies. The count moves in steps of one, so for a waiter that saw
+  // it at or above its bound, the step that takes it below comes after that test and sees the
+  // waiter. So a completion that no waiter waits for costs no system call, and a drain of a
+  // thousand operations wakes its waiter once, not a thousand times.
   void wait_until_in_flight_below(int64_t bound) {
     if (in_flight_.load() < bound) return;
     waiters_.fetch_add(1);
@@ -322,8 +330,8 @@ class ThreadedEngine final : public Engine {
   void finish_one() {
     // seq_cst: pairs with wait_until_in_flight_below (see there); a thread that sees the count
     // drop also sees the finished op's writes.
-    in_flight_.fetch_sub(1);
-    if (waiters_.load() > 0) {
+    const int64_t left = in_flight_.fetch_sub(1) - 1;
+    if ((left == 0 || left == resume_below() - 1) && waiters_.load() > 0) {
       std::lock_guard lock(wait_mu_);
       wait_cv_.notify_all();
     }

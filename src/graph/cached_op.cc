@@ -37,6 +37,9 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
   add_outputs(first_slot);
   for (size_t i = 0; i < steps.size(); ++i) {
     for (int s : steps[i].in) slots[static_cast<size_t>(s)].last_use = static_cast<int>(i);
+    flat_slots.insert(flat_slots.end(), steps[i].in.begin(), steps[i].in.end());
+    flat_slots.insert(flat_slots.end(), steps[i].out.begin(), steps[i].out.end());
+    any_random = any_random || steps[i].op->random;
   }
   plan_memory();
   if (options.static_alloc) {
@@ -181,43 +184,64 @@ void check_args(const std::vector<std::string>& names, const std::vector<ops::Te
 }  // namespace
 
 // Binds arguments, constants and (new) outputs now; intermediates live only inside the one
-// engine operation, in the static buffers or in scratch storages.
+// engine operation, in the static buffers or in scratch storages. The operation's flat list of
+// values is built straight from the slots (flat_slots), without a per-slot copy first.
 CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> args) const {
   const Impl& im = *this;
   BoundCall call;
-  if (im.options.static_alloc) {
-    call.values = im.static_views;
-  } else {
+  std::vector<NDArray> scratch_views;
+  if (!im.options.static_alloc) {
     std::vector<NDArray> buffers;
     for (size_t bytes : im.buffer_bytes) {
       call.scratch.push_back(std::make_shared<Storage>(Storage{Block{}, im.device, nullptr}));
       buffers.emplace_back(call.scratch.back(), Shape({static_cast<int64_t>(bytes)}),
                            DType::kUInt8);
     }
-    call.values = im.make_views(buffers);
+    scratch_views = im.make_views(buffers);
   }
+  const std::vector<NDArray>& intermediates =
+      im.options.static_alloc ? im.static_views : scratch_views;
+  std::vector<NDArray> new_outputs(im.output_slots.size());  // by a kOutput slot's index
+  call.reads.reserve(im.arg_specs.size() + im.constants.size());
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Slot& s = im.slots[i];
-    NDArray& v = call.values[i];
     switch (s.kind) {
       case SlotKind::kArgument:
-        v = args[static_cast<size_t>(s.index)];
-        call.reads.push_back(v.var());
+        call.reads.push_back(args[static_cast<size_t>(s.index)].var());
         break;
       case SlotKind::kConstant:
-        v = im.constants[static_cast<size_t>(s.index)];
-        call.reads.push_back(v.var());
+        call.reads.push_back(im.constants[static_cast<size_t>(s.index)].var());
         break;
-      case SlotKind::kOutput:
+      case SlotKind::kOutput: {
+        NDArray& v = new_outputs[static_cast<size_t>(s.index)];
         v = empty(s.spec.shape, s.spec.dtype, im.device);
         call.writes.push_back(v.var());
         break;
+      }
       case SlotKind::kIntermediate:
-        if (im.options.static_alloc) call.writes.push_back(v.var());
+        if (im.options.static_alloc) call.writes.push_back(intermediates[i].var());
         break;
     }
   }
   for (int a : im.mutated_args) call.writes.push_back(args[static_cast<size_t>(a)].var());
+  auto value = [&](int slot) -> const NDArray& {
+    const Slot& s = im.slots[static_cast<size_t>(slot)];
+    switch (s.kind) {
+      case SlotKind::kArgument:
+        return args[static_cast<size_t>(s.index)];
+      case SlotKind::kConstant:
+        return im.constants[static_cast<size_t>(s.index)];
+      case SlotKind::kOutput:
+        return new_outputs[static_cast<size_t>(s.index)];
+      case SlotKind::kIntermediate:
+        break;
+    }
+    return intermediates[static_cast<size_t>(slot)];
+  };
+  call.flat.reserve(im.flat_slots.size());
+  for (int s : im.flat_slots) call.flat.push_back(value(s));
+  call.outputs.reserve(im.output_slots.size());
+  for (int s : im.output_slots) call.outputs.push_back(value(s));
   return call;
 }
 
@@ -247,14 +271,15 @@ void CachedOp::Impl::run_steps(std::span<const NDArray> flat, std::span<const op
     try {
       const std::span<const NDArray> in = flat.subspan(at, n_in);
       const std::span<const NDArray> out = flat.subspan(at + n_in, n_out);
+      const ops::RngKey key = keys.empty() ? ops::RngKey{} : keys[i];  // empty: nothing random
       if (op_listener_installed()) {
         // Profiled: each step becomes an event of its own, inside the cached_op event.
         const int64_t start = op_clock_ns();
-        step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, keys[i]});
+        step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, key});
         report_operation(step.op->name, ops::describe_call(in, out), ctx.device, ctx.lane, start,
                          op_clock_ns());
       } else {
-        step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, keys[i]});
+        step.kernel(ops::KernelArgs{in, out, step.attrs, ctx, key});
       }
     } catch (Error& e) {
       e.add_context(fmt::format("graph node '{}' ({})", step.name, step.op->name));
@@ -269,26 +294,21 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
   check_args(im.arg_names, im.arg_specs, args);
   Impl::BoundCall call = im.bind_call(args);
   std::vector<ops::RngKey> keys;  // drawn now, in program order, for determinism
-  for (const Impl::Step& step : im.steps) {
-    keys.push_back(step.op->random ? ops::next_rng_key() : ops::RngKey{});
-  }
-  std::vector<NDArray> outputs;
-  for (int s : im.output_slots) outputs.push_back(call.values[static_cast<size_t>(s)]);
-  // Each step's inputs then outputs, contiguous, so kernels see spans.
-  std::vector<NDArray> flat;
-  for (const Impl::Step& step : im.steps) {
-    for (int s : step.in) flat.push_back(call.values[static_cast<size_t>(s)]);
-    for (int s : step.out) flat.push_back(call.values[static_cast<size_t>(s)]);
+  if (im.any_random) {
+    keys.reserve(im.steps.size());
+    for (const Impl::Step& step : im.steps) {
+      keys.push_back(step.op->random ? ops::next_rng_key() : ops::RngKey{});
+    }
   }
   OpDetail detail;
-  if (op_listener_installed()) detail = ops::describe_call(args, outputs);
+  if (op_listener_installed()) detail = ops::describe_call(args, call.outputs);
   engine().push(
-      [impl = impl_, flat = std::move(flat), keys = std::move(keys),
+      [impl = impl_, flat = std::move(call.flat), keys = std::move(keys),
        scratch = std::move(call.scratch)](const RunContext& ctx) {
         impl->run_steps(flat, keys, scratch, ctx);
       },
       call.reads, call.writes, im.device, Lane::kCompute, 0, "cached_op", std::move(detail));
-  return outputs;
+  return std::move(call.outputs);
 }
 
 std::vector<NDArray> CachedOp::run_imperative(std::span<const NDArray> args) const {

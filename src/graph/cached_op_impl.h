@@ -50,15 +50,19 @@ struct CachedOp::Impl {
   std::vector<Slot> slots;
   std::vector<Step> steps;
   std::vector<int> output_slots;  // per graph output
+  std::vector<int> flat_slots;    // each step's input slots then its output slots, in step order
+  bool any_random = false;        // whether a step draws random numbers (needs a key per call)
   std::vector<size_t> buffer_bytes;
   std::vector<NDArray> static_views;  // per slot (intermediates only) with static_alloc
   std::vector<int> mutated_args;
   Device device = cpu();
   MemoryPlan plan;
 
-  // One call's values, per slot, and the engine vars that its operation reads and writes.
+  // One call's values, as its engine operation sees them, and the engine vars it reads and
+  // writes.
   struct BoundCall {
-    std::vector<NDArray> values;
+    std::vector<NDArray> flat;     // per flat_slots entry: each step's inputs then outputs
+    std::vector<NDArray> outputs;  // per graph output
     std::vector<Var*> reads, writes;
     // Without static_alloc: the intermediates' storages, made here without memory (and without an
     // engine var: nothing outside the operation sees them); the operation takes their blocks from

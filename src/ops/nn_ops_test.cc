@@ -1,5 +1,6 @@
 // Tests of the nn operators beyond the conformance suite: user errors carry the operator, the
 // shapes and what was expected; a few exact values.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -213,6 +214,43 @@ TYPED_TEST(FusedRelu, Conv2dKeepsNanLikeRelu) {
   for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(std::isnan(y[4 * c])) << c;
   EXPECT_EQ((std::vector<T>{y[1], y[2], y[3], y[5], y[6], y[7], y[9], y[10], y[11]}),
             (std::vector<T>{1, 0, 3, 0, 6.5, 0, 0, 7, 0}));
+}
+
+// One input row (below oneDNN's threading size) takes our own matrix-vector loop
+// (linalg/gemv.h): each shape covers its 16-wide body, its 4-row blocks and both tails. It must
+// agree with the float64 product and with oneDNN's, which computes the same row inside a batch
+// of two; its relu gives bitwise relu of the unfused call, NaN included; and it gives the same
+// bits on every call.
+TEST(OpFullyConnected, OneRowMatchesTheFloat64AndTheBatchedProduct) {
+  static const ops::OpDef& fc = ops::get_op("fully_connected");
+  seed(7);
+  for (const auto& [k, m] :
+       std::vector<std::pair<int64_t, int64_t>>{{512, 256}, {37, 6}, {16, 4}, {5, 3}, {100, 1}}) {
+    SCOPED_TRACE(fmt::format("k={} m={}", k, m));
+    const NDArray x = random_normal(0, 1, {1, k}), w = random_normal(0, 1, {m, k});
+    const NDArray b = random_normal(0, 1, {m});
+    const NDArray y = ops::invoke(fc, {x, w, b}, {std::string("")})[0];
+    const std::vector<double> want = to_vector<double>(ops::invoke(
+        fc, {cast(x, DType::kFloat64), cast(w, DType::kFloat64), cast(b, DType::kFloat64)},
+        {std::string("")})[0]);
+    const std::vector<float> got = to_vector<float>(y);
+    const std::vector<float> batched =
+        to_vector<float>(ops::invoke(fc, {concat(x, x), w, b}, {std::string("")})[0]);
+    for (int64_t j = 0; j < m; ++j) {
+      const double tol = 1e-5 * static_cast<double>(k);
+      EXPECT_NEAR(got[static_cast<size_t>(j)], want[static_cast<size_t>(j)], tol) << j;
+      EXPECT_NEAR(got[static_cast<size_t>(j)], batched[static_cast<size_t>(j)], tol) << j;
+    }
+    EXPECT_EQ(bits<float>(ops::invoke(fc, {x, w, b}, {std::string("")})[0]), bits<float>(y));
+    EXPECT_EQ(bits<float>(ops::invoke(fc, {x, w, b}, {std::string("relu")})[0]),
+              bits<float>(relu(y)));
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> xs(20, 1.0f);
+  xs[17] = nan;  // in the tail: every output reads it
+  const NDArray y = ops::invoke(fc, {from_vector<float>(xs, {1, 20}), ones({5, 20}), zeros({5})},
+                                {std::string("relu")})[0];
+  for (float v : to_vector<float>(y)) EXPECT_TRUE(std::isnan(v));
 }
 
 // relu's gradient passes where relu passed its input through: y > 0 or NaN; the fused

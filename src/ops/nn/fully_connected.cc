@@ -1,4 +1,5 @@
-// fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product.
+// fully_connected(x, weight, bias): y = x · weightᵀ + bias through a cached oneDNN inner product,
+// or, for one input row, our own matrix-vector loop (linalg/gemv.h).
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -8,6 +9,7 @@
 
 #include "../elementwise/relu_backward.h"
 #include "../elementwise/relu_rule.h"
+#include "../linalg/gemv.h"
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
 #include "../op_utils.h"
@@ -94,7 +96,8 @@ FcKey fc_key(const Shape& x, const Shape& w, const Attrs& attrs) {
 }
 
 bool uses_onednn(const FcKey& key, DType dtype) {
-  return dtype == DType::kFloat32 && key.n > 0 && key.k > 0 && key.m > 0;
+  return dtype == DType::kFloat32 && key.n > 0 && key.k > 0 && key.m > 0 &&
+         !use_gemv(key.n, key.k, key.m);
 }
 
 template <typename T>
@@ -119,6 +122,11 @@ void fully_connected_cpu(const KernelArgs& args) {
   if (y.dtype() == DType::kFloat64) {
     fc_reference(args.in(0).data<double>(), args.in(1).data<double>(), args.in(2).data<double>(),
                  y.data<double>(), key);
+    return;
+  }
+  if (use_gemv(key.n, key.k, key.m)) {
+    gemv_bias(args.in(0).data<float>(), args.in(1).data<float>(), args.in(2).data<float>(),
+              y.data<float>(), key.k, key.m, key.relu);
     return;
   }
   if (!uses_onednn(key, y.dtype())) {  // an empty extent: K = 0 leaves the bias
@@ -163,12 +171,12 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "fully_connected",
-    .doc =
-        "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product).\n\n"
-        "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
-        "activation \"relu\" applies relu to y in the same call (the graph's "
-        "fuse_bias_activation pass sets it), with relu's rule: NaN stays NaN, so the fused "
-        "call and a separate relu give identical results.",
+    .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN inner product; "
+           "for N = 1 and a small weight, a single-threaded matrix-vector loop).\n\n"
+           "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
+           "activation \"relu\" applies relu to y in the same call (the graph's "
+           "fuse_bias_activation pass sets it), with relu's rule: NaN stays NaN, so the fused "
+           "call and a separate relu give identical results.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = {{"activation", AttrType::kString, std::string(),

@@ -1,0 +1,90 @@
+// The cheapest asynchronous dispatch of one operation: the floor of tiny_op and engine_push.
+// The calling thread constructs the operation (a closure of at most 64 bytes) in the next slot
+// of a single-producer, single-consumer ring; one consumer thread, spinning, runs and destroys
+// it there. No allocation, no dependency tracking, no error handling, no sleeping: whatever an
+// engine does per operation, it pays at least this hand-off to another core, so a framework
+// that beats it means the floor is wrong.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace bench {
+
+class HandoffRing {
+ public:
+  explicit HandoffRing(size_t capacity = size_t{1} << 14) : slots_(capacity) {
+    consumer_ = std::thread([this] { consume(); });
+  }
+  ~HandoffRing() {
+    drain();
+    stop_.store(true, std::memory_order_release);
+    consumer_.join();
+  }
+  HandoffRing(const HandoffRing&) = delete;
+  HandoffRing& operator=(const HandoffRing&) = delete;
+
+  /// Hands `f` (callable with no arguments) to the consumer; spins while the ring is full.
+  template <typename F>
+  void push(F f) {
+    static_assert(sizeof(F) <= kClosureBytes && alignof(F) <= alignof(std::max_align_t),
+                  "HandoffRing: the closure does not fit a slot");
+    const size_t tail = tail_.load(std::memory_order_relaxed);
+    while (tail - head_.load(std::memory_order_acquire) >= slots_.size()) pause();
+    Slot& slot = slots_[tail % slots_.size()];
+    ::new (static_cast<void*>(slot.closure)) F(std::move(f));
+    slot.run = [](void* p) {
+      F* fn = std::launder(static_cast<F*>(p));
+      (*fn)();
+      fn->~F();
+    };
+    tail_.store(tail + 1, std::memory_order_release);
+  }
+
+  /// Returns when the consumer has run everything pushed so far.
+  void drain() const {
+    const size_t tail = tail_.load(std::memory_order_relaxed);
+    while (head_.load(std::memory_order_acquire) != tail) pause();
+  }
+
+ private:
+  static constexpr size_t kClosureBytes = 64;
+  struct Slot {
+    alignas(std::max_align_t) unsigned char closure[kClosureBytes];
+    void (*run)(void*) = nullptr;  // runs the closure, then destroys it
+  };
+
+  static void pause() {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
+
+  void consume() {
+    size_t head = 0;
+    for (;;) {
+      if (head == tail_.load(std::memory_order_acquire)) {
+        if (stop_.load(std::memory_order_acquire)) return;
+        pause();
+        continue;
+      }
+      Slot& slot = slots_[head % slots_.size()];
+      slot.run(slot.closure);
+      head_.store(++head, std::memory_order_release);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  alignas(64) std::atomic<size_t> head_{0};  // next slot the consumer runs
+  alignas(64) std::atomic<size_t> tail_{0};  // next slot the producer fills
+  std::atomic<bool> stop_{false};
+  std::thread consumer_;
+};
+
+}  // namespace bench
