@@ -6,6 +6,10 @@
 #include "../elementwise/relu_rule.h"
 #include "../elementwise/simd_loop.h"
 
+// GCC notes that passing 64-byte vectors by value changes the ABI between instruction sets; the
+// functions that do so are internal to this file and inlined, so no interface is affected.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace janus::ops {
 namespace {
 
