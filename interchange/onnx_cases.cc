@@ -1,0 +1,159 @@
+// onnx_cases DIR [PREFIX...]: the models that check_onnx.py runs through ONNX Runtime. Writes
+// into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of the demo
+// models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with running
+// statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph with
+// a fused_elementwise node; then, for each of those and for each exported PREFIX given, a fixed
+// input NAME.input.npy, Janus's output NAME.expected.npy (through deploy::Predictor, from the
+// files) and a line "NAME D0 D1 ..." (the input's shape) in DIR/cases.txt.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "janus/graph/npy.h"
+#include "janus/janus.h"
+#include "janus/ops/fused.h"
+
+#include "models.h"
+
+namespace {
+
+using namespace janus;
+using Ints = std::vector<int64_t>;
+
+// The layers between the convolutions and the classifier: shape operators and elementwise
+// ones that the layers do not use.
+class Mixer : public nn::Block {
+ public:
+  Mixer() : Block("mixer") {}
+  NDArray forward(const NDArray& x) override {
+    const int64_t n = x.shape()[0];
+    NDArray y = reshape(x, Shape{n, 4, -1});  // [n, 4, C*H*W / 4]
+    y = transpose(y, {0, 2, 1});
+    y = reshape(y, Shape{n, -1});
+    y = clip(leaky_relu(gelu(y), 0.1), -2.5, 2.5);
+    return concat(y, slice_axis(y, 1, 0, 8) * 0.5, 1);
+  }
+};
+
+std::shared_ptr<nn::Sequential> make_convnet() {
+  auto net = std::make_shared<nn::Sequential>();
+  auto branches = std::make_shared<nn::Concurrent>(1);
+  auto right = std::make_shared<nn::Sequential>();
+  right->add(std::make_shared<nn::Conv2D>(4, Ints{3}, Ints{1}, Ints{1}),
+             std::make_shared<nn::Activation>("sigmoid"));
+  branches->add(std::make_shared<nn::Conv2D>(4, Ints{1}, Ints{1}, Ints{0}, Ints{1}, 1, "relu"));
+  branches->add(right);
+  net->add(std::make_shared<nn::Conv2D>(8, Ints{3}, Ints{1}, Ints{1}),
+           std::make_shared<nn::BatchNorm>(), std::make_shared<nn::Activation>("relu"),
+           std::make_shared<nn::MaxPool2D>(Ints{3}, Ints{2}, Ints{1}), branches,
+           std::make_shared<nn::AvgPool2D>(Ints{2}, Ints{}, Ints{1}, false),
+           std::make_shared<Mixer>(), std::make_shared<nn::LayerNorm>(),
+           std::make_shared<nn::Dropout>(0.5), std::make_shared<nn::Dense>(10, "tanh"),
+           std::make_shared<nn::Dense>(5));
+  return net;
+}
+
+// A block exported after one call on x, hybridized (inference mode: batch norm uses and keeps
+// the running statistics, dropout is the identity).
+void export_block(nn::Block& net, const NDArray& x, const std::string& prefix) {
+  net.initialize(nn::Xavier());
+  net.hybridize();
+  wait_to_read(net(x));
+  net.export_model(prefix, 0);
+}
+
+// exp(x) * w + 0.5, then tanh of it minus x: one fused node as the graph's fuse_elementwise
+// pass builds it, with a parameter as its second input.
+void export_fused(const std::string& prefix) {
+  using graph::Symbol;
+  const Symbol x = Symbol::var("data", Shape{3, 5});
+  const Symbol w = Symbol::var("w", Shape{3, 5});
+  const std::vector<ops::FusedStep> steps = {
+      {&ops::get_op("exp"), {}, {0}},
+      {&ops::get_op("mul"), {}, {-1, 1}},
+      {&ops::get_op("add_scalar"), {0.5}, {-2}},
+      {&ops::get_op("subtract"), {}, {-3, 0}},
+      {&ops::get_op("tanh"), {}, {-4}},
+  };
+  const Symbol fused = Symbol::op("fused_elementwise", {x, w},
+                                  {{"program", ops::encode_fused_program(steps)}}, "fused");
+  const Symbol y = Symbol::op("softmax", {Symbol::op("sum", {fused}, {{"axes", Ints{0}}})});
+  y.save(prefix + "-symbol.json");
+  seed(7);
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3, 5})}});
+}
+
+// The latest parameters file of an exported prefix.
+std::string params_of(const std::string& prefix) {
+  const std::filesystem::path p(prefix);
+  std::string best;
+  for (const auto& e : std::filesystem::directory_iterator(p.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(p.filename().string() + "-") && name.ends_with(".safetensors") &&
+        name.size() == p.filename().string().size() + 17) {
+      best = std::max(best, e.path().string());
+    }
+  }
+  if (best.empty()) throw IOError(fmt::format("no parameters of '{}'", prefix));
+  return best;
+}
+
+// Janus's output for a fixed input of the recorded shape, from the files.
+void write_case(const std::filesystem::path& dir, const std::string& prefix, std::ostream& list) {
+  deploy::Predictor predictor(prefix + "-symbol.json", params_of(prefix));
+  Shape shape;
+  for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
+    if (n->name == predictor.input_names().at(0)) shape = n->specs.at(0).shape;
+  }
+  seed(42);
+  const NDArray x = random_normal(0, 1, shape);
+  const std::vector<NDArray> ys = predictor.run(std::span<const NDArray>(&x, 1));
+  const std::string name = std::filesystem::path(prefix).filename().string();
+  graph::save_npy((dir / (name + ".input.npy")).string(), x);
+  for (size_t i = 0; i < ys.size(); ++i) {
+    graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
+  }
+  list << fmt::format("{} {} {}\n", name, ys.size(), fmt::join(shape.dims(), " "));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: onnx_cases DIR [PREFIX...]\n";
+    return 2;
+  }
+  try {
+    const std::filesystem::path dir(argv[1]);
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> prefixes;
+    for (const std::string name : {"mlp", "lenet"}) {
+      seed(1);
+      export_block(*training::make_model(name), random_normal(0, 1, {4, 1, 28, 28}),
+                   (dir / name).string());
+      prefixes.push_back((dir / name).string());
+    }
+    seed(2);
+    auto convnet = make_convnet();
+    export_block(*convnet, random_normal(0, 1, {2, 3, 16, 16}), (dir / "convnet").string());
+    // Running statistics that are not the initial zeros and ones, so that export must use them.
+    for (const auto& [name, p] : convnet->collect_params()) {
+      if (name.ends_with("running_mean")) p->set_data(random_normal(0, 0.5, p->data().shape()));
+      if (name.ends_with("running_var")) p->set_data(random_uniform(0.5, 2, p->data().shape()));
+    }
+    convnet->export_model((dir / "convnet").string(), 0);
+    prefixes.push_back((dir / "convnet").string());
+    export_fused((dir / "fused").string());
+    prefixes.push_back((dir / "fused").string());
+    for (int i = 2; i < argc; ++i) prefixes.emplace_back(argv[i]);
+    std::ofstream list(dir / "cases.txt");
+    for (const std::string& prefix : prefixes) write_case(dir, prefix, list);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "onnx_cases: " << e.what() << "\n";
+    return 1;
+  }
+}

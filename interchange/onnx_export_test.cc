@@ -1,0 +1,151 @@
+// ONNX export: what each mapping writes (read back through the ONNX protobuf classes) and the
+// errors that name the node, the operator or the file. check_onnx.py runs the exported models
+// through ONNX Runtime.
+#include "onnx_export.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "janus/base/error.h"
+#include "janus/ops/fused.h"
+#include "janus/ops/ops.h"
+
+#include "onnx/onnx_pb.h"
+#include "testing/test_util.h"
+
+namespace janus::interchange {
+namespace {
+
+using graph::Symbol;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+::onnx::ModelProto parse(const std::string& bytes) {
+  ::onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  return model;
+}
+
+std::vector<std::string> op_types(const ::onnx::ModelProto& model) {
+  std::vector<std::string> types;
+  for (const ::onnx::NodeProto& n : model.graph().node()) types.push_back(n.op_type());
+  return types;
+}
+
+std::vector<int64_t> dims(const ::onnx::ValueInfoProto& v) {
+  std::vector<int64_t> out;
+  for (const auto& d : v.type().tensor_type().shape().dim()) out.push_back(d.dim_value());
+  return out;
+}
+
+TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
+  const Symbol x = Symbol::var("data", Shape{2, 3});
+  const Symbol y = Symbol::op("fully_connected", {x, Symbol::var("w"), Symbol::var("b")},
+                              {{"activation", std::string("relu")}}, "fc");
+  const graph::NamedArrays params = {{"w", ones({4, 3})}, {"b", zeros({4})}};
+  const ::onnx::ModelProto m = parse(export_onnx(y, params));
+  ASSERT_EQ(m.opset_import_size(), 1);
+  EXPECT_EQ(m.opset_import(0).version(), kOnnxOpset);
+  EXPECT_THAT(op_types(m), ElementsAre("Gemm", "Relu"));
+  EXPECT_EQ(m.graph().node(0).attribute(0).name(), "transB");
+  ASSERT_EQ(m.graph().input_size(), 1);
+  EXPECT_EQ(m.graph().input(0).name(), "data");
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(2, 3));
+  ASSERT_EQ(m.graph().output_size(), 1);
+  EXPECT_EQ(m.graph().output(0).name(), y.list_outputs()[0]);
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(2, 4));
+  ASSERT_EQ(m.graph().initializer_size(), 2);
+  EXPECT_EQ(m.graph().initializer(0).name(), "w");
+  EXPECT_EQ(m.graph().initializer(0).raw_data().size(), 12 * sizeof(float));
+}
+
+TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
+  const Symbol y = Symbol::op("flatten", {Symbol::var("data", Shape{2, 3, 4})});
+  OnnxExportOptions o;
+  o.input_shapes["data"] = Shape{5, 3, 4};
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(5, 3, 4));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
+}
+
+TEST(OnnxExport, FusedElementwiseIsItsStepsInOrder) {
+  const Symbol x = Symbol::var("data", Shape{3});
+  const std::vector<ops::FusedStep> steps = {{&ops::get_op("exp"), {}, {0}},
+                                             {&ops::get_op("mul_scalar"), {2.0}, {-1}},
+                                             {&ops::get_op("rsqrt"), {}, {-2}}};
+  const Symbol y = Symbol::op("fused_elementwise", {x},
+                              {{"program", ops::encode_fused_program(steps)}}, "fused");
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+  EXPECT_THAT(op_types(m), ElementsAre("Exp", "Mul", "Sqrt", "Reciprocal"));
+  // The last step writes the graph's output.
+  EXPECT_EQ(m.graph().node(3).output(0), m.graph().output(0).name());
+}
+
+TEST(OnnxExport, OutputThatIsAnInputGoesThroughIdentity) {
+  const Symbol x = Symbol::var("data", Shape{2});
+  const ::onnx::ModelProto m = parse(export_onnx(Symbol::group({x, Symbol::op("relu", {x})}), {}));
+  EXPECT_THAT(op_types(m), ElementsAre("Relu", "Identity"));
+  EXPECT_EQ(m.graph().output_size(), 2);
+}
+
+TEST(OnnxExport, OperatorsWithoutOnnxEquivalentNameTheNodeAndTheOperator) {
+  const Symbol x = Symbol::var("data", Shape{2, 3});
+  const Symbol noise = Symbol::op("random_uniform", {}, {{"shape", Shape{2, 3}}}, "noise") + x;
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(noise, {}); }),
+              HasSubstr("ONNX export: node 'noise' (operator 'random_uniform') cannot be "
+                        "exported: it draws random numbers"));
+  const Symbol grad = Symbol::op("relu_backward", {x, x}, {}, "relu_grad");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(grad, {}); }),
+              HasSubstr("node 'relu_grad' (operator 'relu_backward') cannot be exported: it is "
+                        "a gradient"));
+  const Symbol drop = Symbol::op("dropout", {x}, {{"p", 0.5}, {"training", true}}, "drop")[0];
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(drop, {}); }),
+              HasSubstr("node 'drop' (operator 'dropout'): dropout in training mode"));
+  const Symbol c = Symbol::var("c", Shape{3});
+  const Symbol bn = Symbol::op("batch_norm", {x, c, c, c, c}, {{"training", true}}, "bn")[0];
+  EXPECT_THAT(error_of<NotImplementedError>([&] {
+                export_onnx(bn, {{"c", ones({3})}});
+              }),
+              HasSubstr("node 'bn' (operator 'batch_norm'): batch statistics in training mode"));
+}
+
+TEST(OnnxExport, ParametersMustMatchTheGraph) {
+  const Symbol y = Symbol::op(
+      "fully_connected", {Symbol::var("data", Shape{2, 3}), Symbol::var("w"), Symbol::var("b")});
+  OnnxExportOptions o;
+  o.symbol_file = "net-symbol.json";
+  o.params_file = "net-0003.safetensors";
+  EXPECT_THAT(error_of<ValueError>([&] {
+                export_onnx(y, {{"w", ones({4, 3})}}, o);
+              }),
+              HasSubstr("the graph 'net-symbol.json' needs parameter 'b', which is neither an "
+                        "input nor in 'net-0003.safetensors'"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                export_onnx(y, {{"w", ones({4, 3})}, {"b", ones({4})}, {"extra", ones({1})}}, o);
+              }),
+              HasSubstr("'net-0003.safetensors' holds 'extra'"));
+  o.input_names = {"x"};
+  EXPECT_THAT(error_of<ValueError>([&] { export_onnx(y, {}, o); }),
+              HasSubstr("the graph has no argument named 'x'"));
+}
+
+TEST(OnnxExport, InputWithoutShapeAsksForOne) {
+  const Symbol y = Symbol::op("relu", {Symbol::var("data")});
+  OnnxExportOptions o;
+  o.symbol_file = "net-symbol.json";
+  EXPECT_THAT(error_of<ValueError>([&] { export_onnx(y, {}, o); }),
+              HasSubstr("'net-symbol.json' does not record the shape of its input 'data'"));
+}
+
+TEST(OnnxExport, SaveNamesAPathItCannotWrite) {
+  const Symbol y = Symbol::op("relu", {Symbol::var("data", Shape{2})});
+  EXPECT_THAT(error_of<IOError>([&] { save_onnx("/nonexistent-dir/net.onnx", y, {}); }),
+              HasSubstr("cannot write '/nonexistent-dir/net.onnx'"));
+}
+
+}  // namespace
+}  // namespace janus::interchange
