@@ -86,6 +86,80 @@ void export_fused(const std::string& prefix) {
   graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3, 5})}});
 }
 
+// Most of the other operators that export maps, each output of the graph a few of them (the
+// check compares every output): unary and binary elementwise ones, scalar ones, comparisons,
+// reductions, shape operators, gathers, products and a creation operator.
+void export_operators(const std::string& prefix) {
+  using graph::Symbol;
+  auto op = [](std::string_view name, const std::vector<Symbol>& in,
+               const graph::NamedAttrs& attrs = {}) { return Symbol::op(name, in, attrs); };
+  auto scalar = [&](std::string_view name, const Symbol& x, double v) {
+    return op(name, {x}, {{"scalar", v}});
+  };
+  const Symbol x = Symbol::var("data", Shape{3, 4});
+  const Symbol positive = scalar("add_scalar", op("abs", {x}), 0.5);
+  const Symbol unary = op("sin", {x}) + op("cos", {x}) * op("erf", {x}) - op("softplus", {x}) +
+                       op("sigmoid", {x}) * op("tanh", {x}) + op("relu", {x}) + op("gelu", {x}) +
+                       op("exp", {op("negative", {x})}) + op("sign", {x}) + op("square", {x}) +
+                       op("log1p", {op("abs", {x})}) + op("rsqrt", {positive}) +
+                       op("sqrt", {positive}) + op("log", {positive}) +
+                       op("leaky_relu", {x}, {{"alpha", 0.2}});
+  const Symbol binary = op("maximum", {x, op("sin", {x})}) + op("minimum", {x, op("cos", {x})}) +
+                        op("power", {positive, x}) / positive + op("divide", {x, positive});
+  const Symbol scalars = scalar("power_scalar", positive, 1.5) + scalar("rpower_scalar", x, 2.0) +
+                         scalar("rsubtract_scalar", x, 3.0) +
+                         scalar("rdivide_scalar", positive, 1.0) +
+                         scalar("subtract_scalar", x, 0.25) + scalar("divide_scalar", x, 4.0) +
+                         scalar("maximum_scalar", x, 0.1) + scalar("minimum_scalar", x, -0.1) +
+                         scalar("mul_scalar", x, -2.0);
+  auto as_float = [&](const Symbol& b) { return op("cast", {b}, {{"dtype", DType::kFloat32}}); };
+  const Symbol zero = op("full", {}, {{"value", 0.0}, {"shape", Shape{3, 4}}});
+  const Symbol comparisons =
+      op("where", {op("greater", {x, zero}), x, scalar("mul_scalar", x, -3.0)}) +
+      as_float(op("less", {x, op("sin", {x})})) + as_float(op("less_equal", {x, zero})) +
+      as_float(op("greater_equal", {x, zero})) + as_float(op("equal", {x, x})) +
+      as_float(op("not_equal", {x, zero}));
+  auto reduce = [&](std::string_view name, Ints axes, bool keepdims) {
+    return op(name, {x}, {{"axes", axes}, {"keepdims", keepdims}});
+  };
+  const Symbol reductions = reduce("sum", {1}, false) + reduce("mean", {1}, false) +
+                            reduce("max", {1}, false) + reduce("min", {-1}, false) +
+                            reduce("prod", {1}, false) + reduce("logsumexp", {1}, false) +
+                            reduce("norm", {1}, false) +
+                            op("squeeze", {reduce("mean", {0, 1}, true)}, {{"axes", Ints{0}}});
+  const Symbol normalized =
+      op("log_softmax", {x}, {{"axis", int64_t{0}}}) + op("softmax", {x}, {{"axis", int64_t{0}}});
+  const Symbol index = op("argmax", {x}, {{"axis", int64_t{1}}});
+  const Symbol indices = Symbol::var("indices", Shape{2, 2}, DType::kInt64);
+  const Symbol table = Symbol::var("table", Shape{5, 3});
+  const Symbol w = Symbol::var("w", Shape{2, 4});
+  const Symbol shapes =
+      op("pad", {op("transpose", {x})}, {{"widths", Ints{1, 0, 0, 2}}, {"value", 0.5}});
+  const Symbol stacked =
+      op("slice", {op("stack", {x, op("sin", {x})}, {{"axis", int64_t{1}}})},
+         {{"begin", Ints{1, 0, 0}}, {"end", Ints{3, 2, 4}}, {"step", Ints{1, 1, 2}}});
+  const Symbol broadcast =
+      op("broadcast_to", {op("expand_dims", {reduce("sum", {0}, false)}, {{"axis", int64_t{0}}})},
+         {{"shape", Shape{2, 4}}});
+  const Symbol taken = op("take", {x, indices}, {{"axis", int64_t{1}}});
+  const Symbol gathers = op("slice_axis", {op("embedding", {indices, table})},
+                            {{"axis", int64_t{2}}, {"begin", int64_t{0}}, {"end", int64_t{2}}}) +
+                         op("slice_axis", {op("one_hot", {indices}, {{"depth", int64_t{5}}})},
+                            {{"axis", int64_t{2}}, {"begin", int64_t{1}}, {"end", int64_t{3}}});
+  const Symbol products = op("dot", {x, w}, {{"transpose_b", true}});
+  const Symbol batched = op("matmul", {x, x}, {{"transpose_a", true}});
+  const Symbol reshaped = op("flatten", {op("reshape", {x}, {{"shape", Shape{-1, 2, 2}}})});
+  const Symbol model =
+      Symbol::group({unary, binary, scalars, comparisons, reductions, normalized, index, shapes,
+                     stacked, broadcast, taken, gathers, products, batched, reshaped});
+  model.save(prefix + "-symbol.json");
+  seed(8);
+  const NDArray picks = cast(random_uniform(0, 3.99, {2, 2}), DType::kInt64);
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"indices", picks},
+                                                         {"table", random_normal(0, 1, {5, 3})},
+                                                         {"w", random_normal(0, 1, {2, 4})}});
+}
+
 // The latest parameters file of an exported prefix.
 std::string params_of(const std::string& prefix) {
   const std::filesystem::path p(prefix);
@@ -148,6 +222,8 @@ int main(int argc, char** argv) {
     prefixes.push_back((dir / "convnet").string());
     export_fused((dir / "fused").string());
     prefixes.push_back((dir / "fused").string());
+    export_operators((dir / "operators").string());
+    prefixes.push_back((dir / "operators").string());
     for (int i = 2; i < argc; ++i) prefixes.emplace_back(argv[i]);
     std::ofstream list(dir / "cases.txt");
     for (const std::string& prefix : prefixes) write_case(dir, prefix, list);

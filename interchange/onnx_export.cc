@@ -19,6 +19,7 @@
 #include "janus/engine/array.h"
 #include "janus/graph/passes.h"
 #include "janus/ops/fused.h"
+#include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
 
 #include "onnx/onnx_pb.h"
@@ -463,13 +464,9 @@ void lower_embedding(Builder& b, const Call& c) {
   b.node("Gather", {c.in[1], c.in[0]}, {c.out[0]}, c.name);
 }
 void lower_one_hot(Builder& b, const Call& c) {
-  const DType t = c.attr<DType>("dtype");
-  const std::string off = b.scalar(c.name + "/off", 0, t), on = b.scalar(c.name + "/on", 1, t);
+  // values: [off, on] in the output's dtype.
   const std::string values =
-      b.node1("Concat",
-              {b.node1("Unsqueeze", {off, b.ints(c.name + "/axes", {0})}, c.name),
-               b.node1("Unsqueeze", {on, b.ints(c.name + "/axes", {0})}, c.name)},
-              c.name);
+      b.initializer(c.name + "/values", arange(0, 2, 1, c.attr<DType>("dtype")));
   const std::string depth = b.ints(c.name + "/depth", {c.attr<int64_t>("depth")});
   set_int(b.node("OneHot", {c.in[0], depth, values}, {c.out[0]}, c.name), "axis", -1);
 }

@@ -57,12 +57,20 @@ struct LoadedModel {
   graph::NamedArrays params;
 };
 
-// Through the loaders that run exported models, so that every format they read converts.
+// Through the loaders that run exported models, so that every format they read converts:
+// the graph as deploy::Predictor reads it (which checks the parameters against it). Janus's
+// parameters as they are in the file; other formats' through nn::SymbolBlock::imports, whose
+// parameters are float32 (Parameter::set_data casts to the parameter's dtype, which
+// SymbolBlock leaves at float32), so integer parameters of a Janus model are read directly.
 LoadedModel load_model(const ConvertOptions& o) {
   LoadedModel m;
   m.symbol_file = o.prefix + "-symbol.json";
   m.params_file = params_file_of(o.prefix, o.epoch);
   m.symbol = deploy::Predictor(m.symbol_file, m.params_file, o.inputs).symbol();
+  if (m.params_file.ends_with(".safetensors")) {
+    m.params = graph::load_safetensors(m.params_file);
+    return m;
+  }
   const auto block = nn::SymbolBlock::imports(m.symbol_file, o.inputs, m.params_file);
   for (const auto& [name, p] : block->own_params()) m.params.emplace_back(name, p->data(cpu()));
   return m;

@@ -1,6 +1,6 @@
 // `janus convert PREFIX --to onnx FILE.onnx` and `janus convert PREFIX --to janus OUT_PREFIX`:
-// loads a model through the loaders of exported models (deploy::Predictor for the graph,
-// nn::SymbolBlock::imports for the parameters) and writes it as ONNX (interchange/) or in
+// loads a model through the loaders of exported models (deploy::Predictor for the graph) and
+// writes it as ONNX (interchange/) or in
 // Janus's own format. Part of the janus program (tools/).
 #pragma once
 
