@@ -4,7 +4,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -117,6 +119,31 @@ TEST(Convert, RefusesBadOptions) {
   o.inputs = {"a", "b"};
   EXPECT_THAT(error_of<ValueError>([&] { convert_model(o, out); }),
               HasSubstr("--shape gives one input's shape, but --inputs names 2"));
+}
+
+// `janus convert ARGS` in DIR: its exit status and what it printed on stderr.
+std::pair<int, std::string> janus_convert(const std::filesystem::path& dir,
+                                          const std::string& args) {
+  const auto err = dir / "err";
+  const std::string command = fmt::format("cd '{}' && '{}' convert {} >/dev/null 2>'{}'",
+                                          dir.string(), JANUS_CLI, args, err.string());
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(err)};
+}
+
+TEST(Convert, CommandLineReportsOneLine) {
+  const auto dir = temp_dir("janus_convert_cli_");
+  EXPECT_EQ(janus_convert(dir, "missing --to onnx m.onnx"),
+            std::make_pair(1, std::string("janus convert: no missing-NNNN.safetensors (or "
+                                          ".params) found in '.'\n")));
+  EXPECT_EQ(janus_convert(dir, "missing --to xml out"),
+            std::make_pair(1, std::string("janus convert: --to: 'xml' is not one of onnx, "
+                                          "janus\n")));
+  export_lenet(dir);
+  const auto [status, err] = janus_convert(dir, "lenet --to onnx lenet.onnx --epoch 5");
+  EXPECT_EQ(status, 0) << err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "lenet.onnx"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
