@@ -142,6 +142,9 @@ void export_operators(const std::string& prefix) {
       op("broadcast_to", {op("expand_dims", {reduce("sum", {0}, false)}, {{"axis", int64_t{0}}})},
          {{"shape", Shape{2, 4}}});
   const Symbol taken = op("take", {x, indices}, {{"axis", int64_t{1}}});
+  const Symbol loss =
+      op("softmax_cross_entropy", {x, Symbol::var("labels", Shape{3}, DType::kInt64)}) +
+      reduce("max", {1}, false);
   const Symbol gathers = op("slice_axis", {op("embedding", {indices, table})},
                             {{"axis", int64_t{2}}, {"begin", int64_t{0}}, {"end", int64_t{2}}}) +
                          op("slice_axis", {op("one_hot", {indices}, {{"depth", int64_t{5}}})},
@@ -151,13 +154,15 @@ void export_operators(const std::string& prefix) {
   const Symbol reshaped = op("flatten", {op("reshape", {x}, {{"shape", Shape{-1, 2, 2}}})});
   const Symbol model =
       Symbol::group({unary, binary, scalars, comparisons, reductions, normalized, index, shapes,
-                     stacked, broadcast, taken, gathers, products, batched, reshaped});
+                     stacked, broadcast, taken, loss, gathers, products, batched, reshaped});
   model.save(prefix + "-symbol.json");
   seed(8);
   const NDArray picks = cast(random_uniform(0, 3.99, {2, 2}), DType::kInt64);
-  graph::save_safetensors(prefix + "-0000.safetensors", {{"indices", picks},
-                                                         {"table", random_normal(0, 1, {5, 3})},
-                                                         {"w", random_normal(0, 1, {2, 4})}});
+  graph::save_safetensors(prefix + "-0000.safetensors",
+                          {{"indices", picks},
+                           {"table", random_normal(0, 1, {5, 3})},
+                           {"w", random_normal(0, 1, {2, 4})},
+                           {"labels", cast(random_uniform(0, 3.99, {3}), DType::kInt64)}});
 }
 
 // The latest parameters file of an exported prefix.

@@ -76,7 +76,12 @@ class Builder {
                           const std::vector<std::string>& outputs, const std::string& name) {
     ::onnx::NodeProto& n = *graph_.add_node();
     n.set_op_type(std::string(type));
-    n.set_name(unique(name));
+    // Node names have a namespace of their own: the first node of a Janus node takes its name.
+    std::string node_name = name;
+    for (int k = 1; !node_names_.insert(node_name).second; ++k) {
+      node_name = fmt::format("{}_{}", name, k);
+    }
+    n.set_name(node_name);
     for (const std::string& i : inputs) n.add_input(i);
     for (const std::string& o : outputs) n.add_output(o);
     return n;
@@ -153,7 +158,8 @@ class Builder {
 
  private:
   ::onnx::GraphProto& graph_;
-  std::set<std::string> taken_;
+  std::set<std::string> taken_;  // value names
+  std::set<std::string> node_names_;
 };
 
 void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v) {
@@ -471,6 +477,16 @@ void lower_one_hot(Builder& b, const Call& c) {
   set_int(b.node("OneHot", {c.in[0], depth, values}, {c.out[0]}, c.name), "axis", -1);
 }
 
+// The per-sample loss: SoftmaxCrossEntropyLoss without reduction (its second output, the log
+// probabilities, is not needed).
+void lower_softmax_cross_entropy(Builder& b, const Call& c) {
+  ::onnx::NodeProto& n = b.node("SoftmaxCrossEntropyLoss", c.in, {c.out[0]}, c.name);
+  ::onnx::AttributeProto& reduction = *n.add_attribute();
+  reduction.set_name("reduction");
+  reduction.set_type(::onnx::AttributeProto::STRING);
+  reduction.set_s("none");
+}
+
 void lower_dot(Builder& b, const Call& c) {
   ::onnx::NodeProto& n = b.node("Gemm", c.in, {c.out[0]}, c.name);
   set_int(n, "transA", c.attr<bool>("transpose_a"));
@@ -537,6 +553,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"layer_norm", lower_layer_norm},
       {"softmax", with_axis("Softmax")},
       {"log_softmax", with_axis("LogSoftmax")},
+      {"softmax_cross_entropy", lower_softmax_cross_entropy},
       {"flatten",
        [](Builder& b, const Call& c) {
          set_int(b.node("Flatten", c.in, {c.out[0]}, c.name), "axis", 1);
@@ -620,7 +637,7 @@ std::string why_not_exported(const ops::OpDef& op) {
   if (op.random) return "it draws random numbers, which an inference graph cannot reproduce";
   if (!op.mutable_inputs.empty()) return "it updates its inputs in place (a training step)";
   if (op.name.ends_with("_backward")) return "it is a gradient, not part of inference";
-  return "ONNX has no equivalent operator";
+  return fmt::format("ONNX (opset {}) has no equivalent operator", kOnnxOpset);
 }
 
 using EntryKey = std::pair<const graph::Node*, uint32_t>;
