@@ -734,7 +734,14 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
     }
     const auto lowering = lowerings().find(op.name);
     if (lowering != lowerings().end()) {
-      lowering->second(b, call);
+      try {
+        lowering->second(b, call);
+      } catch (const NotImplementedError&) {
+        throw;  // names the node already
+      } catch (Error& e) {
+        e.add_context(fmt::format("ONNX export: node '{}' (operator '{}')", n->name, op.name));
+        throw;
+      }
     } else if (op.inputs.empty() && !op.random) {
       // A creation operator (zeros, arange, ...): its value, computed once, is a constant.
       const std::vector<NDArray> made = ops::invoke(op, {}, n->attrs);

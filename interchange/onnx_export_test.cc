@@ -85,6 +85,46 @@ TEST(OnnxExport, FusedElementwiseIsItsStepsInOrder) {
   EXPECT_EQ(m.graph().node(3).output(0), m.graph().output(0).name());
 }
 
+// Every operator that the fuse_elementwise pass may put into a program can be exported inside
+// one, apart from gradients (never in an inference graph).
+TEST(OnnxExport, EveryFusableOperatorExportsAsAStep) {
+  std::vector<std::string> refused;
+  int tried = 0;
+  for (const ops::OpDef* op : ops::all_ops()) {
+    if (!ops::fusable(*op) || op->name.ends_with("_backward")) continue;
+    ++tried;
+    ops::FusedStep step{op, {}, {}};
+    for (const ops::AttrDef& a : op->attrs) {
+      if (a.default_value) {
+        step.attrs.values().push_back(*a.default_value);
+      } else if (a.type == ops::AttrType::kFloat) {
+        step.attrs.values().push_back(0.5);
+      } else if (a.type == ops::AttrType::kInt) {
+        step.attrs.values().push_back(int64_t{1});
+      } else {
+        step.attrs.values().push_back(false);
+      }
+    }
+    std::vector<Symbol> inputs;
+    for (size_t i = 0; i < op->inputs.size(); ++i) {
+      step.inputs.push_back(static_cast<int>(i));
+      inputs.push_back(Symbol::var(fmt::format("data{}", i), Shape{2}));
+    }
+    OnnxExportOptions o;
+    o.input_names.clear();
+    for (const Symbol& v : inputs) o.input_names.push_back(v.list_arguments()[0]);
+    const Symbol y = Symbol::op("fused_elementwise", inputs,
+                                {{"program", ops::encode_fused_program({step})}}, "fused");
+    try {
+      export_onnx(y, {}, o);
+    } catch (const Error& e) {
+      refused.push_back(fmt::format("{}: {}", op->name, e.what()));
+    }
+  }
+  EXPECT_THAT(refused, ::testing::IsEmpty());
+  EXPECT_GE(tried, 40);  // unary, binary, scalar and comparison operators
+}
+
 TEST(OnnxExport, OutputThatIsAnInputGoesThroughIdentity) {
   const Symbol x = Symbol::var("data", Shape{2});
   const ::onnx::ModelProto m = parse(export_onnx(Symbol::group({x, Symbol::op("relu", {x})}), {}));
