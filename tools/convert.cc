@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <regex>
@@ -81,7 +82,9 @@ void check_options(const ConvertOptions& o) {
               o.to);
   JANUS_CHECK(!o.output.empty(), ValueError, "name the output: {}",
               o.to == "onnx" ? "FILE.onnx" : "OUT_PREFIX");
-  JANUS_CHECK(!o.inputs.empty(), ValueError, "--inputs names no input");
+  JANUS_CHECK(!o.inputs.empty() && std::ranges::none_of(o.inputs, &std::string::empty), ValueError,
+              "--inputs '{}' names an empty input, expected names such as data0,data1",
+              fmt::join(o.inputs, ","));
   JANUS_CHECK(o.shape.empty() || o.to == "onnx", ValueError,
               "--shape is for --to onnx (a Janus model keeps any shape)");
   JANUS_CHECK(o.shape.empty() || o.inputs.size() == 1, ValueError,

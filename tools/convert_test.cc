@@ -116,6 +116,9 @@ TEST(Convert, RefusesBadOptions) {
   EXPECT_THAT(error_of<ValueError>([&] { convert_model(o, out); }),
               HasSubstr("--shape is for --to onnx"));
   o.to = "onnx";
+  o.inputs = {"a", ""};
+  EXPECT_THAT(error_of<ValueError>([&] { convert_model(o, out); }),
+              HasSubstr("--inputs 'a,' names an empty input"));
   o.inputs = {"a", "b"};
   EXPECT_THAT(error_of<ValueError>([&] { convert_model(o, out); }),
               HasSubstr("--shape gives one input's shape, but --inputs names 2"));
@@ -140,6 +143,10 @@ TEST(Convert, CommandLineReportsOneLine) {
             std::make_pair(1, std::string("janus convert: --to: 'xml' is not one of onnx, "
                                           "janus\n")));
   export_lenet(dir);
+  EXPECT_EQ(janus_convert(dir, "lenet --to onnx m.onnx --inputs data,label").second,
+            "janus convert: Predictor ('lenet-symbol.json'): the graph has no argument named "
+            "'label' (an input); its arguments are [data, 0.weight, 0.bias, 2.weight, 2.bias, "
+            "5.weight, 5.bias, 6.weight, 6.bias, 7.weight, 7.bias]\n");
   const auto [status, err] = janus_convert(dir, "lenet --to onnx lenet.onnx --epoch 5");
   EXPECT_EQ(status, 0) << err;
   EXPECT_TRUE(std::filesystem::exists(dir / "lenet.onnx"));

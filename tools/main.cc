@@ -133,6 +133,7 @@ struct Args {
   janus::tools::RunOptions run;
   int epoch = 0;
   janus::tools::ConvertOptions convert;
+  std::string convert_inputs = "data";  // janus convert --inputs, split at commas
   BenchArgs bench;
   janus::tools::LaunchOptions launch;
   double grace_seconds = 5;
@@ -257,8 +258,9 @@ void add_convert_command(CLI::App& app, Args& a, Commands& c) {
   c.convert_epoch =
       convert.add_option("--epoch", a.epoch, "which PREFIX-NNNN parameters (default: the latest)")
           ->check(integer_at_least(0));
-  convert.add_option("--inputs", v.inputs, "the graph's arguments that are inputs")
-      ->delimiter(',')
+  convert
+      .add_option("--inputs", a.convert_inputs,
+                  "the graph's arguments that are inputs, comma-separated: data0,data1")
       ->capture_default_str();
   convert
       .add_option("--shape", v.shape,
@@ -341,6 +343,14 @@ int run_command(const Commands& c, Args& a) {
   }
   if (*c.convert) {
     if (c.convert_epoch->count() > 0) a.convert.epoch = a.epoch;
+    a.convert.inputs.clear();
+    std::string_view rest = a.convert_inputs;
+    while (true) {
+      const size_t comma = rest.find(',');
+      a.convert.inputs.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
     janus::tools::convert_model(a.convert, std::cout);
     return 0;
   }
