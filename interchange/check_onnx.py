@@ -25,16 +25,20 @@ def run(*args):
     subprocess.run([str(a) for a in args], check=True)
 
 
-def check(work, name, outputs, shape, janus):
+def check(work, name, outputs, inputs, shape, janus):
     prefix = work / name
     model_file = work / f"{name}.onnx"
-    run(janus, "convert", prefix, "--to", "onnx", model_file, "--shape", *shape)
+    # One input: its shape given (what the graph records); several: the recorded shapes.
+    shape_args = ["--shape", *shape] if len(inputs) == 1 else []
+    run(janus, "convert", prefix, "--to", "onnx", model_file, "--inputs", ",".join(inputs),
+        *shape_args)
     model = onnx.load(str(model_file))
     onnx.checker.check_model(model, full_check=True)
     session = ort.InferenceSession(str(model_file), providers=["CPUExecutionProvider"])
-    x = np.load(work / f"{name}.input.npy")
-    (feed,) = session.get_inputs()
-    got = session.run(None, {feed.name: x})
+    feeds = {x: np.load(work / f"{name}.input{i}.npy") for i, x in enumerate(inputs)}
+    if sorted(feeds) != sorted(i.name for i in session.get_inputs()):
+        return f"{name}: the ONNX model's inputs are {[i.name for i in session.get_inputs()]}"
+    got = session.run(None, feeds)
     if len(got) != outputs:
         return f"{name}: ONNX Runtime gave {len(got)} outputs, Janus {outputs}"
     problems = []
@@ -71,8 +75,8 @@ def main():
     run(args.cases, work, *trained)
     problems = []
     for line in (work / "cases.txt").read_text().splitlines():
-        name, outputs, *shape = line.split()
-        problem = check(work, name, int(outputs), shape, args.janus)
+        name, outputs, inputs, *shape = line.split()
+        problem = check(work, name, int(outputs), inputs.split(","), shape, args.janus)
         if problem:
             problems.append(problem)
     if problems:

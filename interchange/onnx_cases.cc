@@ -2,15 +2,18 @@
 // into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of the demo
 // models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with running
 // statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph with
-// a fused_elementwise node; then, for each of those and for each exported PREFIX given, a fixed
-// input NAME.input.npy, Janus's output NAME.expected.npy (through deploy::Predictor, from the
-// files) and a line "NAME D0 D1 ..." (the input's shape) in DIR/cases.txt.
+// a fused_elementwise node, of most other operators, and of a graph with two inputs and two
+// outputs; then, for each of those and for each exported PREFIX given, fixed inputs
+// NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
+// files) and a line "NAME OUTPUTS INPUT,NAMES D0 D1 ..." (the first input's shape) in
+// DIR/cases.txt.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "janus/graph/npy.h"
 #include "janus/janus.h"
@@ -165,6 +168,20 @@ void export_operators(const std::string& prefix) {
                            {"labels", cast(random_uniform(0, 3.99, {3}), DType::kInt64)}});
 }
 
+// Two inputs and two outputs, one of them an input passed through (an Identity in ONNX).
+void export_two_in_two_out(const std::string& prefix) {
+  using graph::Symbol;
+  const Symbol a = Symbol::var("data0", Shape{2, 3});
+  const Symbol b = Symbol::var("data1", Shape{2, 3});
+  const Symbol w = Symbol::var("w", Shape{3});
+  const Symbol y =
+      Symbol::op("concat", {a * w + b, Symbol::op("tanh", {b})}, {{"axis", int64_t{1}}});
+  Symbol::group({y, a}).save(prefix + "-symbol.json");
+  seed(9);
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3})}},
+                          {{"format", "janus.params"}, {"inputs", "data0,data1"}});
+}
+
 // The latest parameters file of an exported prefix.
 std::string params_of(const std::string& prefix) {
   const std::filesystem::path p(prefix);
@@ -180,22 +197,34 @@ std::string params_of(const std::string& prefix) {
   return best;
 }
 
-// Janus's output for a fixed input of the recorded shape, from the files.
+// Janus's outputs for fixed inputs of the recorded shapes, from the files: inputs data or
+// data0, data1, ... (as the parameters' metadata lists them).
 void write_case(const std::filesystem::path& dir, const std::string& prefix, std::ostream& list) {
-  deploy::Predictor predictor(prefix + "-symbol.json", params_of(prefix));
-  Shape shape;
-  for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
-    if (n->name == predictor.input_names().at(0)) shape = n->specs.at(0).shape;
+  graph::Metadata metadata;
+  const std::string params = params_of(prefix);
+  graph::load_safetensors(params, &metadata);
+  std::vector<std::string> inputs = {"data"};
+  if (metadata.contains("inputs")) {
+    inputs.clear();
+    std::stringstream names(metadata["inputs"]);
+    for (std::string name; std::getline(names, name, ',');) inputs.push_back(name);
   }
-  seed(42);
-  const NDArray x = random_normal(0, 1, shape);
-  const std::vector<NDArray> ys = predictor.run(std::span<const NDArray>(&x, 1));
+  deploy::Predictor predictor(prefix + "-symbol.json", params, inputs);
   const std::string name = std::filesystem::path(prefix).filename().string();
-  graph::save_npy((dir / (name + ".input.npy")).string(), x);
+  std::vector<NDArray> xs;
+  seed(42);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
+      if (n->name == inputs[i]) xs.push_back(random_normal(0, 1, n->specs.at(0).shape));
+    }
+    graph::save_npy((dir / fmt::format("{}.input{}.npy", name, i)).string(), xs.at(i));
+  }
+  const std::vector<NDArray> ys = predictor.run(xs);
   for (size_t i = 0; i < ys.size(); ++i) {
     graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
   }
-  list << fmt::format("{} {} {}\n", name, ys.size(), fmt::join(shape.dims(), " "));
+  list << fmt::format("{} {} {} {}\n", name, ys.size(), fmt::join(inputs, ","),
+                      fmt::join(xs[0].shape().dims(), " "));
 }
 
 }  // namespace
@@ -229,6 +258,8 @@ int main(int argc, char** argv) {
     prefixes.push_back((dir / "fused").string());
     export_operators((dir / "operators").string());
     prefixes.push_back((dir / "operators").string());
+    export_two_in_two_out((dir / "two_in_two_out").string());
+    prefixes.push_back((dir / "two_in_two_out").string());
     for (int i = 2; i < argc; ++i) prefixes.emplace_back(argv[i]);
     std::ofstream list(dir / "cases.txt");
     for (const std::string& prefix : prefixes) write_case(dir, prefix, list);
