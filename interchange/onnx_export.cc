@@ -114,46 +114,10 @@ class Builder {
     return initializer(name, DType::kInt64, Shape{static_cast<int64_t>(values.size())},
                        values.data(), values.size() * sizeof(int64_t));
   }
-  // A 0-d tensor of `dtype` holding `value` converted to it.
+  // A 0-d tensor of `dtype` holding `value` converted to it as Janus's scalar operators
+  // convert their number.
   std::string scalar(const std::string& name, double value, DType dtype) {
-    switch (dtype) {
-      case DType::kFloat32: {
-        const auto v = static_cast<float>(value);
-        return initializer(name, dtype, Shape{}, &v, sizeof v);
-      }
-      case DType::kFloat64:
-        return initializer(name, dtype, Shape{}, &value, sizeof value);
-      case DType::kInt32: {
-        const auto v = static_cast<int32_t>(value);
-        return initializer(name, dtype, Shape{}, &v, sizeof v);
-      }
-      case DType::kInt64: {
-        const auto v = static_cast<int64_t>(value);
-        return initializer(name, dtype, Shape{}, &v, sizeof v);
-      }
-      case DType::kUInt8: {
-        const auto v = static_cast<uint8_t>(value);
-        return initializer(name, dtype, Shape{}, &v, sizeof v);
-      }
-      case DType::kBool: {
-        const auto v = static_cast<uint8_t>(value != 0);
-        return initializer(name, dtype, Shape{}, &v, sizeof v);
-      }
-      default: {  // float16, bfloat16: the float32 value cast by the runtime
-        const std::string f = scalar(name, value, DType::kFloat32);
-        const std::string out = unique(name + "/cast");
-        node("Cast", {f}, {out}, name).add_attribute()->CopyFrom(int_attr("to", onnx_dtype(dtype)));
-        return out;
-      }
-    }
-  }
-
-  static ::onnx::AttributeProto int_attr(const std::string& name, int64_t v) {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INT);
-    a.set_i(v);
-    return a;
+    return initializer(name, full(Shape{}, value, dtype));
   }
 
  private:
@@ -163,7 +127,10 @@ class Builder {
 };
 
 void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v) {
-  n.add_attribute()->CopyFrom(Builder::int_attr(name, v));
+  ::onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(::onnx::AttributeProto::INT);
+  a.set_i(v);
 }
 void set_float(::onnx::NodeProto& n, const std::string& name, double v) {
   ::onnx::AttributeProto& a = *n.add_attribute();

@@ -125,6 +125,19 @@ TEST(OnnxExport, EveryFusableOperatorExportsAsAStep) {
   EXPECT_GE(tried, 40);  // unary, binary, scalar and comparison operators
 }
 
+TEST(OnnxExport, ScalarsTakeTheDtypeOfTheArray) {
+  for (const DType dtype : {DType::kFloat16, DType::kFloat64, DType::kInt32}) {
+    const Symbol y =
+        Symbol::op("mul_scalar", {Symbol::var("data", Shape{2}, dtype)}, {{"scalar", 3.0}});
+    const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+    ASSERT_EQ(m.graph().initializer_size(), 1);
+    const ::onnx::TensorProto& c = m.graph().initializer(0);
+    EXPECT_EQ(c.dims_size(), 0);
+    EXPECT_EQ(c.raw_data().size(), dtype_size(dtype)) << dtype_name(dtype);
+    EXPECT_EQ(c.data_type(), m.graph().input(0).type().tensor_type().elem_type());
+  }
+}
+
 TEST(OnnxExport, OutputThatIsAnInputGoesThroughIdentity) {
   const Symbol x = Symbol::var("data", Shape{2});
   const ::onnx::ModelProto m = parse(export_onnx(Symbol::group({x, Symbol::op("relu", {x})}), {}));
