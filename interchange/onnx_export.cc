@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -304,16 +305,13 @@ Lowering with_scalar(std::string_view type, bool reversed = false) {
   };
 }
 
-// A comparison: ONNX gives bool, Janus the dtype that its shape rule says.
+// A comparison: bool, as in Janus; not_equal is Not(Equal).
 Lowering compare(std::string_view type, bool negate = false) {
   return [type, negate](Builder& b, const Call& c) {
-    const bool cast = c.out_specs[0].dtype != DType::kBool;
-    std::string y = b.node1(type, c.in, c.name);
-    if (negate) y = b.node1("Not", {y}, c.name);
-    if (cast) {
-      set_int(b.node("Cast", {y}, {c.out[0]}, c.name), "to", onnx_dtype(c.out_specs[0].dtype));
+    if (negate) {
+      b.node("Not", {b.node1(type, c.in, c.name)}, {c.out[0]}, c.name);
     } else {
-      b.node("Identity", {y}, {c.out[0]}, c.name);
+      b.node(type, c.in, {c.out[0]}, c.name);
     }
   };
 }
@@ -406,9 +404,10 @@ void lower_broadcast_to(Builder& b, const Call& c) {
 }
 void lower_pad(Builder& b, const Call& c) {
   const auto& widths = c.attr<std::vector<int64_t>>("widths");  // before0, after0, before1, ...
-  std::vector<int64_t> pads(widths.size());
-  const size_t ndim = widths.size() / 2;
-  for (size_t i = 0; i < ndim; ++i) {
+  // ONNX: every axis's begin, then every axis's end; axes past `widths` are not padded.
+  const auto ndim = static_cast<size_t>(c.in_specs[0].shape.ndim());
+  std::vector<int64_t> pads(2 * ndim, 0);
+  for (size_t i = 0; i < std::min(ndim, widths.size() / 2); ++i) {
     pads[i] = widths[2 * i];
     pads[ndim + i] = widths[2 * i + 1];
   }
