@@ -602,7 +602,9 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
 std::string why_not_exported(const ops::OpDef& op) {
   if (op.random) return "it draws random numbers, which an inference graph cannot reproduce";
   if (!op.mutable_inputs.empty()) return "it updates its inputs in place (a training step)";
-  if (op.name.ends_with("_backward")) return "it is a gradient, not part of inference";
+  if (op.name.find("_backward") != std::string_view::npos) {
+    return "it is a gradient, not part of inference";
+  }
   return fmt::format("ONNX (opset {}) has no equivalent operator", kOnnxOpset);
 }
 
@@ -729,6 +731,13 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
     set_type(*gp.add_output(), outputs[k], e.node->specs.at(e.index));
   }
   return model.SerializeAsString();
+}
+
+std::vector<std::string> onnx_mapped_operators() {
+  std::vector<std::string> names;
+  for (const auto& [name, lowering] : lowerings()) names.emplace_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 void save_onnx(const std::string& path, const graph::Symbol& symbol,

@@ -47,6 +47,9 @@ struct OnnxExportOptions {
 std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& params,
                         const OnnxExportOptions& options = {});
 
+/// The operators that export_onnx maps (besides creation operators, which it computes), sorted.
+std::vector<std::string> onnx_mapped_operators();
+
 /// export_onnx into `path`, written beside it and renamed into place; IOError naming the path
 /// when it cannot be written.
 void save_onnx(const std::string& path, const graph::Symbol& symbol,
