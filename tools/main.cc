@@ -1,5 +1,5 @@
 // The janus command-line program: `janus ops [NAME]`, `janus info`, `janus hw`, `janus train`,
-// `janus run`, `janus bench`, `janus launch`.
+// `janus run`, `janus convert`, `janus bench`, `janus launch`.
 #include <unistd.h>
 
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "janus/profile/hardware.h"
 
 #include "cli_checks.h"
+#include "convert.h"
 #include "launch.h"
 #include "models.h"
 #include "report_errors.h"
@@ -131,14 +132,17 @@ struct Args {
   std::string devices;  // janus train --devices, "cpu:0,cpu:1"
   janus::tools::RunOptions run;
   int epoch = 0;
+  janus::tools::ConvertOptions convert;
+  std::string convert_inputs = "data";  // janus convert --inputs, split at commas
   BenchArgs bench;
   janus::tools::LaunchOptions launch;
   double grace_seconds = 5;
 };
 
 struct Commands {
-  CLI::App *ops, *info, *hw, *train, *run, *bench, *launch;
-  CLI::Option* epoch;  // janus run --epoch, absent: the latest
+  CLI::App *ops, *info, *hw, *train, *run, *convert, *bench, *launch;
+  CLI::Option* epoch;          // janus run --epoch, absent: the latest
+  CLI::Option* convert_epoch;  // janus convert --epoch, absent: the latest
 };
 
 void add_train_command(CLI::App& app, Args& a, Commands& c) {
@@ -237,6 +241,33 @@ void add_run_command(CLI::App& app, Args& a, Commands& c) {
       ->capture_default_str();
 }
 
+void add_convert_command(CLI::App& app, Args& a, Commands& c) {
+  using janus::cli::integer_at_least;
+  janus::tools::ConvertOptions& v = a.convert;
+  c.convert = app.add_subcommand(
+      "convert",
+      "Write an exported model as ONNX (--to onnx FILE.onnx) or in Janus's format (--to janus "
+      "OUT_PREFIX)");
+  CLI::App& convert = *c.convert;
+  convert.add_option("prefix", v.prefix, "the model's files without -symbol.json")->required();
+  convert.add_option("--to", v.to, "the format to write")
+      ->check(janus::cli::one_of({"onnx", "janus"}))
+      ->required();
+  convert.add_option("output", v.output, "FILE.onnx (--to onnx) or OUT_PREFIX (--to janus)")
+      ->required();
+  c.convert_epoch =
+      convert.add_option("--epoch", a.epoch, "which PREFIX-NNNN parameters (default: the latest)")
+          ->check(integer_at_least(0));
+  convert
+      .add_option("--inputs", a.convert_inputs,
+                  "the graph's arguments that are inputs, comma-separated: data0,data1")
+      ->capture_default_str();
+  convert
+      .add_option("--shape", v.shape,
+                  "--to onnx: the input's shape, e.g. --shape 1 1 28 28 (default: recorded)")
+      ->check(integer_at_least<int64_t>(0));
+}
+
 void add_bench_command(CLI::App& app, Args& a, Commands& c) {
   c.bench = app.add_subcommand("bench", "Run benchmarks by name; --list names them");
   CLI::App& bench = *c.bench;
@@ -281,6 +312,7 @@ Commands add_commands(CLI::App& app, Args& a) {
   c.hw = app.add_subcommand("hw", "Measure this machine: sgemm peak, memory bandwidth, caches");
   add_train_command(app, a, c);
   add_run_command(app, a, c);
+  add_convert_command(app, a, c);
   add_bench_command(app, a, c);
   add_launch_command(app, a, c);
   return c;
@@ -307,6 +339,19 @@ int run_command(const Commands& c, Args& a) {
   if (*c.run) {
     if (c.epoch->count() > 0) a.run.epoch = a.epoch;
     janus::tools::run_model(a.run, std::cout);
+    return 0;
+  }
+  if (*c.convert) {
+    if (c.convert_epoch->count() > 0) a.convert.epoch = a.epoch;
+    a.convert.inputs.clear();
+    std::string_view rest = a.convert_inputs;
+    while (true) {
+      const size_t comma = rest.find(',');
+      a.convert.inputs.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    janus::tools::convert_model(a.convert, std::cout);
     return 0;
   }
   if (*c.train) {

@@ -1,0 +1,271 @@
+// onnx_cases DIR [PREFIX...]: the models that check_onnx.py runs through ONNX Runtime. Writes
+// into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of the demo
+// models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with running
+// statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph with
+// a fused_elementwise node, of most other operators, and of a graph with two inputs and two
+// outputs; then, for each of those and for each exported PREFIX given, fixed inputs
+// NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
+// files) and a line "NAME OUTPUTS INPUT,NAMES D0 D1 ..." (the first input's shape) in
+// DIR/cases.txt.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "janus/graph/npy.h"
+#include "janus/janus.h"
+#include "janus/ops/fused.h"
+
+#include "models.h"
+
+namespace {
+
+using namespace janus;
+using Ints = std::vector<int64_t>;
+
+// The layers between the convolutions and the classifier: shape operators and elementwise
+// ones that the layers do not use.
+class Mixer : public nn::Block {
+ public:
+  Mixer() : Block("mixer") {}
+  NDArray forward(const NDArray& x) override {
+    const int64_t n = x.shape()[0];
+    NDArray y = reshape(x, Shape{n, 4, -1});  // [n, 4, C*H*W / 4]
+    y = transpose(y, {0, 2, 1});
+    y = reshape(y, Shape{n, -1});
+    y = clip(leaky_relu(gelu(y), 0.1), -2.5, 2.5);
+    return concat(y, slice_axis(y, 1, 0, 8) * 0.5, 1);
+  }
+};
+
+std::shared_ptr<nn::Sequential> make_convnet() {
+  auto net = std::make_shared<nn::Sequential>();
+  auto branches = std::make_shared<nn::Concurrent>(1);
+  auto right = std::make_shared<nn::Sequential>();
+  right->add(std::make_shared<nn::Conv2D>(4, Ints{3}, Ints{1}, Ints{1}),
+             std::make_shared<nn::Activation>("sigmoid"));
+  branches->add(std::make_shared<nn::Conv2D>(4, Ints{1}, Ints{1}, Ints{0}, Ints{1}, 1, "relu"));
+  branches->add(right);
+  net->add(std::make_shared<nn::Conv2D>(8, Ints{3}, Ints{1}, Ints{1}),
+           std::make_shared<nn::BatchNorm>(), std::make_shared<nn::Activation>("relu"),
+           std::make_shared<nn::MaxPool2D>(Ints{3}, Ints{2}, Ints{1}), branches,
+           std::make_shared<nn::AvgPool2D>(Ints{2}, Ints{}, Ints{1}, false),
+           std::make_shared<Mixer>(), std::make_shared<nn::LayerNorm>(),
+           std::make_shared<nn::Dropout>(0.5), std::make_shared<nn::Dense>(10, "tanh"),
+           std::make_shared<nn::Dense>(5));
+  return net;
+}
+
+// A block exported after one call on x, hybridized (inference mode: batch norm uses and keeps
+// the running statistics, dropout is the identity).
+void export_block(nn::Block& net, const NDArray& x, const std::string& prefix) {
+  net.initialize(nn::Xavier());
+  net.hybridize();
+  wait_to_read(net(x));
+  net.export_model(prefix, 0);
+}
+
+// exp(x) * w + 0.5, then tanh of it minus x: one fused node as the graph's fuse_elementwise
+// pass builds it, with a parameter as its second input.
+void export_fused(const std::string& prefix) {
+  using graph::Symbol;
+  const Symbol x = Symbol::var("data", Shape{3, 5});
+  const Symbol w = Symbol::var("w", Shape{3, 5});
+  const std::vector<ops::FusedStep> steps = {
+      {&ops::get_op("exp"), {}, {0}},
+      {&ops::get_op("mul"), {}, {-1, 1}},
+      {&ops::get_op("add_scalar"), {0.5}, {-2}},
+      {&ops::get_op("subtract"), {}, {-3, 0}},
+      {&ops::get_op("tanh"), {}, {-4}},
+  };
+  const Symbol fused = Symbol::op("fused_elementwise", {x, w},
+                                  {{"program", ops::encode_fused_program(steps)}}, "fused");
+  const Symbol y = Symbol::op("softmax", {Symbol::op("sum", {fused}, {{"axes", Ints{0}}})});
+  y.save(prefix + "-symbol.json");
+  seed(7);
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3, 5})}});
+}
+
+// Most of the other operators that export maps, each output of the graph a few of them (the
+// check compares every output): unary and binary elementwise ones, scalar ones, comparisons,
+// reductions, shape operators, gathers, products and a creation operator.
+void export_operators(const std::string& prefix) {
+  using graph::Symbol;
+  auto op = [](std::string_view name, const std::vector<Symbol>& in,
+               const graph::NamedAttrs& attrs = {}) { return Symbol::op(name, in, attrs); };
+  auto scalar = [&](std::string_view name, const Symbol& x, double v) {
+    return op(name, {x}, {{"scalar", v}});
+  };
+  const Symbol x = Symbol::var("data", Shape{3, 4});
+  const Symbol positive = scalar("add_scalar", op("abs", {x}), 0.5);
+  const Symbol unary = op("sin", {x}) + op("cos", {x}) * op("erf", {x}) - op("softplus", {x}) +
+                       op("sigmoid", {x}) * op("tanh", {x}) + op("relu", {x}) + op("gelu", {x}) +
+                       op("exp", {op("negative", {x})}) + op("sign", {x}) + op("square", {x}) +
+                       op("log1p", {op("abs", {x})}) + op("rsqrt", {positive}) +
+                       op("sqrt", {positive}) + op("log", {positive}) +
+                       op("leaky_relu", {x}, {{"alpha", 0.2}});
+  const Symbol binary = op("maximum", {x, op("sin", {x})}) + op("minimum", {x, op("cos", {x})}) +
+                        op("power", {positive, x}) / positive + op("divide", {x, positive});
+  const Symbol scalars = scalar("power_scalar", positive, 1.5) + scalar("rpower_scalar", x, 2.0) +
+                         scalar("rsubtract_scalar", x, 3.0) +
+                         scalar("rdivide_scalar", positive, 1.0) +
+                         scalar("subtract_scalar", x, 0.25) + scalar("divide_scalar", x, 4.0) +
+                         scalar("maximum_scalar", x, 0.1) + scalar("minimum_scalar", x, -0.1) +
+                         scalar("mul_scalar", x, -2.0);
+  auto as_float = [&](const Symbol& b) { return op("cast", {b}, {{"dtype", DType::kFloat32}}); };
+  const Symbol zero = op("full", {}, {{"value", 0.0}, {"shape", Shape{3, 4}}});
+  const Symbol comparisons =
+      op("where", {op("greater", {x, zero}), x, scalar("mul_scalar", x, -3.0)}) +
+      as_float(op("less", {x, op("sin", {x})})) + as_float(op("less_equal", {x, zero})) +
+      as_float(op("greater_equal", {x, zero})) + as_float(op("equal", {x, x})) +
+      as_float(op("not_equal", {x, zero}));
+  auto reduce = [&](std::string_view name, Ints axes, bool keepdims) {
+    return op(name, {x}, {{"axes", axes}, {"keepdims", keepdims}});
+  };
+  const Symbol reductions = reduce("sum", {1}, false) + reduce("mean", {1}, false) +
+                            reduce("max", {1}, false) + reduce("min", {-1}, false) +
+                            reduce("prod", {1}, false) + reduce("logsumexp", {1}, false) +
+                            reduce("norm", {1}, false) +
+                            op("squeeze", {reduce("mean", {0, 1}, true)}, {{"axes", Ints{0}}});
+  const Symbol normalized =
+      op("log_softmax", {x}, {{"axis", int64_t{0}}}) + op("softmax", {x}, {{"axis", int64_t{0}}});
+  const Symbol index = op("argmax", {x}, {{"axis", int64_t{1}}});
+  const Symbol indices = Symbol::var("indices", Shape{2, 2}, DType::kInt64);
+  const Symbol table = Symbol::var("table", Shape{5, 3});
+  const Symbol w = Symbol::var("w", Shape{2, 4});
+  const Symbol shapes =
+      op("pad", {op("transpose", {x})}, {{"widths", Ints{1, 0, 0, 2}}, {"value", 0.5}});
+  const Symbol stacked =
+      op("slice", {op("stack", {x, op("sin", {x})}, {{"axis", int64_t{1}}})},
+         {{"begin", Ints{1, 0, 0}}, {"end", Ints{3, 2, 4}}, {"step", Ints{1, 1, 2}}});
+  const Symbol broadcast =
+      op("broadcast_to", {op("expand_dims", {reduce("sum", {0}, false)}, {{"axis", int64_t{0}}})},
+         {{"shape", Shape{2, 4}}});
+  const Symbol taken = op("take", {x, indices}, {{"axis", int64_t{1}}});
+  const Symbol loss =
+      op("softmax_cross_entropy", {x, Symbol::var("labels", Shape{3}, DType::kInt64)}) +
+      reduce("max", {1}, false);
+  const Symbol gathers = op("slice_axis", {op("embedding", {indices, table})},
+                            {{"axis", int64_t{2}}, {"begin", int64_t{0}}, {"end", int64_t{2}}}) +
+                         op("slice_axis", {op("one_hot", {indices}, {{"depth", int64_t{5}}})},
+                            {{"axis", int64_t{2}}, {"begin", int64_t{1}}, {"end", int64_t{3}}});
+  const Symbol products = op("dot", {x, w}, {{"transpose_b", true}});
+  const Symbol batched = op("matmul", {x, x}, {{"transpose_a", true}});
+  const Symbol reshaped = op("flatten", {op("reshape", {x}, {{"shape", Shape{-1, 2, 2}}})});
+  const Symbol model =
+      Symbol::group({unary, binary, scalars, comparisons, reductions, normalized, index, shapes,
+                     stacked, broadcast, taken, loss, gathers, products, batched, reshaped});
+  model.save(prefix + "-symbol.json");
+  seed(8);
+  const NDArray picks = cast(random_uniform(0, 3.99, {2, 2}), DType::kInt64);
+  graph::save_safetensors(prefix + "-0000.safetensors",
+                          {{"indices", picks},
+                           {"table", random_normal(0, 1, {5, 3})},
+                           {"w", random_normal(0, 1, {2, 4})},
+                           {"labels", cast(random_uniform(0, 3.99, {3}), DType::kInt64)}});
+}
+
+// Two inputs and two outputs, one of them an input passed through (an Identity in ONNX).
+void export_two_in_two_out(const std::string& prefix) {
+  using graph::Symbol;
+  const Symbol a = Symbol::var("data0", Shape{2, 3});
+  const Symbol b = Symbol::var("data1", Shape{2, 3});
+  const Symbol w = Symbol::var("w", Shape{3});
+  const Symbol y =
+      Symbol::op("concat", {a * w + b, Symbol::op("tanh", {b})}, {{"axis", int64_t{1}}});
+  Symbol::group({y, a}).save(prefix + "-symbol.json");
+  seed(9);
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3})}},
+                          {{"format", "janus.params"}, {"inputs", "data0,data1"}});
+}
+
+// The latest parameters file of an exported prefix.
+std::string params_of(const std::string& prefix) {
+  const std::filesystem::path p(prefix);
+  std::string best;
+  for (const auto& e : std::filesystem::directory_iterator(p.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(p.filename().string() + "-") && name.ends_with(".safetensors") &&
+        name.size() == p.filename().string().size() + 17) {
+      best = std::max(best, e.path().string());
+    }
+  }
+  if (best.empty()) throw IOError(fmt::format("no parameters of '{}'", prefix));
+  return best;
+}
+
+// Janus's outputs for fixed inputs of the recorded shapes, from the files: inputs data or
+// data0, data1, ... (as the parameters' metadata lists them).
+void write_case(const std::filesystem::path& dir, const std::string& prefix, std::ostream& list) {
+  graph::Metadata metadata;
+  const std::string params = params_of(prefix);
+  graph::load_safetensors(params, &metadata);
+  std::vector<std::string> inputs = {"data"};
+  if (metadata.contains("inputs")) {
+    inputs.clear();
+    std::stringstream names(metadata["inputs"]);
+    for (std::string name; std::getline(names, name, ',');) inputs.push_back(name);
+  }
+  deploy::Predictor predictor(prefix + "-symbol.json", params, inputs);
+  const std::string name = std::filesystem::path(prefix).filename().string();
+  std::vector<NDArray> xs;
+  seed(42);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
+      if (n->name == inputs[i]) xs.push_back(random_normal(0, 1, n->specs.at(0).shape));
+    }
+    graph::save_npy((dir / fmt::format("{}.input{}.npy", name, i)).string(), xs.at(i));
+  }
+  const std::vector<NDArray> ys = predictor.run(xs);
+  for (size_t i = 0; i < ys.size(); ++i) {
+    graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
+  }
+  list << fmt::format("{} {} {} {}\n", name, ys.size(), fmt::join(inputs, ","),
+                      fmt::join(xs[0].shape().dims(), " "));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: onnx_cases DIR [PREFIX...]\n";
+    return 2;
+  }
+  try {
+    const std::filesystem::path dir(argv[1]);
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> prefixes;
+    for (const std::string name : {"mlp", "lenet"}) {
+      seed(1);
+      export_block(*training::make_model(name), random_normal(0, 1, {4, 1, 28, 28}),
+                   (dir / name).string());
+      prefixes.push_back((dir / name).string());
+    }
+    seed(2);
+    auto convnet = make_convnet();
+    export_block(*convnet, random_normal(0, 1, {2, 3, 16, 16}), (dir / "convnet").string());
+    // Running statistics that are not the initial zeros and ones, so that export must use them.
+    for (const auto& [name, p] : convnet->collect_params()) {
+      if (name.ends_with("running_mean")) p->set_data(random_normal(0, 0.5, p->data().shape()));
+      if (name.ends_with("running_var")) p->set_data(random_uniform(0.5, 2, p->data().shape()));
+    }
+    convnet->export_model((dir / "convnet").string(), 0);
+    prefixes.push_back((dir / "convnet").string());
+    export_fused((dir / "fused").string());
+    prefixes.push_back((dir / "fused").string());
+    export_operators((dir / "operators").string());
+    prefixes.push_back((dir / "operators").string());
+    export_two_in_two_out((dir / "two_in_two_out").string());
+    prefixes.push_back((dir / "two_in_two_out").string());
+    for (int i = 2; i < argc; ++i) prefixes.emplace_back(argv[i]);
+    std::ofstream list(dir / "cases.txt");
+    for (const std::string& prefix : prefixes) write_case(dir, prefix, list);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "onnx_cases: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,761 @@
+// ONNX export: each Janus node becomes one or a few ONNX nodes of opset 13 (a lowering per
+// operator, in one table), with the shapes of shape inference at hand.
+#include "onnx_export.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/graph/passes.h"
+#include "janus/ops/fused.h"
+#include "janus/ops/ops.h"
+#include "janus/ops/registry.h"
+
+#include "onnx/onnx_pb.h"
+
+namespace janus::interchange {
+namespace {
+
+using ops::TensorSpec;
+
+int32_t onnx_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return ::onnx::TensorProto::FLOAT;
+    case DType::kFloat64:
+      return ::onnx::TensorProto::DOUBLE;
+    case DType::kFloat16:
+      return ::onnx::TensorProto::FLOAT16;
+    case DType::kBFloat16:
+      return ::onnx::TensorProto::BFLOAT16;
+    case DType::kInt32:
+      return ::onnx::TensorProto::INT32;
+    case DType::kInt64:
+      return ::onnx::TensorProto::INT64;
+    case DType::kUInt8:
+      return ::onnx::TensorProto::UINT8;
+    case DType::kBool:
+      return ::onnx::TensorProto::BOOL;
+  }
+  JANUS_THROW(InternalError, "ONNX export: dtype {} has no ONNX type", static_cast<int>(dtype));
+}
+
+void set_type(::onnx::ValueInfoProto& v, const std::string& name, const TensorSpec& spec) {
+  v.set_name(name);
+  ::onnx::TypeProto_Tensor& t = *v.mutable_type()->mutable_tensor_type();
+  t.set_elem_type(onnx_dtype(spec.dtype));
+  ::onnx::TensorShapeProto& shape = *t.mutable_shape();
+  for (const int64_t d : spec.shape.dims()) shape.add_dim()->set_dim_value(d);
+}
+
+// Appends ONNX nodes and initializers to one graph, with fresh names for the values that a
+// decomposition needs in between.
+class Builder {
+ public:
+  explicit Builder(::onnx::GraphProto& graph) : graph_(graph) {}
+
+  // A name not used before, `base` itself when free.
+  std::string unique(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; !taken_.insert(name).second; ++k) name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+
+  ::onnx::NodeProto& node(std::string_view type, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name) {
+    ::onnx::NodeProto& n = *graph_.add_node();
+    n.set_op_type(std::string(type));
+    // Node names have a namespace of their own: the first node of a Janus node takes its name.
+    std::string node_name = name;
+    for (int k = 1; !node_names_.insert(node_name).second; ++k) {
+      node_name = fmt::format("{}_{}", name, k);
+    }
+    n.set_name(node_name);
+    for (const std::string& i : inputs) n.add_input(i);
+    for (const std::string& o : outputs) n.add_output(o);
+    return n;
+  }
+  // A node of one output, with a fresh name for it.
+  std::string node1(std::string_view type, const std::vector<std::string>& inputs,
+                    const std::string& name) {
+    const std::string out = unique(fmt::format("{}/{}", name, type));
+    node(type, inputs, {out}, name);
+    return out;
+  }
+
+  std::string initializer(const std::string& name, DType dtype, const Shape& shape,
+                          const void* data, size_t nbytes) {
+    ::onnx::TensorProto& t = *graph_.add_initializer();
+    const std::string unique_name = unique(name);
+    t.set_name(unique_name);
+    t.set_data_type(onnx_dtype(dtype));
+    for (const int64_t d : shape.dims()) t.add_dims(d);
+    t.set_raw_data(data, nbytes);  // little-endian, row-major: Janus's layout
+    return unique_name;
+  }
+  std::string initializer(const std::string& name, const NDArray& a) {
+    std::vector<char> bytes(a.nbytes());
+    if (!bytes.empty()) copy_to_host(a, bytes.data(), a.dtype(), "ONNX export");
+    return initializer(name, a.dtype(), a.shape(), bytes.data(), bytes.size());
+  }
+  // A 1-D int64 tensor (axes, shapes, pads).
+  std::string ints(const std::string& name, const std::vector<int64_t>& values) {
+    return initializer(name, DType::kInt64, Shape{static_cast<int64_t>(values.size())},
+                       values.data(), values.size() * sizeof(int64_t));
+  }
+  // A 0-d tensor of `dtype` holding `value` converted to it as Janus's scalar operators
+  // convert their number.
+  std::string scalar(const std::string& name, double value, DType dtype) {
+    return initializer(name, full(Shape{}, value, dtype));
+  }
+
+ private:
+  ::onnx::GraphProto& graph_;
+  std::set<std::string> taken_;  // value names
+  std::set<std::string> node_names_;
+};
+
+void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v) {
+  ::onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(::onnx::AttributeProto::INT);
+  a.set_i(v);
+}
+void set_float(::onnx::NodeProto& n, const std::string& name, double v) {
+  ::onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(::onnx::AttributeProto::FLOAT);
+  a.set_f(static_cast<float>(v));
+}
+void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  ::onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(::onnx::AttributeProto::INTS);
+  for (const int64_t x : v) a.add_ints(x);
+}
+
+// One Janus call to lower: its attributes, the ONNX values of its inputs, and the values that
+// it must define for its outputs (those that something reads).
+struct Call {
+  std::string name;
+  const ops::OpDef& op;
+  const ops::Attrs& attrs;
+  std::vector<std::string> in;
+  std::vector<TensorSpec> in_specs;
+  std::vector<std::string> out;
+  std::vector<TensorSpec> out_specs;
+  std::vector<bool> used;
+
+  template <typename T>
+  const T& attr(std::string_view attr_name) const {
+    const int i = op.attr_index(attr_name);
+    JANUS_ASSERT(i >= 0, "operator '{}' has no attribute '{}'", op.name, attr_name);
+    return attrs.get<T>(static_cast<size_t>(i));
+  }
+  [[noreturn]] void unsupported(std::string_view why) const {
+    JANUS_THROW(NotImplementedError, "ONNX export: node '{}' (operator '{}'): {}", name, op.name,
+                why);
+  }
+};
+
+using Lowering = std::function<void(Builder&, const Call&)>;
+
+// (height, width) from "one for both" or two values.
+std::vector<int64_t> pair_of(const std::vector<int64_t>& v, const Call& c, std::string_view attr) {
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() != 2) c.unsupported(fmt::format("{} {} is not one or two values", attr, v));
+  return v;
+}
+
+int64_t normalized_axis(int64_t axis, int64_t ndim) { return axis < 0 ? axis + ndim : axis; }
+
+// An ONNX operator of the same meaning, inputs and one output.
+Lowering same(std::string_view type) {
+  return [type](Builder& b, const Call& c) { b.node(type, c.in, {c.out[0]}, c.name); };
+}
+
+// The value that a product (Gemm, Conv) writes: the output, or with the relu that
+// fuse_bias_activation put into the call, an intermediate that a Relu reads.
+std::string product_output(Builder& b, const Call& c, std::string_view type) {
+  const std::string& activation = c.attr<std::string>("activation");
+  if (activation.empty()) return c.out[0];
+  if (activation != "relu") c.unsupported(fmt::format("activation '{}'", activation));
+  return b.unique(fmt::format("{}/{}", c.name, type));
+}
+// After the product: its Relu, when product_output chose an intermediate.
+void apply_activation(Builder& b, const Call& c, const std::string& product) {
+  if (product != c.out[0]) b.node("Relu", {product}, {c.out[0]}, c.name);
+}
+
+void lower_fully_connected(Builder& b, const Call& c) {
+  const std::string out = product_output(b, c, "Gemm");
+  set_int(b.node("Gemm", c.in, {out}, c.name), "transB", 1);
+  apply_activation(b, c, out);
+}
+
+void lower_conv2d(Builder& b, const Call& c) {
+  const auto stride = pair_of(c.attr<std::vector<int64_t>>("stride"), c, "stride");
+  const auto pad = pair_of(c.attr<std::vector<int64_t>>("padding"), c, "padding");
+  const auto dilation = pair_of(c.attr<std::vector<int64_t>>("dilation"), c, "dilation");
+  const Shape& w = c.in_specs[1].shape;
+  const std::string out = product_output(b, c, "Conv");
+  ::onnx::NodeProto& conv = b.node("Conv", c.in, {out}, c.name);
+  set_ints(conv, "kernel_shape", {w[2], w[3]});
+  set_ints(conv, "strides", stride);
+  set_ints(conv, "pads", {pad[0], pad[1], pad[0], pad[1]});
+  set_ints(conv, "dilations", dilation);
+  set_int(conv, "group", c.attr<int64_t>("groups"));
+  apply_activation(b, c, out);
+}
+
+Lowering pool(std::string_view type) {
+  return [type](Builder& b, const Call& c) {
+    const auto kernel = pair_of(c.attr<std::vector<int64_t>>("kernel_size"), c, "kernel_size");
+    const auto& stride_attr = c.attr<std::vector<int64_t>>("stride");
+    const auto stride = stride_attr.empty() ? kernel : pair_of(stride_attr, c, "stride");
+    const auto pad = pair_of(c.attr<std::vector<int64_t>>("padding"), c, "padding");
+    ::onnx::NodeProto& n = b.node(type, c.in, {c.out[0]}, c.name);
+    set_ints(n, "kernel_shape", kernel);
+    set_ints(n, "strides", stride);
+    set_ints(n, "pads", {pad[0], pad[1], pad[0], pad[1]});
+    if (type == "AveragePool") set_int(n, "count_include_pad", c.attr<bool>("count_include_pad"));
+  };
+}
+
+void lower_batch_norm(Builder& b, const Call& c) {
+  if (c.attr<bool>("training")) {
+    c.unsupported("batch statistics in training mode (export a model traced for inference)");
+  }
+  if (normalized_axis(c.attr<int64_t>("axis"), c.in_specs[0].shape.ndim()) != 1) {
+    c.unsupported(fmt::format("channel axis {}, ONNX normalizes axis 1", c.attr<int64_t>("axis")));
+  }
+  ::onnx::NodeProto& n = b.node("BatchNormalization", c.in, {c.out[0]}, c.name);
+  set_float(n, "epsilon", c.attr<double>("eps"));
+  // At inference the statistics used are the running ones.
+  if (c.used[1]) b.node("Identity", {c.in[3]}, {c.out[1]}, c.name);
+  if (c.used[2]) b.node("Identity", {c.in[4]}, {c.out[2]}, c.name);
+}
+
+void lower_dropout(Builder& b, const Call& c) {
+  if (c.attr<bool>("training")) c.unsupported("dropout in training mode draws random numbers");
+  if (c.used[1]) c.unsupported("its mask output is read");
+  b.node("Identity", {c.in[0]}, {c.out[0]}, c.name);
+}
+
+void lower_reshape(Builder& b, const Call& c) {
+  // The inferred shape: no -1 left, and ONNX's 0 (copy the extent) cannot arise.
+  b.node("Reshape", {c.in[0], b.ints(c.name + "/shape", c.out_specs[0].shape.dims())}, {c.out[0]},
+         c.name);
+}
+
+void lower_transpose(Builder& b, const Call& c) {
+  const int64_t ndim = c.in_specs[0].shape.ndim();
+  std::vector<int64_t> perm = c.attr<std::vector<int64_t>>("axes");
+  if (perm.empty()) {
+    for (int64_t i = ndim - 1; i >= 0; --i) perm.push_back(i);
+  }
+  for (int64_t& a : perm) a = normalized_axis(a, ndim);
+  set_ints(b.node("Transpose", c.in, {c.out[0]}, c.name), "perm", perm);
+}
+
+Lowering with_axis(std::string_view type) {
+  return [type](Builder& b, const Call& c) {
+    set_int(b.node(type, c.in, {c.out[0]}, c.name), "axis", c.attr<int64_t>("axis"));
+  };
+}
+
+// ReduceSum takes its axes as an input since opset 13, the other reductions as an attribute.
+Lowering reduce(std::string_view type) {
+  return [type](Builder& b, const Call& c) {
+    const auto& axes = c.attr<std::vector<int64_t>>("axes");
+    std::vector<std::string> in = c.in;
+    if (type == "ReduceSum" && !axes.empty()) in.push_back(b.ints(c.name + "/axes", axes));
+    ::onnx::NodeProto& n = b.node(type, in, {c.out[0]}, c.name);
+    if (type != "ReduceSum" && !axes.empty()) set_ints(n, "axes", axes);
+    set_int(n, "keepdims", c.attr<bool>("keepdims"));
+  };
+}
+
+Lowering arg_reduce(std::string_view type) {
+  return [type](Builder& b, const Call& c) {
+    ::onnx::NodeProto& n = b.node(type, c.in, {c.out[0]}, c.name);
+    set_int(n, "axis", c.attr<int64_t>("axis"));
+    set_int(n, "keepdims", c.attr<bool>("keepdims"));
+  };
+}
+
+// An elementwise operator of an array and a number; `reversed`: number first.
+Lowering with_scalar(std::string_view type, bool reversed = false) {
+  return [type, reversed](Builder& b, const Call& c) {
+    const std::string s =
+        b.scalar(c.name + "/scalar", c.attr<double>("scalar"), c.in_specs[0].dtype);
+    b.node(type, reversed ? std::vector{s, c.in[0]} : std::vector{c.in[0], s}, {c.out[0]}, c.name);
+  };
+}
+
+// A comparison: bool, as in Janus; not_equal is Not(Equal).
+Lowering compare(std::string_view type, bool negate = false) {
+  return [type, negate](Builder& b, const Call& c) {
+    if (negate) {
+      b.node("Not", {b.node1(type, c.in, c.name)}, {c.out[0]}, c.name);
+    } else {
+      b.node(type, c.in, {c.out[0]}, c.name);
+    }
+  };
+}
+
+// Unary operators that ONNX lacks, written with the ones it has.
+void lower_rsqrt(Builder& b, const Call& c) {
+  b.node("Reciprocal", {b.node1("Sqrt", c.in, c.name)}, {c.out[0]}, c.name);
+}
+void lower_square(Builder& b, const Call& c) {
+  b.node("Mul", {c.in[0], c.in[0]}, {c.out[0]}, c.name);
+}
+void lower_log1p(Builder& b, const Call& c) {
+  const std::string one = b.scalar(c.name + "/one", 1, c.in_specs[0].dtype);
+  b.node("Log", {b.node1("Add", {c.in[0], one}, c.name)}, {c.out[0]}, c.name);
+}
+void lower_gelu(Builder& b, const Call& c) {
+  const DType t = c.in_specs[0].dtype;
+  const std::string scaled =
+      b.node1("Div", {c.in[0], b.scalar(c.name + "/sqrt2", std::sqrt(2.0), t)}, c.name);
+  const std::string erf = b.node1("Erf", {scaled}, c.name);
+  const std::string one_plus = b.node1("Add", {erf, b.scalar(c.name + "/one", 1, t)}, c.name);
+  const std::string times_x = b.node1("Mul", {c.in[0], one_plus}, c.name);
+  b.node("Mul", {times_x, b.scalar(c.name + "/half", 0.5, t)}, {c.out[0]}, c.name);
+}
+void lower_leaky_relu(Builder& b, const Call& c) {
+  set_float(b.node("LeakyRelu", c.in, {c.out[0]}, c.name), "alpha", c.attr<double>("alpha"));
+}
+void lower_clip(Builder& b, const Call& c) {
+  const DType t = c.in_specs[0].dtype;
+  b.node("Clip",
+         {c.in[0], b.scalar(c.name + "/min", c.attr<double>("a_min"), t),
+          b.scalar(c.name + "/max", c.attr<double>("a_max"), t)},
+         {c.out[0]}, c.name);
+}
+void lower_cast(Builder& b, const Call& c) {
+  set_int(b.node("Cast", c.in, {c.out[0]}, c.name), "to", onnx_dtype(c.attr<DType>("dtype")));
+}
+
+// (x - mean) / sqrt(var + eps) * gamma + beta over the last axis (LayerNormalization is opset
+// 17).
+void lower_layer_norm(Builder& b, const Call& c) {
+  const std::string& x = c.in[0];
+  auto mean_last = [&](const std::string& v) {
+    const std::string out = b.unique(c.name + "/ReduceMean");
+    ::onnx::NodeProto& n = b.node("ReduceMean", {v}, {out}, c.name);
+    set_ints(n, "axes", {-1});
+    set_int(n, "keepdims", 1);
+    return out;
+  };
+  const std::string centered = b.node1("Sub", {x, mean_last(x)}, c.name);
+  const std::string var = mean_last(b.node1("Mul", {centered, centered}, c.name));
+  const std::string eps = b.scalar(c.name + "/eps", c.attr<double>("eps"), c.in_specs[0].dtype);
+  const std::string stddev = b.node1("Sqrt", {b.node1("Add", {var, eps}, c.name)}, c.name);
+  const std::string normed = b.node1("Div", {centered, stddev}, c.name);
+  b.node("Add", {b.node1("Mul", {normed, c.in[1]}, c.name), c.in[2]}, {c.out[0]}, c.name);
+}
+
+void lower_expand_dims(Builder& b, const Call& c) {
+  b.node("Unsqueeze", {c.in[0], b.ints(c.name + "/axes", {c.attr<int64_t>("axis")})}, {c.out[0]},
+         c.name);
+}
+void lower_squeeze(Builder& b, const Call& c) {
+  std::vector<std::string> in = c.in;
+  const auto& axes = c.attr<std::vector<int64_t>>("axes");
+  if (!axes.empty()) in.push_back(b.ints(c.name + "/axes", axes));
+  b.node("Squeeze", in, {c.out[0]}, c.name);
+}
+void lower_slice(Builder& b, const Call& c) {
+  const auto& begin = c.attr<std::vector<int64_t>>("begin");
+  const auto& end = c.attr<std::vector<int64_t>>("end");
+  std::vector<int64_t> step = c.attr<std::vector<int64_t>>("step");
+  if (step.empty()) step.assign(begin.size(), 1);
+  std::vector<int64_t> axes(begin.size());
+  std::iota(axes.begin(), axes.end(), 0);
+  b.node("Slice",
+         {c.in[0], b.ints(c.name + "/starts", begin), b.ints(c.name + "/ends", end),
+          b.ints(c.name + "/axes", axes), b.ints(c.name + "/steps", step)},
+         {c.out[0]}, c.name);
+}
+void lower_slice_axis(Builder& b, const Call& c) {
+  b.node("Slice",
+         {c.in[0], b.ints(c.name + "/starts", {c.attr<int64_t>("begin")}),
+          b.ints(c.name + "/ends", {c.attr<int64_t>("end")}),
+          b.ints(c.name + "/axes", {c.attr<int64_t>("axis")})},
+         {c.out[0]}, c.name);
+}
+void lower_broadcast_to(Builder& b, const Call& c) {
+  b.node("Expand", {c.in[0], b.ints(c.name + "/shape", c.attr<Shape>("shape").dims())}, {c.out[0]},
+         c.name);
+}
+void lower_pad(Builder& b, const Call& c) {
+  const auto& widths = c.attr<std::vector<int64_t>>("widths");  // before0, after0, before1, ...
+  // ONNX: every axis's begin, then every axis's end; axes past `widths` are not padded.
+  const auto ndim = static_cast<size_t>(c.in_specs[0].shape.ndim());
+  std::vector<int64_t> pads(2 * ndim, 0);
+  for (size_t i = 0; i < std::min(ndim, widths.size() / 2); ++i) {
+    pads[i] = widths[2 * i];
+    pads[ndim + i] = widths[2 * i + 1];
+  }
+  b.node("Pad",
+         {c.in[0], b.ints(c.name + "/pads", pads),
+          b.scalar(c.name + "/value", c.attr<double>("value"), c.in_specs[0].dtype)},
+         {c.out[0]}, c.name);
+}
+void lower_stack(Builder& b, const Call& c) {
+  const int64_t axis = c.attr<int64_t>("axis");
+  std::vector<std::string> parts;
+  for (const std::string& x : c.in) {
+    parts.push_back(b.node1("Unsqueeze", {x, b.ints(c.name + "/axes", {axis})}, c.name));
+  }
+  set_int(b.node("Concat", parts, {c.out[0]}, c.name), "axis", axis);
+}
+void lower_where(Builder& b, const Call& c) {
+  std::string cond = c.in[0];
+  if (c.in_specs[0].dtype != DType::kBool) {
+    cond = b.unique(c.name + "/Cast");
+    set_int(b.node("Cast", {c.in[0]}, {cond}, c.name), "to", ::onnx::TensorProto::BOOL);
+  }
+  b.node("Where", {cond, c.in[1], c.in[2]}, {c.out[0]}, c.name);
+}
+void lower_embedding(Builder& b, const Call& c) {
+  b.node("Gather", {c.in[1], c.in[0]}, {c.out[0]}, c.name);
+}
+void lower_one_hot(Builder& b, const Call& c) {
+  // values: [off, on] in the output's dtype.
+  const std::string values =
+      b.initializer(c.name + "/values", arange(0, 2, 1, c.attr<DType>("dtype")));
+  const std::string depth = b.ints(c.name + "/depth", {c.attr<int64_t>("depth")});
+  set_int(b.node("OneHot", {c.in[0], depth, values}, {c.out[0]}, c.name), "axis", -1);
+}
+
+// The per-sample loss: SoftmaxCrossEntropyLoss without reduction (its second output, the log
+// probabilities, is not needed).
+void lower_softmax_cross_entropy(Builder& b, const Call& c) {
+  ::onnx::NodeProto& n = b.node("SoftmaxCrossEntropyLoss", c.in, {c.out[0]}, c.name);
+  ::onnx::AttributeProto& reduction = *n.add_attribute();
+  reduction.set_name("reduction");
+  reduction.set_type(::onnx::AttributeProto::STRING);
+  reduction.set_s("none");
+}
+
+void lower_dot(Builder& b, const Call& c) {
+  ::onnx::NodeProto& n = b.node("Gemm", c.in, {c.out[0]}, c.name);
+  set_int(n, "transA", c.attr<bool>("transpose_a"));
+  set_int(n, "transB", c.attr<bool>("transpose_b"));
+}
+void lower_matmul(Builder& b, const Call& c) {
+  std::vector<std::string> in = c.in;
+  const char* flags[] = {"transpose_a", "transpose_b"};
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t ndim = c.in_specs[i].shape.ndim();
+    if (!c.attr<bool>(flags[i]) || ndim < 2) continue;
+    std::vector<int64_t> perm(static_cast<size_t>(ndim));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    const std::string t = b.unique(c.name + "/Transpose");
+    set_ints(b.node("Transpose", {in[i]}, {t}, c.name), "perm", perm);
+    in[i] = t;
+  }
+  b.node("MatMul", in, {c.out[0]}, c.name);
+}
+
+const std::unordered_map<std::string_view, Lowering>& lowerings();
+
+// The steps of the program, each lowered like the operator it names.
+void lower_fused(Builder& b, const Call& c) {
+  const std::vector<ops::FusedStep> steps =
+      ops::decode_fused_program(c.attr<std::string>("program"));
+  std::vector<std::string> results;
+  std::vector<TensorSpec> result_specs;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const ops::FusedStep& s = steps[k];
+    std::vector<std::string> in;
+    std::vector<TensorSpec> in_specs;
+    for (const int i : s.inputs) {
+      const size_t at = static_cast<size_t>(i >= 0 ? i : -1 - i);
+      in.push_back(i >= 0 ? c.in.at(at) : results.at(at));
+      in_specs.push_back(i >= 0 ? c.in_specs.at(at) : result_specs.at(at));
+    }
+    ops::Attrs attrs = s.attrs;
+    ops::complete_attrs(*s.op, attrs);
+    const std::vector<TensorSpec> out_specs = s.op->infer(ops::InferArgs{*s.op, in_specs, attrs});
+    const bool last = k + 1 == steps.size();
+    const std::string step_name = fmt::format("{}/{}{}", c.name, s.op->name, k);
+    const std::string out = last ? c.out[0] : b.unique(step_name);
+    const auto it = lowerings().find(s.op->name);
+    if (it == lowerings().end()) {
+      c.unsupported(
+          fmt::format("step {} of its program, '{}', has no ONNX equivalent", k, s.op->name));
+    }
+    it->second(b, Call{step_name, *s.op, attrs, in, in_specs, {out}, out_specs, {true}});
+    results.push_back(out);
+    result_specs.push_back(out_specs.at(0));
+  }
+}
+
+const std::unordered_map<std::string_view, Lowering>& lowerings() {
+  static const auto* table = new std::unordered_map<std::string_view, Lowering>{
+      {"fully_connected", lower_fully_connected},
+      {"conv2d", lower_conv2d},
+      {"max_pool2d", pool("MaxPool")},
+      {"avg_pool2d", pool("AveragePool")},
+      {"batch_norm", lower_batch_norm},
+      {"dropout", lower_dropout},
+      {"layer_norm", lower_layer_norm},
+      {"softmax", with_axis("Softmax")},
+      {"log_softmax", with_axis("LogSoftmax")},
+      {"softmax_cross_entropy", lower_softmax_cross_entropy},
+      {"flatten",
+       [](Builder& b, const Call& c) {
+         set_int(b.node("Flatten", c.in, {c.out[0]}, c.name), "axis", 1);
+       }},
+      {"reshape", lower_reshape},
+      {"transpose", lower_transpose},
+      {"concat", with_axis("Concat")},
+      {"stack", lower_stack},
+      {"expand_dims", lower_expand_dims},
+      {"squeeze", lower_squeeze},
+      {"slice", lower_slice},
+      {"slice_axis", lower_slice_axis},
+      {"broadcast_to", lower_broadcast_to},
+      {"pad", lower_pad},
+      {"take", with_axis("Gather")},
+      {"embedding", lower_embedding},
+      {"one_hot", lower_one_hot},
+      {"where", lower_where},
+      {"dot", lower_dot},
+      {"matmul", lower_matmul},
+      {"cast", lower_cast},
+      {"copyto", same("Identity")},
+      {"sum", reduce("ReduceSum")},
+      {"mean", reduce("ReduceMean")},
+      {"max", reduce("ReduceMax")},
+      {"min", reduce("ReduceMin")},
+      {"prod", reduce("ReduceProd")},
+      {"logsumexp", reduce("ReduceLogSumExp")},
+      {"norm", reduce("ReduceL2")},
+      {"argmax", arg_reduce("ArgMax")},
+      {"argmin", arg_reduce("ArgMin")},
+      {"add", same("Add")},
+      {"subtract", same("Sub")},
+      {"mul", same("Mul")},
+      {"divide", same("Div")},
+      {"maximum", same("Max")},
+      {"minimum", same("Min")},
+      {"power", same("Pow")},
+      {"add_scalar", with_scalar("Add")},
+      {"subtract_scalar", with_scalar("Sub")},
+      {"rsubtract_scalar", with_scalar("Sub", true)},
+      {"mul_scalar", with_scalar("Mul")},
+      {"divide_scalar", with_scalar("Div")},
+      {"rdivide_scalar", with_scalar("Div", true)},
+      {"power_scalar", with_scalar("Pow")},
+      {"rpower_scalar", with_scalar("Pow", true)},
+      {"maximum_scalar", with_scalar("Max")},
+      {"minimum_scalar", with_scalar("Min")},
+      {"equal", compare("Equal")},
+      {"not_equal", compare("Equal", true)},
+      {"greater", compare("Greater")},
+      {"greater_equal", compare("GreaterOrEqual")},
+      {"less", compare("Less")},
+      {"less_equal", compare("LessOrEqual")},
+      {"relu", same("Relu")},
+      {"sigmoid", same("Sigmoid")},
+      {"tanh", same("Tanh")},
+      {"softplus", same("Softplus")},
+      {"exp", same("Exp")},
+      {"log", same("Log")},
+      {"sqrt", same("Sqrt")},
+      {"abs", same("Abs")},
+      {"negative", same("Neg")},
+      {"sign", same("Sign")},
+      {"sin", same("Sin")},
+      {"cos", same("Cos")},
+      {"erf", same("Erf")},
+      {"rsqrt", lower_rsqrt},
+      {"square", lower_square},
+      {"log1p", lower_log1p},
+      {"gelu", lower_gelu},
+      {"leaky_relu", lower_leaky_relu},
+      {"clip", lower_clip},
+      {"fused_elementwise", lower_fused},
+  };
+  return *table;
+}
+
+// Why an operator without a lowering cannot be exported.
+std::string why_not_exported(const ops::OpDef& op) {
+  if (op.random) return "it draws random numbers, which an inference graph cannot reproduce";
+  if (!op.mutable_inputs.empty()) return "it updates its inputs in place (a training step)";
+  if (op.name.find("_backward") != std::string_view::npos) {
+    return "it is a gradient, not part of inference";
+  }
+  return fmt::format("ONNX (opset {}) has no equivalent operator", kOnnxOpset);
+}
+
+using EntryKey = std::pair<const graph::Node*, uint32_t>;
+
+// The specs of the inputs: given, else recorded in the graph.
+TensorSpec input_spec(const graph::Node& n, const OnnxExportOptions& o) {
+  const auto given = o.input_shapes.find(n.name);
+  const DType dtype = n.specs.empty() ? DType::kFloat32 : n.specs[0].dtype;
+  if (given != o.input_shapes.end()) return TensorSpec{given->second, dtype, cpu()};
+  JANUS_CHECK(!n.specs.empty(), ValueError,
+              "ONNX export: '{}' does not record the shape of its input '{}'; give it (janus "
+              "convert --shape)",
+              o.symbol_file, n.name);
+  return TensorSpec{n.specs[0].shape, dtype, cpu()};
+}
+
+}  // namespace
+
+std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& params,
+                        const OnnxExportOptions& o) {
+  const graph::ArgumentBinding binding =
+      graph::bind_arguments(symbol.list_arguments(), o.input_names, "ONNX export");
+  const std::vector<NDArray> values =
+      graph::bind_parameters(symbol, binding, params, "ONNX export", o.symbol_file, o.params_file);
+  std::unordered_map<std::string, NDArray> value_of;
+  for (size_t k = 0; k < values.size(); ++k) value_of[binding.parameter_names[k]] = values[k];
+
+  graph::Graph g = symbol.graph().clone();
+  for (const graph::NodePtr& n : g.nodes) {
+    if (!n->is_variable() || n->constant.defined()) continue;
+    const auto v = value_of.find(n->name);
+    n->specs = {v != value_of.end() ? TensorSpec{v->second.shape(), v->second.dtype(), cpu()}
+                                    : input_spec(*n, o)};
+  }
+  graph::infer_specs(g);
+
+  ::onnx::ModelProto model;
+  model.set_ir_version(::onnx::IR_VERSION);
+  model.set_producer_name("janus");
+  ::onnx::OperatorSetIdProto& opset = *model.add_opset_import();
+  opset.set_domain("");
+  opset.set_version(kOnnxOpset);
+  ::onnx::GraphProto& gp = *model.mutable_graph();
+  gp.set_name("janus");
+  Builder b(gp);
+
+  // Values by entry: variables under their names, graph outputs under list_outputs' names.
+  std::map<EntryKey, std::string> names;
+  for (const std::string& name : o.input_names) {
+    for (const graph::NodePtr& n : g.nodes) {
+      if (n->is_variable() && n->name == name && !value_of.contains(name)) {
+        set_type(*gp.add_input(), b.unique(name), n->specs[0]);
+        names[{n.get(), 0}] = name;
+      }
+    }
+  }
+  for (const graph::NodePtr& n : g.nodes) {
+    if (!n->is_variable() || names.contains({n.get(), 0})) continue;
+    const auto v = value_of.find(n->name);
+    names[{n.get(), 0}] = b.initializer(n->name, n->constant.defined() ? n->constant : v->second);
+  }
+  const std::vector<std::string> output_names = symbol.list_outputs();
+  std::vector<std::string> outputs;  // the ONNX output names
+  std::vector<bool> needs_identity;
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    const EntryKey key{g.outputs[k].node.get(), g.outputs[k].index};
+    outputs.push_back(b.unique(output_names.at(k)));
+    const bool own = !key.first->is_variable() && !names.contains(key);
+    if (own) names[key] = outputs.back();
+    needs_identity.push_back(!own);
+  }
+  std::set<EntryKey> read;
+  for (const graph::NodePtr& n : g.nodes) {
+    for (const graph::NodeEntry& e : n->inputs) read.insert({e.node.get(), e.index});
+  }
+  for (const graph::NodeEntry& e : g.outputs) read.insert({e.node.get(), e.index});
+
+  for (const graph::NodePtr& n : g.nodes) {
+    if (n->is_variable()) continue;
+    const ops::OpDef& op = *n->op;
+    Call call{n->name, op, n->attrs, {}, {}, {}, n->specs, {}};
+    for (const graph::NodeEntry& e : n->inputs) {
+      call.in.push_back(names.at({e.node.get(), e.index}));
+      call.in_specs.push_back(e.node->specs.at(e.index));
+    }
+    for (uint32_t i = 0; i < n->num_outputs(); ++i) {
+      const EntryKey key{n.get(), i};
+      if (!names.contains(key)) {
+        names[key] = b.unique(n->num_outputs() == 1 ? n->name
+                                                    : fmt::format("{}_{}", n->name, op.outputs[i]));
+      }
+      call.out.push_back(names[key]);
+      call.used.push_back(read.contains(key));
+    }
+    const auto lowering = lowerings().find(op.name);
+    if (lowering != lowerings().end()) {
+      try {
+        lowering->second(b, call);
+      } catch (const NotImplementedError&) {
+        throw;  // names the node already
+      } catch (Error& e) {
+        e.add_context(fmt::format("ONNX export: node '{}' (operator '{}')", n->name, op.name));
+        throw;
+      }
+    } else if (op.inputs.empty() && !op.random) {
+      // A creation operator (zeros, arange, ...): its value, computed once, is a constant.
+      const std::vector<NDArray> made = ops::invoke(op, {}, n->attrs);
+      for (size_t i = 0; i < made.size(); ++i) {
+        if (call.used[i])
+          b.node("Identity", {b.initializer(n->name, made[i])}, {call.out[i]}, n->name);
+      }
+    } else {
+      JANUS_THROW(NotImplementedError,
+                  "ONNX export: node '{}' (operator '{}') cannot be exported: {}", n->name, op.name,
+                  why_not_exported(op));
+    }
+  }
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    const graph::NodeEntry& e = g.outputs[k];
+    if (needs_identity[k]) {
+      b.node("Identity", {names.at({e.node.get(), e.index})}, {outputs[k]}, outputs[k]);
+    }
+    set_type(*gp.add_output(), outputs[k], e.node->specs.at(e.index));
+  }
+  return model.SerializeAsString();
+}
+
+std::vector<std::string> onnx_mapped_operators() {
+  std::vector<std::string> names;
+  for (const auto& [name, lowering] : lowerings()) names.emplace_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void save_onnx(const std::string& path, const graph::Symbol& symbol,
+               const graph::NamedArrays& params, const OnnxExportOptions& options) {
+  const std::string bytes = export_onnx(symbol, params, options);
+  const std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  JANUS_CHECK(out.is_open(), IOError, "ONNX export: cannot write '{}': {}", path,
+              std::strerror(errno));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  std::error_code ec;
+  if (!out) {
+    std::filesystem::remove(tmp, ec);
+    JANUS_THROW(IOError, "ONNX export: writing '{}' failed (disk full?)", path);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  JANUS_CHECK(!ec, IOError, "ONNX export: cannot write '{}': {}", path, ec.message());
+}
+
+}  // namespace janus::interchange

@@ -1,0 +1,233 @@
+// ONNX export: what each mapping writes (read back through the ONNX protobuf classes) and the
+// errors that name the node, the operator or the file. check_onnx.py runs the exported models
+// through ONNX Runtime.
+#include "onnx_export.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "janus/base/error.h"
+#include "janus/ops/fused.h"
+#include "janus/ops/ops.h"
+
+#include "onnx/onnx_pb.h"
+#include "testing/test_util.h"
+
+namespace janus::interchange {
+namespace {
+
+using graph::Symbol;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+::onnx::ModelProto parse(const std::string& bytes) {
+  ::onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  return model;
+}
+
+std::vector<std::string> op_types(const ::onnx::ModelProto& model) {
+  std::vector<std::string> types;
+  for (const ::onnx::NodeProto& n : model.graph().node()) types.push_back(n.op_type());
+  return types;
+}
+
+std::vector<int64_t> dims(const ::onnx::ValueInfoProto& v) {
+  std::vector<int64_t> out;
+  for (const auto& d : v.type().tensor_type().shape().dim()) out.push_back(d.dim_value());
+  return out;
+}
+
+TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
+  const Symbol x = Symbol::var("data", Shape{2, 3});
+  const Symbol y = Symbol::op("fully_connected", {x, Symbol::var("w"), Symbol::var("b")},
+                              {{"activation", std::string("relu")}}, "fc");
+  const graph::NamedArrays params = {{"w", ones({4, 3})}, {"b", zeros({4})}};
+  const ::onnx::ModelProto m = parse(export_onnx(y, params));
+  ASSERT_EQ(m.opset_import_size(), 1);
+  EXPECT_EQ(m.opset_import(0).version(), kOnnxOpset);
+  EXPECT_THAT(op_types(m), ElementsAre("Gemm", "Relu"));
+  EXPECT_EQ(m.graph().node(0).attribute(0).name(), "transB");
+  ASSERT_EQ(m.graph().input_size(), 1);
+  EXPECT_EQ(m.graph().input(0).name(), "data");
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(2, 3));
+  ASSERT_EQ(m.graph().output_size(), 1);
+  EXPECT_EQ(m.graph().output(0).name(), y.list_outputs()[0]);
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(2, 4));
+  ASSERT_EQ(m.graph().initializer_size(), 2);
+  EXPECT_EQ(m.graph().initializer(0).name(), "w");
+  EXPECT_EQ(m.graph().initializer(0).raw_data().size(), 12 * sizeof(float));
+}
+
+TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
+  const Symbol y = Symbol::op("flatten", {Symbol::var("data", Shape{2, 3, 4})});
+  OnnxExportOptions o;
+  o.input_shapes["data"] = Shape{5, 3, 4};
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(5, 3, 4));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
+}
+
+TEST(OnnxExport, FusedElementwiseIsItsStepsInOrder) {
+  const Symbol x = Symbol::var("data", Shape{3});
+  const std::vector<ops::FusedStep> steps = {{&ops::get_op("exp"), {}, {0}},
+                                             {&ops::get_op("mul_scalar"), {2.0}, {-1}},
+                                             {&ops::get_op("rsqrt"), {}, {-2}}};
+  const Symbol y = Symbol::op("fused_elementwise", {x},
+                              {{"program", ops::encode_fused_program(steps)}}, "fused");
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+  EXPECT_THAT(op_types(m), ElementsAre("Exp", "Mul", "Sqrt", "Reciprocal"));
+  // The last step writes the graph's output.
+  EXPECT_EQ(m.graph().node(3).output(0), m.graph().output(0).name());
+}
+
+// Every operator that the fuse_elementwise pass may put into a program can be exported inside
+// one, apart from gradients (never in an inference graph).
+TEST(OnnxExport, EveryFusableOperatorExportsAsAStep) {
+  std::vector<std::string> refused;
+  int tried = 0;
+  for (const ops::OpDef* op : ops::all_ops()) {
+    if (!ops::fusable(*op) || op->name.find("_backward") != std::string_view::npos) continue;
+    ++tried;
+    ops::FusedStep step{op, {}, {}};
+    for (const ops::AttrDef& a : op->attrs) {
+      if (a.default_value) {
+        step.attrs.values().push_back(*a.default_value);
+      } else if (a.type == ops::AttrType::kFloat) {
+        step.attrs.values().push_back(0.5);
+      } else if (a.type == ops::AttrType::kInt) {
+        step.attrs.values().push_back(int64_t{1});
+      } else {
+        step.attrs.values().push_back(false);
+      }
+    }
+    std::vector<Symbol> inputs;
+    for (size_t i = 0; i < op->inputs.size(); ++i) {
+      step.inputs.push_back(static_cast<int>(i));
+      inputs.push_back(Symbol::var(fmt::format("data{}", i), Shape{2}));
+    }
+    OnnxExportOptions o;
+    o.input_names.clear();
+    for (const Symbol& v : inputs) o.input_names.push_back(v.list_arguments()[0]);
+    const Symbol y = Symbol::op("fused_elementwise", inputs,
+                                {{"program", ops::encode_fused_program({step})}}, "fused");
+    try {
+      export_onnx(y, {}, o);
+    } catch (const Error& e) {
+      refused.push_back(fmt::format("{}: {}", op->name, e.what()));
+    }
+  }
+  EXPECT_THAT(refused, ::testing::IsEmpty());
+  EXPECT_GE(tried, 40);  // unary, binary, scalar and comparison operators
+}
+
+TEST(OnnxExport, ScalarsTakeTheDtypeOfTheArray) {
+  for (const DType dtype : {DType::kFloat16, DType::kFloat64, DType::kInt32}) {
+    const Symbol y =
+        Symbol::op("mul_scalar", {Symbol::var("data", Shape{2}, dtype)}, {{"scalar", 3.0}});
+    const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+    ASSERT_EQ(m.graph().initializer_size(), 1);
+    const ::onnx::TensorProto& c = m.graph().initializer(0);
+    EXPECT_EQ(c.dims_size(), 0);
+    EXPECT_EQ(c.raw_data().size(), dtype_size(dtype)) << dtype_name(dtype);
+    EXPECT_EQ(c.data_type(), m.graph().input(0).type().tensor_type().elem_type());
+  }
+}
+
+// Every registered operator is mapped, computed (creation operators) or refused on purpose: a
+// new operator fails this test until its ONNX form is written or its refusal listed here.
+TEST(OnnxExport, EveryOperatorIsMappedOrRefusedOnPurpose) {
+  const std::vector<std::string> mapped = onnx_mapped_operators();
+  const std::set<std::string, std::less<>> refused = {
+      // random numbers
+      "permutation", "randint", "random_normal", "random_uniform",
+      // training steps and in-place updates
+      "adam_update", "sgd_mom_update", "sgd_update", "add_into", "copy_into",
+      // reads another device: never in a compiled graph
+      "peer_add",
+      // an accumulating scatter is opset 16
+      "scatter_add"};
+  std::vector<std::string> undecided;
+  for (const ops::OpDef* op : ops::all_ops()) {
+    const std::string name(op->name);
+    const bool creation = op->inputs.empty() && !op->random;
+    if (std::binary_search(mapped.begin(), mapped.end(), name) || creation ||
+        refused.contains(name) || name.find("_backward") != std::string::npos) {
+      continue;
+    }
+    undecided.push_back(name);
+  }
+  EXPECT_THAT(undecided, ::testing::IsEmpty());
+  for (const std::string& name : mapped) EXPECT_NE(ops::find_op(name), nullptr) << name;
+}
+
+TEST(OnnxExport, OutputThatIsAnInputGoesThroughIdentity) {
+  const Symbol x = Symbol::var("data", Shape{2});
+  const ::onnx::ModelProto m = parse(export_onnx(Symbol::group({x, Symbol::op("relu", {x})}), {}));
+  EXPECT_THAT(op_types(m), ElementsAre("Relu", "Identity"));
+  EXPECT_EQ(m.graph().output_size(), 2);
+}
+
+TEST(OnnxExport, OperatorsWithoutOnnxEquivalentNameTheNodeAndTheOperator) {
+  const Symbol x = Symbol::var("data", Shape{2, 3});
+  const Symbol noise = Symbol::op("random_uniform", {}, {{"shape", Shape{2, 3}}}, "noise") + x;
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(noise, {}); }),
+              HasSubstr("ONNX export: node 'noise' (operator 'random_uniform') cannot be "
+                        "exported: it draws random numbers"));
+  const Symbol grad = Symbol::op("relu_backward", {x, x}, {}, "relu_grad");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(grad, {}); }),
+              HasSubstr("node 'relu_grad' (operator 'relu_backward') cannot be exported: it is "
+                        "a gradient"));
+  const Symbol drop = Symbol::op("dropout", {x}, {{"p", 0.5}, {"training", true}}, "drop")[0];
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(drop, {}); }),
+              HasSubstr("node 'drop' (operator 'dropout'): dropout in training mode"));
+  const Symbol c = Symbol::var("c", Shape{3});
+  const Symbol bn = Symbol::op("batch_norm", {x, c, c, c, c}, {{"training", true}}, "bn")[0];
+  EXPECT_THAT(error_of<NotImplementedError>([&] {
+                export_onnx(bn, {{"c", ones({3})}});
+              }),
+              HasSubstr("node 'bn' (operator 'batch_norm'): batch statistics in training mode"));
+}
+
+TEST(OnnxExport, ParametersMustMatchTheGraph) {
+  const Symbol y = Symbol::op(
+      "fully_connected", {Symbol::var("data", Shape{2, 3}), Symbol::var("w"), Symbol::var("b")});
+  OnnxExportOptions o;
+  o.symbol_file = "net-symbol.json";
+  o.params_file = "net-0003.safetensors";
+  EXPECT_THAT(error_of<ValueError>([&] {
+                export_onnx(y, {{"w", ones({4, 3})}}, o);
+              }),
+              HasSubstr("the graph 'net-symbol.json' needs parameter 'b', which is neither an "
+                        "input nor in 'net-0003.safetensors'"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                export_onnx(y, {{"w", ones({4, 3})}, {"b", ones({4})}, {"extra", ones({1})}}, o);
+              }),
+              HasSubstr("'net-0003.safetensors' holds 'extra'"));
+  o.input_names = {"x"};
+  EXPECT_THAT(error_of<ValueError>([&] { export_onnx(y, {}, o); }),
+              HasSubstr("the graph has no argument named 'x'"));
+}
+
+TEST(OnnxExport, InputWithoutShapeAsksForOne) {
+  const Symbol y = Symbol::op("relu", {Symbol::var("data")});
+  OnnxExportOptions o;
+  o.symbol_file = "net-symbol.json";
+  EXPECT_THAT(error_of<ValueError>([&] { export_onnx(y, {}, o); }),
+              HasSubstr("'net-symbol.json' does not record the shape of its input 'data'"));
+}
+
+TEST(OnnxExport, SaveNamesAPathItCannotWrite) {
+  const Symbol y = Symbol::op("relu", {Symbol::var("data", Shape{2})});
+  EXPECT_THAT(error_of<IOError>([&] { save_onnx("/nonexistent-dir/net.onnx", y, {}); }),
+              HasSubstr("cannot write '/nonexistent-dir/net.onnx'"));
+}
+
+}  // namespace
+}  // namespace janus::interchange
