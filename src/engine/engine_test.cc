@@ -455,7 +455,9 @@ TEST(ThreadedEngine, AFullWindowResumesWhenHalfOfItHasDrained) {
   for (size_t i = 0; i < open.size(); ++i) {
     open[i] = true;
     while (done.load() <= static_cast<int>(i)) std::this_thread::yield();
-    if (i == 1) EXPECT_EQ(in_flight_after_push.load(), -1) << "resumed with 2 of 4 in flight";
+    if (i == 1) {
+      EXPECT_EQ(in_flight_after_push.load(), -1) << "resumed with 2 of 4 in flight";
+    }
   }
   pusher.join();
   e->wait_all();
