@@ -64,15 +64,18 @@ void check_mpi(int rc, const char* call) {
 
 // Between two tests of a pending operation: yield for the first 100 ms (a collective of a few
 // MB completes within it, and a yielding thread gives the core to a peer process sharing it),
-// then sleep 200 us (a wait for a slow peer, or a server's idle wait for its next request,
-// should not hold a core).
+// then sleep 200 us, and 1 ms after a second (a wait for a slow peer, or a server's idle wait
+// for its next request, should not hold a core).
 class Backoff {
  public:
   void pause() {
-    if (Clock::now() - start_ < std::chrono::milliseconds(100)) {
+    const auto waited = Clock::now() - start_;
+    if (waited < std::chrono::milliseconds(100)) {
       sched_yield();
-    } else {
+    } else if (waited < std::chrono::seconds(1)) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
 
