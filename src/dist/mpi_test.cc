@@ -40,8 +40,11 @@ Result mpirun(const std::string& scenario, const std::vector<Apps>& apps, double
   const auto log =
       std::filesystem::temp_directory_path() / fmt::format("janus_mpi_test_{}.log", ::getpid());
   // Open MPI applies the -x of one app context to that context only: each gets them all.
-  const std::string env = fmt::format(
+  std::string env = fmt::format(
       "-x JANUS_DIST_BACKEND=mpi -x JANUS_DIST_TIMEOUT={} -x OMP_NUM_THREADS=1", timeout_s);
+#if defined(__SANITIZE_ADDRESS__)
+  env += " -x ASAN_OPTIONS";
+#endif
   std::string command = fmt::format("timeout -k 5 {} '{}' --allow-run-as-root --oversubscribe {}",
                                     deadline_s, JANUS_MPIEXEC, mpirun_args);
   for (size_t i = 0; i < apps.size(); ++i) {
@@ -49,6 +52,16 @@ Result mpirun(const std::string& scenario, const std::vector<Apps>& apps, double
                            apps[i].env, JANUS_DIST_WORKER, scenario);
   }
   command += fmt::format(" >'{}' 2>&1 </dev/null", log.string());
+#if defined(__SANITIZE_ADDRESS__)
+  // Open MPI leaves MPI_Init's allocations behind at MPI_Finalize, in components it has
+  // unloaded by then: LeakSanitizer cannot tell them from ours without unwinding every malloc
+  // slowly (20 s a test), so the ranks check memory errors but not leaks. (A run with whole
+  // stacks and Open MPI's libraries suppressed was clean.) The same scenarios on Gloo are
+  // leak-checked.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  ::setenv("ASAN_OPTIONS", fmt::format("{}:detect_leaks=0", asan != nullptr ? asan : "").c_str(),
+           1);
+#endif
   const auto start = Clock::now();
   const int raw = std::system(command.c_str());
   Result r;
