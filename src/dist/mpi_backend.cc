@@ -198,14 +198,38 @@ class MpiBackend final : public Backend {
                 "and JANUS_WORLD_SIZE unset under mpirun",
                 rank, size, o.rank, o.world_size);
     // Communicators of their own: collectives, parameter-server traffic and notices never
-    // match each other's messages. MPI_Comm_dup is collective: it is this backend's rendezvous.
+    // match each other's messages. Duplicating is collective, this backend's rendezvous: the
+    // nonblocking form, so a rank that never creates its group is an error after the timeout.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    std::vector<MPI_Request> requests;
     for (MPI_Comm* c : {&coll_, &p2p_, &notice_}) {
-      const int rc = MPI_Comm_dup(MPI_COMM_WORLD, c);
+      requests.push_back(MPI_REQUEST_NULL);
+      const int rc = MPI_Comm_idup(MPI_COMM_WORLD, c, &requests.back());
       JANUS_CHECK(rc == MPI_SUCCESS, DistError,
-                  "dist: rank {} of {} could not join the MPI process group: MPI_Comm_dup: {}",
+                  "dist: rank {} of {} could not join the MPI process group: MPI_Comm_idup: {}",
                   o.rank, o.world_size, mpi_error(rc));
-      MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
     }
+    const auto deadline = Clock::now() + timeout_;
+    Backoff backoff;
+    for (;;) {
+      int done = 0;
+      const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                                 MPI_STATUSES_IGNORE);
+      JANUS_CHECK(rc == MPI_SUCCESS, DistError,
+                  "dist: rank {} of {} could not join the MPI process group: MPI_Testall: {}",
+                  o.rank, o.world_size, mpi_error(rc));
+      if (done != 0) break;
+      if (Clock::now() >= deadline) {
+        set_failure("joining timed out");
+        JANUS_THROW(DistError,
+                    "dist: rank {} of {} could not join the MPI process group within {} ms: not "
+                    "every rank of the job created it (each must create its groups in the same "
+                    "order)",
+                    o.rank, o.world_size, timeout_.count());
+      }
+      backoff.pause();
+    }
+    for (MPI_Comm* c : {&coll_, &p2p_, &notice_}) MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
   }
 
   ~MpiBackend() override {
