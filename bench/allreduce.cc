@@ -21,7 +21,7 @@
 // and 1 MB, few repetitions.
 //
 // The benchmark starts its own processes: it re-executes this program (the path of
-// /proc/self/exe, with the same arguments) as 2 ranks with JANUS_ALLREDUCE_BENCH_CHILD set,
+// /proc/self/exe, running this benchmark only) as 2 ranks with JANUS_ALLREDUCE_BENCH_CHILD set,
 // forked with JANUS_RANK etc. for Gloo, and under `mpirun -np 2` for MPI.
 #include <fcntl.h>
 #include <gloo/allreduce.h>
@@ -144,13 +144,19 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-std::vector<std::string> own_arguments() {
+// How a rank runs this benchmark alone: this program (the path of /proc/self/exe) as `janus
+// bench allreduce` when it is the janus command, or as the standalone build/bench/allreduce,
+// with --quick when this run has it. (Not this run's own arguments: `janus bench --all` would
+// have each rank run every benchmark.)
+std::vector<std::string> rank_command(const bench::Options& options) {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
   std::string arg;
   while (std::getline(in, arg, '\0')) args.push_back(arg);
-  args[0] = std::filesystem::read_symlink("/proc/self/exe").string();
-  return args;
+  std::vector<std::string> out{std::filesystem::read_symlink("/proc/self/exe").string()};
+  if (args.size() > 1 && args[1] == "bench") out.insert(out.end(), {"bench", "allreduce"});
+  if (options.quick) out.emplace_back("--quick");
+  return out;
 }
 
 struct Row {
@@ -174,13 +180,12 @@ std::string temp_path(const std::string& what) {
 }
 
 // Gloo: kRanks forked processes with JANUS_RANK etc.; a file store for the direct context.
-std::vector<Row> run_gloo(int timeout_s) {
+std::vector<Row> run_gloo(const std::vector<std::string>& args, int timeout_s) {
   const std::string out_path = temp_path("gloo");
   const std::string store = temp_path("store");
   std::filesystem::remove_all(store);
   std::filesystem::create_directories(store);
   const int port = free_port();
-  const std::vector<std::string> args = own_arguments();
   std::vector<pid_t> pids;
   for (int r = 0; r < kRanks; ++r) {
     const pid_t pid = ::fork();
@@ -225,14 +230,14 @@ std::vector<Row> run_gloo(int timeout_s) {
 }
 
 // MPI: `mpirun -np kRanks` of this program, under `timeout`.
-std::vector<Row> run_mpi(int timeout_s) {
+std::vector<Row> run_mpi(const std::vector<std::string>& args, int timeout_s) {
   const std::string out_path = temp_path("mpi");
   std::string command = fmt::format(
       "timeout -k 5 {} '{}' --allow-run-as-root --oversubscribe -np {} -x "
       "JANUS_DIST_BACKEND=mpi -x JANUS_ALLREDUCE_BENCH_CHILD=mpi -x "
       "JANUS_ALLREDUCE_BENCH_OUT='{}' -x JANUS_DIST_TIMEOUT=120 -x OMP_NUM_THREADS=1",
       timeout_s, JANUS_MPIEXEC, kRanks, out_path);
-  for (const std::string& a : own_arguments()) command += fmt::format(" '{}'", a);
+  for (const std::string& a : args) command += fmt::format(" '{}'", a);
   command += " >/dev/null </dev/null";
   const int status = std::system(command.c_str());
   std::vector<Row> rows = read_rows(out_path);
@@ -256,9 +261,16 @@ double copy_bandwidth(int64_t bytes) {
 
 int run(const bench::Options& options) {
   if (std::getenv("JANUS_ALLREDUCE_BENCH_CHILD") != nullptr) return run_child(options);
+  if (std::getenv("JANUS_RANK") != nullptr || std::getenv("OMPI_COMM_WORLD_RANK") != nullptr) {
+    // A rank of some job already (another benchmark's child under `janus bench --all`): this
+    // benchmark starts jobs of its own, and not from inside one.
+    std::printf("allreduce: skipped in a process that is a rank of a job already\n");
+    return 0;
+  }
   const size_t sizes = sizes_bytes(options).size();
-  const std::vector<Row> gloo = run_gloo(600);
-  const std::vector<Row> mpi = run_mpi(600);
+  const std::vector<std::string> args = rank_command(options);
+  const std::vector<Row> gloo = run_gloo(args, 600);
+  const std::vector<Row> mpi = run_mpi(args, 600);
   if (gloo.size() != sizes || mpi.size() != sizes) return 1;
   std::printf("Allreduce (sum, float32) across %d processes on this machine, rank 0's median:\n",
               kRanks);
