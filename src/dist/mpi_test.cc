@@ -36,7 +36,8 @@ struct Apps {
 // Runs `mpirun [mpirun_args] -np N ... dist_worker SCENARIO [: -np M ...]` with the MPI backend,
 // JANUS_DIST_TIMEOUT=timeout_s and one kernel thread per process, killed after `deadline_s`.
 Result mpirun(const std::string& scenario, const std::vector<Apps>& apps, double timeout_s,
-              const std::string& mpirun_args = "", int deadline_s = 60) {
+              const std::string& mpirun_args = "", int deadline_s = 60,
+              const char* program = JANUS_DIST_WORKER) {
   const auto log =
       std::filesystem::temp_directory_path() / fmt::format("janus_mpi_test_{}.log", ::getpid());
   // Open MPI applies the -x of one app context to that context only: each gets them all.
@@ -49,7 +50,7 @@ Result mpirun(const std::string& scenario, const std::vector<Apps>& apps, double
                                     deadline_s, JANUS_MPIEXEC, mpirun_args);
   for (size_t i = 0; i < apps.size(); ++i) {
     command += fmt::format("{} -np {} {} {} '{}' {}", i == 0 ? "" : " :", apps[i].np, env,
-                           apps[i].env, JANUS_DIST_WORKER, scenario);
+                           apps[i].env, program, scenario);
   }
   command += fmt::format(" >'{}' 2>&1 </dev/null", log.string());
 #if defined(__SANITIZE_ADDRESS__)
@@ -125,6 +126,14 @@ TEST(DistMpi, DeadRankEndsTheJobThroughMpirun) {
   EXPECT_THAT(r.output, HasSubstr(",2]"));  // Open MPI's process name [[job,1],rank]
   EXPECT_THAT(r.output, HasSubstr("Exit code:    3"));
   EXPECT_LT(r.seconds, 15);
+}
+
+// Rank 1 starts MPI but never creates its group: rank 0's group fails to join within the
+// timeout + 2 s (checked by tests/mpi_join_worker.cc), not a hang.
+TEST(DistMpi, ARankThatNeverCreatesTheGroupIsADistErrorAfterTheTimeout) {
+  const Result r = mpirun("", {Apps{2}}, 2, "", /*deadline_s=*/40, JANUS_MPI_JOIN_WORKER);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("could not join the MPI process group within 2000 ms"));
 }
 
 TEST(DistMpiParameterServer, SyncPushPullSemanticsWithTwoServers) {
