@@ -13,12 +13,15 @@ set -euo pipefail
 # a fresh venv.
 # libgloo-dev: the dist layer's collectives (allreduce, broadcast, allgather, barrier over TCP)
 # run on Gloo rather than on a transport of our own (DESIGN.md, "Distribution").
-# libonnx-dev, libprotobuf-dev: ONNX export (src/onnx/) writes models through the ONNX
+# libonnx-dev, libprotobuf-dev: ONNX export (interchange/) writes models through the ONNX
 # project's own protobuf classes (onnx/onnx_pb.h, CMake package ONNX) and links protobuf.
+# libopenmpi-dev, openmpi-bin: the optional MPI backend (JANUS_DIST_BACKEND=mpi) and mpirun,
+# which its tests start their ranks with.
 packages=(
   build-essential cmake ninja-build pkg-config ccache clang-format
   libdnnl-dev ocl-icd-opencl-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev libonnx-dev libprotobuf-dev
+  libopenmpi-dev openmpi-bin
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-venv
   dataset-fashion-mnist
 )

@@ -1,14 +1,10 @@
-// The collectives as engine operations on the comm lane: each kernel calls Gloo's blocking
-// collective with the group's timeout and turns Gloo's exceptions into a DistError.
+// The collectives as engine operations on the comm lane: each kernel calls its backend's
+// blocking collective (Gloo's or MPI's, bounded by the group's timeout) and turns a failure into
+// a DistError.
 #include "janus/dist/collectives.h"
 
-#include <gloo/allgather.h>
-#include <gloo/allreduce.h>
-#include <gloo/barrier.h>
-#include <gloo/broadcast.h>
-#include <gloo/math.h>
-
 #include <chrono>
+#include <cstring>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
@@ -30,54 +26,37 @@ void check_array(const NDArray& a, std::string_view what) {
               what);
 }
 
-// Runs `collective` (a Gloo call) for the operation `what`, naming it, this rank and the ranks
-// that have gone when it fails.
+// Runs `collective` (a backend call) for the operation `what`, naming it, this rank and the
+// ranks that have gone when it fails. `keep` (the arrays it reads or writes) stays allocated for
+// the group's life after a failure: the library may still write into it.
 template <typename F>
-void run_collective(ProcessGroup::Impl& im, const std::string& what, F&& collective) {
+void run_collective(ProcessGroup::Impl& im, const std::string& what,
+                    std::initializer_list<NDArray> keep, F&& collective) {
   const auto start = Clock::now();
   try {
-    collective();
+    collective(*im.backend);
   } catch (const std::exception& e) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    {
+      const std::lock_guard lock(im.abandoned_mu);
+      im.abandoned.insert(im.abandoned.end(), keep.begin(), keep.end());
+    }
     JANUS_THROW(DistError, "dist: {} failed on rank {} of {} after {:.1f} s (timeout {} ms): {}{}",
                 what, im.rank, im.size, seconds, im.timeout.count(), e.what(),
                 im.describe_gone_ranks());
   }
 }
 
-template <typename Options>
-void set_common(Options& opts, ProcessGroup::Impl& im, uint32_t tag) {
-  opts.setTag(tag);
-  opts.setTimeout(im.timeout);
-}
-
-template <typename T>
-void allreduce_sum(ProcessGroup::Impl& im, void* data, size_t n, uint32_t tag) {
-  gloo::AllreduceOptions opts(im.context);
-  opts.setOutput(static_cast<T*>(data), n);  // in place: Gloo reads the outputs when no input
-  opts.setReduceFunction(
-      static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<T>));
-  opts.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
-  set_common(opts, im, tag);
-  gloo::allreduce(opts);
-}
-
-using AllreduceFn = void (*)(ProcessGroup::Impl&, void*, size_t, uint32_t);
-
-AllreduceFn allreduce_function(DType dtype) {
+bool summable(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
-      return &allreduce_sum<float>;
     case DType::kFloat64:
-      return &allreduce_sum<double>;
     case DType::kInt32:
-      return &allreduce_sum<int32_t>;
     case DType::kInt64:
-      return &allreduce_sum<int64_t>;
     case DType::kUInt8:
-      return &allreduce_sum<uint8_t>;
+      return true;
     default:
-      return nullptr;
+      return false;
   }
 }
 
@@ -95,8 +74,7 @@ void push_comm(Kernel kernel, std::span<Var* const> reads, std::span<Var* const>
 
 void allreduce(ProcessGroup& pg, const NDArray& array) {
   check_array(array, "allreduce");
-  const AllreduceFn fn = allreduce_function(array.dtype());
-  JANUS_CHECK(fn != nullptr, TypeError,
+  JANUS_CHECK(summable(array.dtype()), TypeError,
               "dist: allreduce: {} is not supported; expected float32, float64, int32, int64 or "
               "uint8",
               dtype_name(array.dtype()));
@@ -105,10 +83,12 @@ void allreduce(ProcessGroup& pg, const NDArray& array) {
   auto what = fmt::format("allreduce #{} of {} {}", tag, array.shape(), dtype_name(array.dtype()));
   Var* writes[] = {array.var(), im->sequence};
   push_comm(
-      [im, what = std::move(what), tag, fn, data = array.raw_data(),
-       n = static_cast<size_t>(array.size())](const RunContext&) {
+      [im, what = std::move(what), tag, array](const RunContext&) {
+        const auto n = static_cast<size_t>(array.size());
         if (im->size == 1 || n == 0) return;
-        run_collective(*im, what, [&] { fn(*im, data, n, tag); });
+        run_collective(*im, what, {array}, [&](Backend& b) {
+          b.allreduce_sum(array.raw_data(), n, array.dtype(), tag);
+        });
       },
       {}, writes, array.device(), "dist.allreduce", &array);
 }
@@ -124,15 +104,10 @@ void broadcast(ProcessGroup& pg, const NDArray& array, int root) {
                           dtype_name(array.dtype()), root);
   Var* writes[] = {array.var(), im->sequence};
   push_comm(
-      [im, what = std::move(what), tag, root, data = array.raw_data(),
-       bytes = array.nbytes()](const RunContext&) {
-        if (im->size == 1 || bytes == 0) return;
-        run_collective(*im, what, [&] {
-          gloo::BroadcastOptions opts(im->context);
-          opts.setOutput(static_cast<char*>(data), bytes);
-          opts.setRoot(root);
-          set_common(opts, *im, tag);
-          gloo::broadcast(opts);
+      [im, what = std::move(what), tag, root, array](const RunContext&) {
+        if (im->size == 1 || array.nbytes() == 0) return;
+        run_collective(*im, what, {array}, [&](Backend& b) {
+          b.broadcast(array.raw_data(), array.nbytes(), root, tag);
         });
       },
       {}, writes, array.device(), "dist.broadcast", &array);
@@ -149,20 +124,15 @@ NDArray allgather(ProcessGroup& pg, const NDArray& in) {
   Var* reads[] = {in.var()};
   Var* writes[] = {out.var(), im->sequence};
   push_comm(
-      [im, what = std::move(what), tag, src = in.raw_data(), dst = out.raw_data(),
-       bytes = in.nbytes()](const RunContext&) {
+      [im, what = std::move(what), tag, in, out](const RunContext&) {
+        const size_t bytes = in.nbytes();
         if (bytes == 0) return;
         if (im->size == 1) {
-          std::memcpy(dst, src, bytes);
+          std::memcpy(out.raw_data(), in.raw_data(), bytes);
           return;
         }
-        run_collective(*im, what, [&] {
-          gloo::AllgatherOptions opts(im->context);
-          opts.setInput(static_cast<char*>(src), bytes);
-          opts.setOutput(static_cast<char*>(dst), bytes * static_cast<size_t>(im->size));
-          set_common(opts, *im, tag);
-          gloo::allgather(opts);
-        });
+        run_collective(*im, what, {in, out},
+                       [&](Backend& b) { b.allgather(in.raw_data(), out.raw_data(), bytes, tag); });
       },
       reads, writes, in.device(), "dist.allgather", &in);
   return out;
@@ -175,11 +145,7 @@ void barrier(ProcessGroup& pg) {
   push_comm(
       [im, what = fmt::format("barrier #{}", tag), tag](const RunContext&) {
         if (im->size == 1) return;
-        run_collective(*im, what, [&] {
-          gloo::BarrierOptions opts(im->context);
-          set_common(opts, *im, tag);
-          gloo::barrier(opts);
-        });
+        run_collective(*im, what, {}, [&](Backend& b) { b.barrier(tag); });
       },
       {}, writes, cpu(0), "dist.barrier", nullptr);
 }

@@ -1,21 +1,9 @@
-// Joining a process group: options from the environment, the rendezvous store, Gloo's TCP
-// device on the chosen interface, and the full mesh of pairs.
+// Joining a process group: options from the environment, then the backend's own joining
+// (gloo_backend.cc, mpi_backend.cc).
 #include "janus/dist/process_group.h"
 
-#include <arpa/inet.h>
-#include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/transport/tcp/device.h>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <csignal>
 #include <cstdlib>
-#include <cstring>
-#include <mutex>
 
 #include "janus/base/error.h"
 #include "janus/engine/engine.h"
@@ -41,53 +29,6 @@ int64_t env_integer(const char* name, std::string_view expected, int64_t lo, int
   return out;
 }
 
-// The local address through which this machine reaches `host`: connecting a UDP socket picks
-// the route and sends nothing.
-std::string local_address_towards(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* res = nullptr;
-  const int rc = ::getaddrinfo(host.c_str(), "9", &hints, &res);
-  JANUS_CHECK(rc == 0, ValueError, "dist: JANUS_MASTER_ADDR='{}' cannot be resolved: {}", host,
-              gai_strerror(rc));
-  std::string out;
-  for (addrinfo* a = res; a != nullptr && out.empty(); a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    sockaddr_storage local{};
-    socklen_t len = sizeof(local);
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-      char buf[INET6_ADDRSTRLEN] = {};
-      const void* addr =
-          local.ss_family == AF_INET
-              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
-              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
-      if (::inet_ntop(local.ss_family, addr, buf, sizeof(buf)) != nullptr) out = buf;
-    }
-    ::close(fd);
-  }
-  ::freeaddrinfo(res);
-  JANUS_CHECK(!out.empty(), ValueError,
-              "dist: no route from this machine to JANUS_MASTER_ADDR='{}' (set JANUS_DIST_IFACE "
-              "to the network interface to use)",
-              host);
-  return out;
-}
-
-gloo::transport::tcp::attr device_attr(const ProcessGroupOptions& o) {
-  gloo::transport::tcp::attr attr;
-  if (!o.iface.empty()) {
-    attr.iface = o.iface;
-  } else if (!o.file_store.empty() && o.master_addr.empty()) {
-    attr.hostname = "127.0.0.1";
-  } else {
-    attr.hostname = local_address_towards(o.master_addr);
-  }
-  return attr;
-}
-
 // `janus_name`, or `mpirun`'s variable of the same meaning when only that one is set (a job
 // started by Open MPI's mpirun).
 const char* rank_variable(const char* janus_name, const char* ompi_name) {
@@ -98,8 +39,21 @@ const char* rank_variable(const char* janus_name, const char* ompi_name) {
 
 }  // namespace
 
+const char* backend_name(DistBackend backend) {
+  return backend == DistBackend::kMpi ? "mpi" : "gloo";
+}
+
 ProcessGroupOptions ProcessGroupOptions::from_env() {
   ProcessGroupOptions o;
+  if (const char* b = getenv_nonempty("JANUS_DIST_BACKEND")) {
+    const std::string_view name(b);
+    JANUS_CHECK(name == "gloo" || name == "mpi", ValueError,
+                "dist: JANUS_DIST_BACKEND='{}' is not valid; expected 'gloo' (the default: TCP, "
+                "rendezvous at JANUS_MASTER_ADDR:JANUS_MASTER_PORT) or 'mpi' (a job started by "
+                "mpirun)",
+                name);
+    o.backend = name == "mpi" ? DistBackend::kMpi : DistBackend::kGloo;
+  }
   o.world_size = static_cast<int>(
       env_integer(rank_variable("JANUS_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"),
                   "the number of processes in the job, an integer >= 1", 1, 1 << 20));
@@ -119,7 +73,8 @@ ProcessGroupOptions ProcessGroupOptions::from_env() {
                 kind);
   }
   const char* addr = getenv_nonempty("JANUS_MASTER_ADDR");
-  const bool tcp = o.file_store.empty();
+  // MPI meets through mpirun: no store, no master address.
+  const bool tcp = o.file_store.empty() && o.backend == DistBackend::kGloo;
   JANUS_CHECK(addr != nullptr || !tcp, ValueError,
               "dist: JANUS_MASTER_ADDR is not set; expected the host name or address of rank 0's "
               "machine, where rank 0 serves the rendezvous store (e.g. 127.0.0.1)");
@@ -143,17 +98,12 @@ ProcessGroupOptions ProcessGroupOptions::from_env() {
 }
 
 ProcessGroup::Impl::~Impl() {
-  // Pending collectives hold the context (and this Impl) themselves: the var goes after them.
+  // Pending collectives hold this Impl themselves: the var goes after them.
   if (sequence != nullptr) engine().delete_var(sequence, nullptr);
 }
 
 std::string ProcessGroup::Impl::describe_gone_ranks() {
-  if (tcp_store == nullptr) return "";
-  // A dead peer's sockets close at once; the store's server learns it a moment after Gloo does.
-  const std::vector<int> gone = tcp_store->gone_ranks(std::chrono::milliseconds(500));
-  if (gone.empty()) return "; no rank has left the job: a peer stalled or is unreachable";
-  return fmt::format("; gone from the job (connection to the store closed): rank{} {}",
-                     gone.size() > 1 ? "s" : "", fmt::join(gone, ", "));
+  return backend != nullptr ? backend->describe_gone_ranks() : "";
 }
 
 ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_shared<Impl>()) {
@@ -163,39 +113,11 @@ ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_share
   Impl& im = *impl_;
   im.rank = o.rank;
   im.size = o.world_size;
+  im.kind = o.backend;
   im.timeout = o.timeout;
   im.sequence = engine().new_var();
   if (o.world_size == 1) return;  // nothing to meet: collectives are local
-  // Gloo writes to sockets without MSG_NOSIGNAL: a peer that dies must give an error, not a
-  // SIGPIPE that kills this process too. Only when nobody installed a handler of their own.
-  struct sigaction old {};
-  if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
-    std::signal(SIGPIPE, SIG_IGN);
-  }
-  try {
-    if (o.file_store.empty()) {
-      im.store_name = fmt::format("tcp://{}:{}", o.master_addr, o.master_port);
-      if (o.rank == 0) im.server = std::make_unique<TcpStoreServer>(o.master_addr, o.master_port);
-      auto store = std::make_shared<TcpStore>(o.master_addr, o.master_port, o.rank, o.timeout);
-      im.tcp_store = store.get();
-      im.store = std::move(store);
-    } else {
-      im.store_name = "file:" + o.file_store;
-      im.store = std::make_shared<gloo::rendezvous::FileStore>(o.file_store);
-    }
-    auto device = gloo::transport::tcp::CreateDevice(device_attr(o));
-    auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.world_size);
-    context->setTimeout(o.timeout);
-    context->connectFullMesh(*im.store, device);
-    im.context = std::move(context);
-  } catch (const ValueError&) {
-    throw;
-  } catch (const std::exception& e) {
-    JANUS_THROW(DistError,
-                "dist: rank {} of {} could not join the process group through the store {} "
-                "within {} ms: {}",
-                o.rank, o.world_size, im.store_name, o.timeout.count(), e.what());
-  }
+  im.backend = o.backend == DistBackend::kMpi ? make_mpi_backend(o) : make_gloo_backend(o);
 }
 
 ProcessGroup::~ProcessGroup() = default;
@@ -206,13 +128,14 @@ std::shared_ptr<ProcessGroup> ProcessGroup::from_env() {
 
 int ProcessGroup::rank() const { return impl_->rank; }
 int ProcessGroup::size() const { return impl_->size; }
+DistBackend ProcessGroup::backend() const { return impl_->kind; }
 std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout; }
 
 void ProcessGroup::wait() { engine().wait_for_var(impl_->sequence); }
 
 ProcessGroup& default_group() {
   // Kept until exit on purpose (never destroyed): collectives still draining at exit hold its
-  // context, and rank 0's store must outlive every other rank's use of it.
+  // backend, and rank 0's store must outlive every other rank's use of it.
   static ProcessGroup* group = new ProcessGroup(ProcessGroupOptions::from_env());
   return *group;
 }

@@ -39,9 +39,9 @@ class DistEnv : public ::testing::Test {
     return "no error";
   }
   static constexpr const char* kVars[] = {
-      "JANUS_RANK",         "JANUS_WORLD_SIZE",     "JANUS_MASTER_ADDR",
-      "JANUS_MASTER_PORT",  "JANUS_DIST_STORE",     "JANUS_DIST_IFACE",
-      "JANUS_DIST_TIMEOUT", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"};
+      "JANUS_RANK",           "JANUS_WORLD_SIZE",  "JANUS_MASTER_ADDR",  "JANUS_MASTER_PORT",
+      "JANUS_DIST_STORE",     "JANUS_DIST_IFACE",  "JANUS_DIST_TIMEOUT", "OMPI_COMM_WORLD_RANK",
+      "OMPI_COMM_WORLD_SIZE", "JANUS_DIST_BACKEND"};
 };
 
 TEST_F(DistEnv, ReadsEveryVariable) {
@@ -105,6 +105,44 @@ TEST_F(DistEnv, FileStoreNeedsNoMaster) {
   ::unsetenv("JANUS_MASTER_PORT");
   ::setenv("JANUS_DIST_STORE", "file:/tmp/x", 1);
   EXPECT_EQ(ProcessGroupOptions::from_env().file_store, "/tmp/x");
+}
+
+// JANUS_DIST_BACKEND picks the library; MPI meets through mpirun and needs no master address.
+TEST_F(DistEnv, BackendIsGlooByDefaultOrMpi) {
+  EXPECT_EQ(ProcessGroupOptions::from_env().backend, DistBackend::kGloo);
+  ::setenv("JANUS_DIST_BACKEND", "gloo", 1);
+  EXPECT_EQ(ProcessGroupOptions::from_env().backend, DistBackend::kGloo);
+  ::setenv("JANUS_DIST_BACKEND", "mpi", 1);
+  ::unsetenv("JANUS_MASTER_ADDR");
+  ::unsetenv("JANUS_MASTER_PORT");
+  EXPECT_EQ(ProcessGroupOptions::from_env().backend, DistBackend::kMpi);
+  ::setenv("JANUS_DIST_BACKEND", "nccl", 1);
+  EXPECT_THAT(error_of_env(), HasSubstr("JANUS_DIST_BACKEND='nccl' is not valid; expected 'gloo' "
+                                        "(the default"));
+}
+
+// The MPI backend outside mpirun would start a job of one process (an MPI "singleton"): refused
+// before MPI is initialised, saying how to start the job.
+TEST_F(DistEnv, MpiWithoutMpirunIsAValueError) {
+  ::unsetenv("OMPI_COMM_WORLD_SIZE");
+  ProcessGroupOptions o;
+  o.backend = DistBackend::kMpi;
+  o.rank = 0;
+  o.world_size = 2;
+  try {
+    ProcessGroup pg(o);
+    FAIL() << "joined an MPI group without mpirun";
+  } catch (const ValueError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("JANUS_DIST_BACKEND=mpi needs a job started by mpirun"));
+    EXPECT_THAT(e.what(), HasSubstr("mpirun -np 2"));
+  }
+  // One process needs no MPI at all: its collectives are local.
+  o.world_size = 1;
+  ProcessGroup one(o);
+  NDArray a = full(Shape({2}), 3.0);
+  allreduce(one, a);
+  EXPECT_EQ(to_vector<float>(a), (std::vector<float>{3, 3}));
+  EXPECT_EQ(one.backend(), DistBackend::kMpi);
 }
 
 // An absent rank 0 is a DistError after the timeout naming this rank and the store, not a hang.

@@ -76,7 +76,7 @@ struct Client {
     try {
       auto im = pg->impl();
       const Request bye{.op = Op::kGoodbye};
-      ps::Transfers t(*im->context);
+      ps::Transfers t(*im);
       for (int s = 0; s < roles.num_servers; ++s) {
         t.send(server_rank(s), ps::kRequestSlot, &bye, sizeof(bye));
       }
@@ -189,7 +189,7 @@ class ParameterServerStore final : public kvstore::KVStore {
         [im, roles, text, what](const RunContext&) {
           std::vector<Request> reqs(static_cast<size_t>(roles.num_servers));
           std::vector<Reply> replies(reqs.size());
-          ps::Transfers t(*im->context);
+          ps::Transfers t(*im);
           for (int s = 0; s < roles.num_servers; ++s) {
             reqs[s] = Request{.op = Op::kSetOptimizer, .bytes = text->size()};
             t.send(roles.num_workers + s, ps::kRequestSlot, &reqs[s], sizeof(Request));
@@ -240,7 +240,7 @@ class ParameterServerStore final : public kvstore::KVStore {
       fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
     }
     if (replies.empty()) return;
-    ps::Transfers data(*im.context);
+    ps::Transfers data(im);
     std::vector<std::string> messages(replies.size());
     for (size_t i = 0; i < replies.size(); ++i) {
       const int server = parts.empty() ? static_cast<int>(i) : parts[i].server;
@@ -312,7 +312,7 @@ class ParameterServerStore final : public kvstore::KVStore {
         [im, roles, what, replies, wants_round, reqs = std::move(reqs), parts = e.parts,
          esize = dtype_size(e.dtype), src = send != nullptr ? send->raw_data() : nullptr,
          dst = recv != nullptr ? recv->raw_data() : nullptr](const RunContext&) {
-          ps::Transfers t(*im->context);
+          ps::Transfers t(*im);
           std::vector<Reply> reply(replies ? parts.size() : 0);
           for (size_t i = 0; i < parts.size(); ++i) {
             const int server = roles.num_workers + parts[i].server;

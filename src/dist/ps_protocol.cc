@@ -1,4 +1,4 @@
-// Key sharding, element sums and Gloo point-to-point transfers of the parameter servers.
+// Key sharding, element sums and the blocking point-to-point transfers of the parameter servers.
 #include "ps_protocol.h"
 
 #include <cstdlib>
@@ -84,68 +84,18 @@ void add_into(void* dst, const void* src, size_t n, DType dtype) {
   }
 }
 
-void send_bytes(gloo::Context& context, int peer, uint64_t slot, const void* data, size_t bytes,
+void send_bytes(ProcessGroup::Impl& group, int peer, uint64_t slot, const void* data, size_t bytes,
                 std::chrono::milliseconds timeout) {
-  Transfers t(context);
+  Transfers t(group);
   t.send(peer, slot, data, bytes);
   t.wait(timeout, nullptr);
 }
 
-void recv_bytes(gloo::Context& context, int peer, uint64_t slot, void* data, size_t bytes,
+void recv_bytes(ProcessGroup::Impl& group, int peer, uint64_t slot, void* data, size_t bytes,
                 std::chrono::milliseconds timeout) {
-  Transfers t(context);
+  Transfers t(group);
   t.recv(peer, slot, data, bytes);
   t.wait(timeout, nullptr);
-}
-
-void Transfers::send(int peer, uint64_t slot, const void* data, size_t bytes) {
-  // Gloo's buffers take non-const memory; a send only reads it.
-  post(peer, slot, const_cast<void*>(data), bytes, /*is_send=*/true);
-}
-
-void Transfers::recv(int peer, uint64_t slot, void* data, size_t bytes) {
-  post(peer, slot, data, bytes, /*is_send=*/false);
-}
-
-void Transfers::post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send) {
-  if (failure_) return;
-  try {
-    auto buffer = context_.createUnboundBuffer(data, bytes);
-    if (is_send) {
-      buffer->send(peer, slot, 0, bytes);
-    } else {
-      buffer->recv(peer, slot, 0, bytes);
-    }
-    posted_.push_back(Posted{std::move(buffer), peer, is_send});
-  } catch (...) {
-    failure_ = std::current_exception();
-    failed_peer_ = peer;
-  }
-}
-
-void Transfers::wait(std::chrono::milliseconds timeout, int* failed_peer) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (failure_) {
-    if (failed_peer != nullptr) *failed_peer = failed_peer_;
-    posted_.clear();
-    std::rethrow_exception(failure_);
-  }
-  for (Posted& p : posted_) {
-    try {
-      const auto left = std::max(std::chrono::milliseconds(1),
-                                 std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     deadline - std::chrono::steady_clock::now()));
-      if (p.is_send) {
-        p.buffer->waitSend(left);
-      } else {
-        p.buffer->waitRecv(left);
-      }
-    } catch (...) {
-      if (failed_peer != nullptr) *failed_peer = p.peer;
-      throw;
-    }
-  }
-  posted_.clear();
 }
 
 }  // namespace janus::dist::ps

@@ -1,23 +1,23 @@
 // What workers and servers say to each other (ps_worker.cc, ps_server.cc): fixed-size request
-// and reply headers, the Gloo slots they travel on, how a key is split across the servers, and
-// the blocking send/recv on Gloo's unbound buffers with a timeout. Layer: dist (private).
+// and reply headers, the slots they travel on, how a key is split across the servers, and the
+// blocking send/recv on the group's backend (Gloo's unbound buffers, or MPI) with a timeout.
+// Layer: dist (private).
 //
 // Every exchange is a header on one slot, then (when the header says so) a payload of the
-// size the header gives on another: Gloo's unbound buffers receive into a buffer of a size
-// known in advance, and its TCP pairs keep the order of messages per pair and slot.
+// size the header gives on another: a receive is posted with the size of its message, and the
+// backends keep the order of messages per pair and slot.
 #pragma once
-
-#include <gloo/context.h>
-#include <gloo/transport/unbound_buffer.h>
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "janus/core/dtype.h"
+
+#include "backend.h"
+#include "process_group_impl.h"
 
 namespace janus::dist::ps {
 
@@ -93,10 +93,10 @@ void add_into(void* dst, const void* src, size_t n, DType dtype);
 constexpr std::chrono::milliseconds kIdleWait = std::chrono::hours(24 * 30);
 
 /// A blocking exchange on one pair: send or receive `bytes` at `data` with `peer` on `slot`,
-/// within `timeout`. Throws Gloo's exception (the caller adds what was being done).
-void send_bytes(gloo::Context& context, int peer, uint64_t slot, const void* data, size_t bytes,
+/// within `timeout`. Throws the backend's exception (the caller adds what was being done).
+void send_bytes(ProcessGroup::Impl& group, int peer, uint64_t slot, const void* data, size_t bytes,
                 std::chrono::milliseconds timeout);
-void recv_bytes(gloo::Context& context, int peer, uint64_t slot, void* data, size_t bytes,
+void recv_bytes(ProcessGroup::Impl& group, int peer, uint64_t slot, void* data, size_t bytes,
                 std::chrono::milliseconds timeout);
 
 /// Posted sends or receives of several pairs at once (a key's parts go to every server in
@@ -104,25 +104,21 @@ void recv_bytes(gloo::Context& context, int peer, uint64_t slot, void* data, siz
 /// failed earlier fails the posting itself: that too is thrown by wait()).
 class Transfers {
  public:
-  explicit Transfers(gloo::Context& context) : context_(context) {}
-  void send(int peer, uint64_t slot, const void* data, size_t bytes);
-  void recv(int peer, uint64_t slot, void* data, size_t bytes);
+  explicit Transfers(ProcessGroup::Impl& group) : p2p_(group.backend->point_to_point()) {}
+  void send(int peer, uint64_t slot, const void* data, size_t bytes) {
+    p2p_->send(peer, slot, data, bytes);
+  }
+  void recv(int peer, uint64_t slot, void* data, size_t bytes) {
+    p2p_->recv(peer, slot, data, bytes);
+  }
   /// Completes every posted transfer; on failure sets *failed_peer to the peer of the one that
   /// failed, then rethrows.
-  void wait(std::chrono::milliseconds timeout, int* failed_peer);
+  void wait(std::chrono::milliseconds timeout, int* failed_peer) {
+    p2p_->wait(timeout, failed_peer);
+  }
 
  private:
-  struct Posted {
-    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
-    int peer;
-    bool is_send;
-  };
-  void post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send);
-
-  gloo::Context& context_;
-  std::vector<Posted> posted_;
-  std::exception_ptr failure_;  // of a posting
-  int failed_peer_ = -1;
+  std::unique_ptr<PointToPoint> p2p_;
 };
 
 }  // namespace janus::dist::ps

@@ -103,7 +103,7 @@ class Server {
     for (;;) {
       Request req;
       try {
-        ps::recv_bytes(*im_.context, w, ps::kRequestSlot, &req, sizeof(req), ps::kIdleWait);
+        ps::recv_bytes(im_, w, ps::kRequestSlot, &req, sizeof(req), ps::kIdleWait);
       } catch (const std::exception& e) {
         return worker_died(w, e.what());
       }
@@ -136,7 +136,7 @@ class Server {
   void recv_from(int w, uint64_t slot, void* data, size_t bytes) {
     if (bytes == 0) return;
     try {
-      ps::recv_bytes(*im_.context, w, slot, data, bytes, im_.timeout);
+      ps::recv_bytes(im_, w, slot, data, bytes, im_.timeout);
     } catch (const std::exception& e) {
       throw WorkerGone{e.what()};
     }
@@ -144,7 +144,7 @@ class Server {
   void send_to(int w, uint64_t slot, const void* data, size_t bytes) {
     if (bytes == 0) return;
     try {
-      ps::send_bytes(*im_.context, w, slot, data, bytes, im_.timeout);
+      ps::send_bytes(im_, w, slot, data, bytes, im_.timeout);
     } catch (const std::exception& e) {
       throw WorkerGone{e.what()};
     }

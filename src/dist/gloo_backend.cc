@@ -1,0 +1,264 @@
+// The Gloo backend (the default): rendezvous through the TCP or file store, Gloo's TCP device
+// on the chosen interface, the full mesh of pairs; Gloo's ring allreduce, broadcast,
+// allgather and barrier with the group's timeout; its unbound buffers for point-to-point.
+#include <arpa/inet.h>
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/context.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <exception>
+#include <vector>
+
+#include "janus/base/error.h"
+
+#include "backend.h"
+#include "tcp_store.h"
+
+namespace janus::dist {
+namespace {
+
+// The local address through which this machine reaches `host`: connecting a UDP socket picks
+// the route and sends nothing.
+std::string local_address_towards(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), "9", &hints, &res);
+  JANUS_CHECK(rc == 0, ValueError, "dist: JANUS_MASTER_ADDR='{}' cannot be resolved: {}", host,
+              gai_strerror(rc));
+  std::string out;
+  for (addrinfo* a = res; a != nullptr && out.empty(); a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t len = sizeof(local);
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+      char buf[INET6_ADDRSTRLEN] = {};
+      const void* addr =
+          local.ss_family == AF_INET
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
+      if (::inet_ntop(local.ss_family, addr, buf, sizeof(buf)) != nullptr) out = buf;
+    }
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  JANUS_CHECK(!out.empty(), ValueError,
+              "dist: no route from this machine to JANUS_MASTER_ADDR='{}' (set JANUS_DIST_IFACE "
+              "to the network interface to use)",
+              host);
+  return out;
+}
+
+gloo::transport::tcp::attr device_attr(const ProcessGroupOptions& o) {
+  gloo::transport::tcp::attr attr;
+  if (!o.iface.empty()) {
+    attr.iface = o.iface;
+  } else if (!o.file_store.empty() && o.master_addr.empty()) {
+    attr.hostname = "127.0.0.1";
+  } else {
+    attr.hostname = local_address_towards(o.master_addr);
+  }
+  return attr;
+}
+
+// Posted transfers on Gloo's unbound buffers.
+class GlooPointToPoint final : public PointToPoint {
+ public:
+  explicit GlooPointToPoint(gloo::Context& context) : context_(context) {}
+
+  void send(int peer, uint64_t slot, const void* data, size_t bytes) override {
+    // Gloo's buffers take non-const memory; a send only reads it.
+    post(peer, slot, const_cast<void*>(data), bytes, /*is_send=*/true);
+  }
+  void recv(int peer, uint64_t slot, void* data, size_t bytes) override {
+    post(peer, slot, data, bytes, /*is_send=*/false);
+  }
+
+  void wait(std::chrono::milliseconds timeout, int* failed_peer) override {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    if (failure_) {
+      if (failed_peer != nullptr) *failed_peer = failed_peer_;
+      posted_.clear();
+      std::rethrow_exception(failure_);
+    }
+    for (Posted& p : posted_) {
+      try {
+        const auto left = std::max(std::chrono::milliseconds(1),
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       deadline - std::chrono::steady_clock::now()));
+        if (p.is_send) {
+          p.buffer->waitSend(left);
+        } else {
+          p.buffer->waitRecv(left);
+        }
+      } catch (...) {
+        if (failed_peer != nullptr) *failed_peer = p.peer;
+        throw;
+      }
+    }
+    posted_.clear();
+  }
+
+ private:
+  struct Posted {
+    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
+    int peer;
+    bool is_send;
+  };
+
+  void post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send) {
+    if (failure_) return;
+    try {
+      auto buffer = context_.createUnboundBuffer(data, bytes);
+      if (is_send) {
+        buffer->send(peer, slot, 0, bytes);
+      } else {
+        buffer->recv(peer, slot, 0, bytes);
+      }
+      posted_.push_back(Posted{std::move(buffer), peer, is_send});
+    } catch (...) {
+      failure_ = std::current_exception();
+      failed_peer_ = peer;
+    }
+  }
+
+  gloo::Context& context_;
+  std::vector<Posted> posted_;
+  std::exception_ptr failure_;  // of a posting
+  int failed_peer_ = -1;
+};
+
+class GlooBackend final : public Backend {
+ public:
+  explicit GlooBackend(const ProcessGroupOptions& o) : timeout_(o.timeout) {
+    // Gloo writes to sockets without MSG_NOSIGNAL: a peer that dies must give an error, not a
+    // SIGPIPE that kills this process too. Only when nobody installed a handler of their own.
+    struct sigaction old {};
+    if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+      std::signal(SIGPIPE, SIG_IGN);
+    }
+    try {
+      if (o.file_store.empty()) {
+        store_name_ = fmt::format("tcp://{}:{}", o.master_addr, o.master_port);
+        if (o.rank == 0) server_ = std::make_unique<TcpStoreServer>(o.master_addr, o.master_port);
+        auto store = std::make_shared<TcpStore>(o.master_addr, o.master_port, o.rank, o.timeout);
+        tcp_store_ = store.get();
+        store_ = std::move(store);
+      } else {
+        store_name_ = "file:" + o.file_store;
+        store_ = std::make_shared<gloo::rendezvous::FileStore>(o.file_store);
+      }
+      auto device = gloo::transport::tcp::CreateDevice(device_attr(o));
+      auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.world_size);
+      context->setTimeout(o.timeout);
+      context->connectFullMesh(*store_, device);
+      context_ = std::move(context);
+    } catch (const ValueError&) {
+      throw;
+    } catch (const std::exception& e) {
+      JANUS_THROW(DistError,
+                  "dist: rank {} of {} could not join the process group through the store {} "
+                  "within {} ms: {}",
+                  o.rank, o.world_size, store_name_, o.timeout.count(), e.what());
+    }
+  }
+
+  void allreduce_sum(void* data, size_t n, DType dtype, uint32_t tag) override {
+    switch (dtype) {
+      case DType::kFloat32:
+        return allreduce_typed<float>(data, n, tag);
+      case DType::kFloat64:
+        return allreduce_typed<double>(data, n, tag);
+      case DType::kInt32:
+        return allreduce_typed<int32_t>(data, n, tag);
+      case DType::kInt64:
+        return allreduce_typed<int64_t>(data, n, tag);
+      case DType::kUInt8:
+        return allreduce_typed<uint8_t>(data, n, tag);
+      default:
+        JANUS_ASSERT(false, "dist: allreduce of {}", dtype_name(dtype));
+    }
+  }
+
+  void broadcast(void* data, size_t bytes, int root, uint32_t tag) override {
+    gloo::BroadcastOptions opts(context_);
+    opts.setOutput(static_cast<char*>(data), bytes);
+    opts.setRoot(root);
+    set_common(opts, tag);
+    gloo::broadcast(opts);
+  }
+
+  void allgather(const void* in, void* out, size_t bytes, uint32_t tag) override {
+    gloo::AllgatherOptions opts(context_);
+    opts.setInput(static_cast<char*>(const_cast<void*>(in)), bytes);
+    opts.setOutput(static_cast<char*>(out), bytes * static_cast<size_t>(context_->size));
+    set_common(opts, tag);
+    gloo::allgather(opts);
+  }
+
+  void barrier(uint32_t tag) override {
+    gloo::BarrierOptions opts(context_);
+    set_common(opts, tag);
+    gloo::barrier(opts);
+  }
+
+  std::unique_ptr<PointToPoint> point_to_point() override {
+    return std::make_unique<GlooPointToPoint>(*context_);
+  }
+
+  std::string describe_gone_ranks() override {
+    if (tcp_store_ == nullptr) return "";
+    // A dead peer's sockets close at once; the store's server learns it a moment after Gloo does.
+    const std::vector<int> gone = tcp_store_->gone_ranks(std::chrono::milliseconds(500));
+    if (gone.empty()) return "; no rank has left the job: a peer stalled or is unreachable";
+    return fmt::format("; gone from the job (connection to the store closed): rank{} {}",
+                       gone.size() > 1 ? "s" : "", fmt::join(gone, ", "));
+  }
+
+ private:
+  template <typename Options>
+  void set_common(Options& opts, uint32_t tag) {
+    opts.setTag(tag);
+    opts.setTimeout(timeout_);
+  }
+
+  template <typename T>
+  void allreduce_typed(void* data, size_t n, uint32_t tag) {
+    gloo::AllreduceOptions opts(context_);
+    opts.setOutput(static_cast<T*>(data), n);  // in place: Gloo reads the outputs when no input
+    opts.setReduceFunction(
+        static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<T>));
+    opts.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
+    set_common(opts, tag);
+    gloo::allreduce(opts);
+  }
+
+  std::chrono::milliseconds timeout_;
+  std::string store_name_;                  // "tcp://host:port" or "file:/path", for messages
+  std::unique_ptr<TcpStoreServer> server_;  // rank 0 with the TCP store
+  std::shared_ptr<gloo::rendezvous::Store> store_;
+  TcpStore* tcp_store_ = nullptr;  // store_, when it is the TCP one (it knows who left)
+  std::shared_ptr<gloo::Context> context_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_gloo_backend(const ProcessGroupOptions& options) {
+  return std::make_unique<GlooBackend>(options);
+}
+
+}  // namespace janus::dist
