@@ -1,9 +1,8 @@
 // Tests of conv2d, pooling and batch_norm beyond the conformance suite: the oneDNN path on
 // LeNet's shapes against the float64 loops, batch norm's running statistics, and the errors.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
@@ -135,11 +134,11 @@ TEST(OpPool, MaxPool2x2BackwardSendsTheGradientToTheFirstMaximum) {
     const int64_t planes = shape[0] * shape[1], h = shape[2], w = shape[3];
     const int64_t oh = h / 2, ow = w / 2;
     std::vector<float> xs(static_cast<size_t>(planes * h * w)), dys;
-    for (size_t i = 0; i < xs.size(); ++i) xs[i] = i % 23 == 5 ? nan : static_cast<float>(i * 7 % 3);
+    for (size_t i = 0; i < xs.size(); ++i)
+      xs[i] = i % 23 == 5 ? nan : static_cast<float>(i * 7 % 3);
     for (int64_t i = 0; i < planes * oh * ow; ++i) dys.push_back(i % 2 ? -0.0f : 1.0f + i);
-    const NDArray dx = max_pool2d_backward(from_vector<float>(xs, shape),
-                                           from_vector<float>(dys, {shape[0], shape[1], oh, ow}),
-                                           {2});
+    const NDArray dx = max_pool2d_backward(
+        from_vector<float>(xs, shape), from_vector<float>(dys, {shape[0], shape[1], oh, ow}), {2});
     std::vector<float> want(xs.size(), 0.0f);
     for (int64_t p = 0; p < planes; ++p) {
       for (int64_t oy = 0; oy < oh; ++oy) {

@@ -97,7 +97,7 @@ JANUS_TARGET_CLONES void max_pool_2x2_backward_row(const T* __restrict r0, const
     const U m2 = -U(c > best1);
     const U m3 = -U(e > pick(m2, c, best1));
     const U v3 = std::bit_cast<U>(T(0) + d[ox]);  // as 0 += dy: -0.0 becomes +0.0
-    const U v2 = v3 & ~m3, v1 = v2 & ~m2;        // what is left for the earlier taps
+    const U v2 = v3 & ~m3, v1 = v2 & ~m2;         // what is left for the earlier taps
     o1[x + 1] = std::bit_cast<T>(v3 & m3);
     o1[x] = std::bit_cast<T>(v2 & m2);
     o0[x + 1] = std::bit_cast<T>(v1 & m1);
