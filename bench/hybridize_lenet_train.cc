@@ -6,7 +6,8 @@
 // figure is each mode's median step. Then a few more rounds under the profiler give each
 // operator's milliseconds per step in each mode (a hybridized step's operators are the steps of
 // its compiled graphs): where one mode loses time against another. The parameters of the three
-// runs start equal and must end equal (the same arithmetic). Ends with one JSON line.
+// runs start equal and must end equal (the same arithmetic). The floor of a step binds compute:
+// its FLOPs (bench/flops.h) at the measured sgemm peak. Ends with one JSON line.
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -20,6 +21,8 @@
 #include "janus/profile/profiler.h"
 
 #include "bench_util.h"
+#include "flops.h"
+#include "machine.h"
 #include "models.h"
 #include "suite.h"
 
@@ -156,6 +159,13 @@ int run(const bench::Options& options) {
         kModeNames[m], step_ms[m], bench::min_of(runs[m].ms), bench::median(runs[m].cpu_ms),
         peak_mb[m], runs[m].first_ms, runs[m].first_cpu_ms);
   }
+  const double floor_ms = bench::training_flops_per_sample(bench::lenet_layers()) * kBatch /
+                          (bench::sgemm_peak_gflops(bench::janus_kernel_threads()) * 1e6);
+  const double floor_ratio = *std::min_element(step_ms, step_ms + kModes) / floor_ms;
+  std::printf(
+      "  floor %.2f ms (compute binds: the step's FLOPs at the sgemm peak); fastest mode "
+      "/ floor %.2f\n",
+      floor_ms, floor_ratio);
   std::printf(
       "  hybridized / imperative: time %.3f, peak memory %.3f (static_alloc: %.3f, %.3f; "
       "target <= 0.7); parameters after training %s\n",
@@ -186,6 +196,8 @@ int run(const bench::Options& options) {
                           {"hybridized_cpu_ms", bench::median(runs[1].cpu_ms)},
                           {"static_alloc_cpu_ms", bench::median(runs[2].cpu_ms)},
                           {"static_alloc_peak_mb", peak_mb[2]},
+                          {"floor_ms", floor_ms},
+                          {"floor_ratio", floor_ratio},
                           {"params_equal", equal ? 1.0 : 0.0}});
   return equal ? 0 : 1;
 }

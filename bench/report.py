@@ -95,7 +95,8 @@ def build_table(janus, peers):
             floor=10 * 2e9 / (peak * 1e9) if peak else None)
     tl = janus.get("training_loop")
     if tl:
-        floor = tl["epoch_s"] * tl["peak_fraction"] if tl.get("peak_fraction") else None
+        floor = tl.get("floor_s") or (tl["epoch_s"] * tl["peak_fraction"]
+                                       if tl.get("peak_fraction") else None)
         row("seed training loop, epoch", "training_loop", tl["epoch_s"], floor=floor)
     for model in ("mlp", "lenet"):
         f = janus.get(f"fashion_{model}_epoch")

@@ -5,7 +5,10 @@
 // without the barrier), the time per epoch, and the memory growth (process RSS, as the seed's
 // `ps`, and the peak of Janus' allocator). The loop's FLOPs (forward 2mnk per layer, backward
 // twice that, no input gradient for the first layer) are compared with this machine's sgemm
-// peak measured by a large oneDNN product. Ends with one JSON line.
+// peak measured by a large oneDNN product: the floor, which compute binds (the products are
+// 1024 x 512 x 2048 and alike, large enough to run near the peak; the random batches, the
+// elementwise layers and the update only add time). floor_ratio = epoch with the barrier /
+// floor >= 1; peak_fraction is its inverse. Ends with one JSON line.
 #include <unistd.h>
 
 #include <atomic>
@@ -112,6 +115,8 @@ int run(const bench::Options& options) {
                                            {"no_barrier_epoch_s", without.epoch_s},
                                            {"gflops", gflops},
                                            {"peak_fraction", gflops / peak},
+                                           {"floor_s", (fwd + bwd) * kBatches / (peak * 1e9)},
+                                           {"floor_ratio", peak / gflops},
                                            {"barrier_mem_mb", with.peak_mb},
                                            {"no_barrier_mem_mb", without.peak_mb},
                                            {"barrier_rss_mb", with.rss_mb},
