@@ -185,6 +185,8 @@ def main():
                     peers[peer][o["workload"]] = o
                 else:
                     peer_info[peer] = o
+            if not peers[peer]:  # crashed before its JSON lines: the columns say so
+                missing[peer] = f"{script} exited with status {peer_status} (see above)"
     rows = build_table(janus, peers)
     print()
     print_table(rows, missing)
