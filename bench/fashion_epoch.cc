@@ -3,10 +3,10 @@
 // hyperparameters of bench/fashion_accuracy.cc, imperative and then hybridized, and the test
 // accuracy after it.
 // The floor binds compute: the epoch's FLOPs (bench/flops.h: forward, weight gradients, and
-// input gradients of every layer but the first, per sample, times the samples) at this
-// machine's measured sgemm peak. The epoch also assembles batches, runs the elementwise layers
+// input gradients of every layer but the first, per sample, times the samples) at the compute
+// peak (machine.h). The epoch also assembles batches, runs the elementwise layers
 // and the optimizer, so the floor is not reachable; floor_ratio (the faster mode over the floor,
-// >= 1) says how far. On a loaded machine the measured peak is low and the floor too high.
+// >= 1) says how far.
 // `--quick` trains on 6000 samples. Ends with one JSON line: epoch_s (imperative),
 // hybridized_epoch_s, test_acc, samples_per_s, floor_s, floor_ratio.
 #include <algorithm>
@@ -55,14 +55,14 @@ int run_epoch(const std::string& model, const std::vector<bench::LayerMacs>& lay
   std::fputs(log.str().c_str(), stdout);
 
   const int threads = bench::janus_kernel_threads();
-  const double peak = bench::sgemm_peak_gflops(threads);
+  const double peak = bench::compute_peak_gflops(threads);
   const double samples = static_cast<double>(o.limit > 0 ? o.limit : kTrainSamples);
   const double flops = bench::training_flops_per_sample(layers) * samples;
   const double floor_s = flops / (peak * 1e9);
   const double floor_ratio = std::min(imperative.seconds, hybridized.seconds) / floor_s;
   std::printf(
       "epoch: imperative %.3f s (test accuracy %.4f), hybridized %.3f s (%.4f); floor %.3f s "
-      "(compute binds: %.2f GFLOP at the sgemm peak, %.1f GFLOP/s, %d threads); faster mode / "
+      "(compute binds: %.2f GFLOP at the compute peak, %.1f GFLOP/s, %d threads); faster mode / "
       "floor %.2f\n",
       imperative.seconds, imperative.test_acc, hybridized.seconds, hybridized.test_acc, floor_s,
       flops / 1e9, peak, threads, floor_ratio);

@@ -1,9 +1,9 @@
 // The arithmetic of a training step, for the compute floors of the training benchmarks: each
 // layer's multiply-adds per sample, and whether backward computes its input gradient (the first
-// layer's input is the data, which needs none). The floor is those FLOPs at this machine's
-// measured sgemm peak: no kernel does the products faster than a large oneDNN sgemm on the same
-// threads, and the elementwise layers, the optimizer and the data path only add time, so a
-// training step cannot beat it (floor_ratio = time / floor >= 1).
+// layer's input is the data, which needs none). The floor is those FLOPs at the compute peak
+// (machine.h: one thread's oneDNN sgemm rate in CPU time, times the threads): no kernel does the
+// products faster, and the elementwise layers, the optimizer and the data path only add time, so
+// a training step cannot beat it (floor_ratio = time / floor >= 1).
 #pragma once
 
 #include <vector>

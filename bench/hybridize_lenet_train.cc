@@ -7,7 +7,7 @@
 // operator's milliseconds per step in each mode (a hybridized step's operators are the steps of
 // its compiled graphs): where one mode loses time against another. The parameters of the three
 // runs start equal and must end equal (the same arithmetic). The floor of a step binds compute:
-// its FLOPs (bench/flops.h) at the measured sgemm peak. Ends with one JSON line.
+// its FLOPs (bench/flops.h) at the compute peak (machine.h). Ends with one JSON line.
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -160,10 +160,10 @@ int run(const bench::Options& options) {
         peak_mb[m], runs[m].first_ms, runs[m].first_cpu_ms);
   }
   const double floor_ms = bench::training_flops_per_sample(bench::lenet_layers()) * kBatch /
-                          (bench::sgemm_peak_gflops(bench::janus_kernel_threads()) * 1e6);
+                          (bench::compute_peak_gflops(bench::janus_kernel_threads()) * 1e6);
   const double floor_ratio = *std::min_element(step_ms, step_ms + kModes) / floor_ms;
   std::printf(
-      "  floor %.2f ms (compute binds: the step's FLOPs at the sgemm peak); fastest mode "
+      "  floor %.2f ms (compute binds: the step's FLOPs at the compute peak); fastest mode "
       "/ floor %.2f\n",
       floor_ms, floor_ratio);
   std::printf(

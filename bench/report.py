@@ -73,7 +73,7 @@ def build_table(janus, peers):
     """Rows of {workload, janus_s, janus_hybridized_s, peers: {column: s}, best_peer, ratio,
     floor_s}; peers is {peer: {workload: JSON line}}."""
     machine = janus.get("machine", {})
-    peak = machine.get("sgemm_gflops")
+    peak = machine.get("compute_peak_gflops")  # the floors' peak (bench/machine.h)
     rows = []
 
     def row(name, peer_key, imperative, hybridized=None, floor=None):
