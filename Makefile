@@ -64,8 +64,10 @@ test-tsan: deps
 	  ctest --test-dir build-tsan $(CTEST_FLAGS) -L '^(core|engine|ops|autograd|graph|data|parallel|profile)$$'
 
 # Every benchmark of the suite (janus bench --all --json), then the same workloads in PyTorch
-# eager and TorchScript (bench/peers/peers.py), one table side by side, and everything in
-# bench/results/latest.json (bench/report.py). About 10 minutes on 2 cores.
+# eager and TorchScript (bench/peers/peers.py) and in Apache MXNet 1.9.1 imperative, hybridized
+# and static_alloc (bench/peers/mxnet_peers.py, in the venv build/bench-venv that install-deps
+# makes; its columns read n/a, with the reason, when it cannot), one table side by side, and
+# everything in bench/results/latest.json (bench/report.py). About 15 minutes on 2 cores.
 bench: build
 	@scripts/install-deps.sh bench
 	/usr/bin/python3 bench/report.py --janus build/janus

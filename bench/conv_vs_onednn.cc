@@ -10,7 +10,11 @@
 // around the primitive) and wait_to_read. Samples alternate; the figure is the median. For
 // information, oneDNN on channels-last and on its preferred (blocked) layouts is timed too,
 // conversions of the activations excluded: what a layout-propagating graph could reach. Ends
-// with one JSON line: Janus/oneDNN-plain time ratios (below 1.0 = Janus faster).
+// with one JSON line: Janus/oneDNN-plain time ratios (below 1.0 = Janus faster), and each
+// convolution's floor, which compute binds: its FLOPs (2 per multiply-add) at the compute peak
+// (machine.h: no convolution kernel multiplies faster than oneDNN's sgemm on the same threads; the
+// activations, 0.8 to 4.8 MB, stay in the caches between calls, so no DRAM figure bounds them).
+// floor_ratio = Janus / floor >= 1.
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -147,8 +151,20 @@ int run(const bench::Options& options) {
               threads, kSamples, kCallsPerSample);
   std::printf("%-28s %10s %10s %9s   %10s %10s\n", "shape", "janus us", "oneDNN us", "ratio",
               "nhwc us", "blocked us");
-  const Result a = run_case({"1->6, 5x5, pad 2, 28x28", 256, 1, 28, 28, 6, 5, 2}, eng);
-  const Result b = run_case({"6->16, 5x5, 14x14", 256, 6, 14, 14, 16, 5, 0}, eng);
+  const Case ca{"1->6, 5x5, pad 2, 28x28", 256, 1, 28, 28, 6, 5, 2};
+  const Case cb{"6->16, 5x5, 14x14", 256, 6, 14, 14, 16, 5, 0};
+  const Result a = run_case(ca, eng);
+  const Result b = run_case(cb, eng);
+  const double peak = bench::compute_peak_gflops(threads);
+  auto floor_us = [peak](const Case& c) {
+    const int64_t oh = c.h + 2 * c.pad - c.k + 1, ow = c.w + 2 * c.pad - c.k + 1;
+    return 2.0 * static_cast<double>(c.n * c.o * oh * ow * c.c * c.k * c.k) / (peak * 1e3);
+  };
+  const double fa = floor_us(ca), fb = floor_us(cb);
+  std::printf(
+      "floors (compute binds, compute peak %.1f GFLOP/s): %.0f us, %.0f us; Janus / floor "
+      "%.2f, %.2f\n",
+      peak, fa, fb, a.janus_us / fa, b.janus_us / fb);
   bench::print_json_line("conv_vs_onednn", {{"ratio_conv1", a.janus_us / a.onednn_us},
                                             {"ratio_conv2", b.janus_us / b.onednn_us},
                                             {"janus_conv1_us", a.janus_us},
@@ -156,7 +172,11 @@ int run(const bench::Options& options) {
                                             {"nhwc_conv1_us", a.nhwc_us},
                                             {"nhwc_conv2_us", b.nhwc_us},
                                             {"blocked_conv1_us", a.blocked_us},
-                                            {"blocked_conv2_us", b.blocked_us}});
+                                            {"blocked_conv2_us", b.blocked_us},
+                                            {"floor_conv1_us", fa},
+                                            {"floor_conv2_us", fb},
+                                            {"floor_ratio_conv1", a.janus_us / fa},
+                                            {"floor_ratio_conv2", b.janus_us / fb}});
   return 0;
 }
 

@@ -1,14 +1,28 @@
-// hybridize_lenet_train: one training step of LeNet on Fashion-MNIST batches (batch 256, SGD),
-// imperative versus hybridized (forward and backward each one compiled graph), side by side in
-// one run: time per step and the peak of Janus' allocator from before the first step. The
-// parameters of both runs start equal and must end equal (the same arithmetic). Ends with one JSON
-// line.
+// hybridize_lenet_train: one training step of LeNet on Fashion-MNIST batches (batch 256, SGD
+// with momentum) imperative, hybridized, and hybridized with static_alloc (forward and backward
+// each one compiled graph), side by side in one run: time per step and the peak of Janus'
+// allocator above what the net held before its first step. The three nets' steps alternate
+// (one step of each per round), so that load from other processes falls on all three alike; the
+// figure is each mode's median step. Then a few more rounds under the profiler give each
+// operator's milliseconds per step in each mode (a hybridized step's operators are the steps of
+// its compiled graphs): where one mode loses time against another. The parameters of the three
+// runs start equal and must end equal (the same arithmetic). The floor of a step binds compute:
+// its FLOPs (bench/flops.h) at the compute peak (machine.h). Ends with one JSON line.
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "janus/janus.h"
 #include "janus/optim/trainer.h"
+#include "janus/profile/profiler.h"
 
 #include "bench_util.h"
+#include "flops.h"
+#include "machine.h"
 #include "models.h"
 #include "suite.h"
 
@@ -18,45 +32,52 @@ using bench::Timer;
 using janus::NDArray;
 namespace nn = janus::nn;
 
-constexpr int kSteps = 20;
+constexpr int kModes = 3;  // 0: imperative, 1: hybridized, 2: hybridized with static_alloc
+constexpr const char* kModeNames[kModes] = {"imperative", "hybridized", "static_alloc"};
 constexpr int64_t kBatch = 256;
 
-struct Result {
-  double step_ms = 0;
-  double peak_mb = 0;
+struct Run {
+  std::shared_ptr<nn::Sequential> net;
+  std::unique_ptr<janus::optim::Trainer> trainer;
+  int64_t held = 0;            // what the warm-up step left allocated (optimizer state, graphs)
+  int64_t transient = 0;       // the largest rise above the start of a timed step
+  std::vector<double> ms;      // the timed steps
+  std::vector<double> cpu_ms;  // the CPU time of the process (every thread) in each timed step
+  double first_ms = 0, first_cpu_ms = 0;  // the first step (hybridized: tracing, compiling)
 };
 
-Result train(nn::Block& net, janus::optim::Trainer& trainer, const std::vector<NDArray>& xs,
-             const std::vector<NDArray>& ys) {
+// CPU time of the whole process: what a step costs in work, whatever else the machine runs.
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+NDArray step(Run& r, const NDArray& x, const NDArray& y) {
   const nn::SoftmaxCrossEntropyLoss loss_fn;
-  auto step = [&](size_t i) {
-    NDArray loss;
-    {
-      janus::autograd::RecordScope record;
-      loss = loss_fn(net(xs[i % xs.size()]), ys[i % ys.size()]);
-    }
-    janus::autograd::backward(loss);
-    trainer.step(kBatch);
-    return loss;
-  };
-  // Memory counts from before the first step, so what the warm-up step leaves allocated (the
-  // optimizer's state; hybridized, the compiled graphs' buffers) is in it; the peak is that of
-  // the timed steps (the warm-up's one-off tracing and compilation excluded).
+  NDArray loss;
+  {
+    janus::autograd::RecordScope record;
+    loss = loss_fn((*r.net)(x), y);
+  }
+  janus::autograd::backward(loss);
+  r.trainer->step(kBatch);
+  return loss;
+}
+
+// One step of `r`, finished, timed; its allocator peak above the start goes into r.transient.
+void timed_step(Run& r, const NDArray& x, const NDArray& y) {
   janus::wait_all();
   auto& alloc = janus::allocator_for(janus::cpu());
-  const int64_t base = janus::memory_stats(janus::cpu()).bytes_in_use;
-  janus::wait_to_read(step(0));  // warm-up: traces and compiles when hybridized
-  janus::wait_all();
+  const int64_t before = janus::memory_stats(janus::cpu()).bytes_in_use;
   alloc.reset_peak();
-  std::vector<double> ms;
-  for (int i = 1; i <= kSteps; ++i) {
-    Timer t;
-    janus::wait_to_read(step(static_cast<size_t>(i)));  // one step at a time: its own peak
-    janus::wait_all();
-    ms.push_back(t.ms());
-  }
-  const int64_t peak = janus::memory_stats(janus::cpu()).peak_bytes_in_use;
-  return {bench::median(ms), static_cast<double>(peak - base) / 1e6};
+  const double cpu0 = cpu_ms();
+  Timer t;
+  janus::wait_to_read(step(r, x, y));
+  janus::wait_all();
+  r.ms.push_back(t.ms());
+  r.cpu_ms.push_back(cpu_ms() - cpu0);
+  r.transient = std::max(r.transient, janus::memory_stats(janus::cpu()).peak_bytes_in_use - before);
 }
 
 }  // namespace
@@ -64,6 +85,7 @@ Result train(nn::Block& net, janus::optim::Trainer& trainer, const std::vector<N
 namespace {
 
 int run(const bench::Options& options) {
+  const int steps = options.quick ? 3 : 20, profiled = options.quick ? 1 : 5;
   auto data = std::make_shared<janus::data::FashionMNIST>();
   std::vector<NDArray> xs, ys;
   for (int64_t b = 0; b < 4; ++b) {
@@ -73,50 +95,110 @@ int run(const bench::Options& options) {
     xs.push_back(batch[0]);
     ys.push_back(batch[1]);
   }
-  // 0: imperative, 1: hybridized, 2: hybridized with static_alloc.
-  Result r[3];
-  std::shared_ptr<nn::Sequential> nets[3];
-  for (int hybrid = 0; hybrid < 3; ++hybrid) {
-    nets[hybrid] = janus::training::make_model("lenet");
-    nets[hybrid]->initialize(nn::Xavier());
+  Run runs[kModes];
+  for (int m = 0; m < kModes; ++m) {
+    Run& r = runs[m];
+    r.net = janus::training::make_model("lenet");
+    r.net->initialize(nn::Xavier());
     janus::seed(1);
     {
       janus::autograd::PauseScope no_record;
-      (*nets[hybrid])(xs[0]);  // deferred shapes, same draws in both runs
+      (*r.net)(xs[0]);  // deferred shapes, same draws in every run
     }
-    if (hybrid) nets[hybrid]->hybridize(true, {.static_alloc = hybrid == 2});
-    janus::optim::Trainer trainer(nets[hybrid]->collect_params(),
-                                  janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.9}));
-    r[hybrid] = train(*nets[hybrid], trainer, xs, ys);
+    if (m > 0) r.net->hybridize(true, {.static_alloc = m == 2});
+    r.trainer = std::make_unique<janus::optim::Trainer>(
+        r.net->collect_params(), janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.9}));
+    // What the warm-up step leaves allocated (the optimizer's state; hybridized, the compiled
+    // graphs' buffers) counts in the peak; its one-off tracing and compilation do not.
+    janus::wait_all();
+    const int64_t base = janus::memory_stats(janus::cpu()).bytes_in_use;
+    const double cpu0 = cpu_ms();
+    Timer t;
+    janus::wait_to_read(step(r, xs[0], ys[0]));
+    janus::wait_all();
+    r.first_ms = t.ms();
+    r.first_cpu_ms = cpu_ms() - cpu0;
+    r.held = janus::memory_stats(janus::cpu()).bytes_in_use - base;
   }
+  for (int i = 1; i <= steps; ++i) {
+    for (Run& r : runs) timed_step(r, xs[i % xs.size()], ys[i % ys.size()]);
+  }
+  // Milliseconds per step of each operator in each mode, from `profiled` more rounds.
+  std::map<std::string, double> op_ms[kModes];
+  for (int i = 0; i < profiled; ++i) {
+    for (int m = 0; m < kModes; ++m) {
+      janus::wait_all();
+      janus::profiler::start();
+      janus::wait_to_read(step(runs[m], xs[i % xs.size()], ys[i % ys.size()]));
+      janus::wait_all();
+      janus::profiler::stop();
+      for (const auto& e : janus::profiler::events()) {
+        op_ms[m][e.name] += static_cast<double>(e.end_ns - e.start_ns) / 1e6 / profiled;
+      }
+    }
+  }
+
   bool equal = true;
-  const auto pa = nets[0]->collect_params();
-  for (int h = 1; h < 3; ++h) {
-    const auto pb = nets[h]->collect_params();
+  const auto pa = runs[0].net->collect_params();
+  for (int m = 1; m < kModes; ++m) {
+    const auto pb = runs[m].net->collect_params();
     for (const auto& [name, p] : pa) {
       equal = equal &&
               janus::to_vector<float>(p->data()) == janus::to_vector<float>(pb.at(name)->data());
     }
   }
-  std::printf("LeNet training step, batch %lld, SGD momentum (median of %d steps):\n",
-              static_cast<long long>(kBatch), kSteps);
-  std::printf("  imperative: %8.2f ms   peak memory %7.1f MB\n", r[0].step_ms, r[0].peak_mb);
-  std::printf("  hybridized: %8.2f ms   peak memory %7.1f MB\n", r[1].step_ms, r[1].peak_mb);
-  std::printf("  static_alloc: %6.2f ms   peak memory %7.1f MB\n", r[2].step_ms, r[2].peak_mb);
+  double step_ms[kModes], peak_mb[kModes];
+  std::printf("LeNet training step, batch %lld, SGD momentum (median of %d interleaved steps):\n",
+              static_cast<long long>(kBatch), steps);
+  for (int m = 0; m < kModes; ++m) {
+    step_ms[m] = bench::median(runs[m].ms);
+    peak_mb[m] = static_cast<double>(runs[m].held + runs[m].transient) / 1e6;
+    std::printf(
+        "  %-13s %8.2f ms (fastest %.2f; CPU time %.2f ms)   peak memory %7.1f MB   first step "
+        "%.2f ms (CPU %.2f ms)\n",
+        kModeNames[m], step_ms[m], bench::min_of(runs[m].ms), bench::median(runs[m].cpu_ms),
+        peak_mb[m], runs[m].first_ms, runs[m].first_cpu_ms);
+  }
+  const double floor_ms = bench::training_flops_per_sample(bench::lenet_layers()) * kBatch /
+                          (bench::compute_peak_gflops(bench::janus_kernel_threads()) * 1e6);
+  const double floor_ratio = *std::min_element(step_ms, step_ms + kModes) / floor_ms;
+  std::printf(
+      "  floor %.2f ms (compute binds: the step's FLOPs at the compute peak); fastest mode "
+      "/ floor %.2f\n",
+      floor_ms, floor_ratio);
   std::printf(
       "  hybridized / imperative: time %.3f, peak memory %.3f (static_alloc: %.3f, %.3f; "
       "target <= 0.7); parameters after training %s\n",
-      r[1].step_ms / r[0].step_ms, r[1].peak_mb / r[0].peak_mb, r[2].step_ms / r[0].step_ms,
-      r[2].peak_mb / r[0].peak_mb, equal ? "bitwise equal" : "DIFFER");
-  bench::print_json_line("hybridize_lenet_train", {{"imperative_ms", r[0].step_ms},
-                                                   {"hybridized_ms", r[1].step_ms},
-                                                   {"time_ratio", r[1].step_ms / r[0].step_ms},
-                                                   {"imperative_peak_mb", r[0].peak_mb},
-                                                   {"hybridized_peak_mb", r[1].peak_mb},
-                                                   {"memory_ratio", r[1].peak_mb / r[0].peak_mb},
-                                                   {"static_alloc_ms", r[2].step_ms},
-                                                   {"static_alloc_peak_mb", r[2].peak_mb},
-                                                   {"params_equal", equal ? 1.0 : 0.0}});
+      step_ms[1] / step_ms[0], peak_mb[1] / peak_mb[0], step_ms[2] / step_ms[0],
+      peak_mb[2] / peak_mb[0], equal ? "bitwise equal" : "DIFFER");
+  std::printf(
+      "\nms per step by operator (profiled, mean of %d steps; cached_op holds its graph's "
+      "operators):\n%-28s %12s %12s %12s\n",
+      profiled, "operator", kModeNames[0], kModeNames[1], kModeNames[2]);
+  std::map<std::string, bool> names;
+  for (const auto& ops : op_ms) {
+    for (const auto& [name, ms] : ops) names[name] = true;
+  }
+  for (const auto& [name, unused] : names) {
+    std::printf("%-28s", name.c_str());
+    for (auto& ops : op_ms) std::printf(" %12.3f", ops.count(name) ? ops.at(name) : 0.0);
+    std::printf("\n");
+  }
+  bench::print_json_line("hybridize_lenet_train",
+                         {{"imperative_ms", step_ms[0]},
+                          {"hybridized_ms", step_ms[1]},
+                          {"time_ratio", step_ms[1] / step_ms[0]},
+                          {"imperative_peak_mb", peak_mb[0]},
+                          {"hybridized_peak_mb", peak_mb[1]},
+                          {"memory_ratio", peak_mb[1] / peak_mb[0]},
+                          {"static_alloc_ms", step_ms[2]},
+                          {"imperative_cpu_ms", bench::median(runs[0].cpu_ms)},
+                          {"hybridized_cpu_ms", bench::median(runs[1].cpu_ms)},
+                          {"static_alloc_cpu_ms", bench::median(runs[2].cpu_ms)},
+                          {"static_alloc_peak_mb", peak_mb[2]},
+                          {"floor_ms", floor_ms},
+                          {"floor_ratio", floor_ratio},
+                          {"params_equal", equal ? 1.0 : 0.0}});
   return equal ? 0 : 1;
 }
 

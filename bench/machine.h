@@ -26,4 +26,13 @@ inline double sgemm_peak_gflops(int threads) {
 }
 inline double copy_bandwidth_gbs(int threads) { return janus::profile::measure_copy_gbs(threads); }
 
+/// The compute peak that the benchmarks' floors use: a 1024^3 oneDNN sgemm on one thread of the
+/// compute worker, timed in that thread's CPU time (best of several), times `threads`. Every
+/// compute floor must be a lower bound, and the wall-clock sgemm peak is not one on a loaded
+/// machine: preemption deflates it, the floor comes out too high, and a kernel beat it
+/// (hybridize_lenet_train: floor_ratio 0.68 under load). CPU time does not count the time the
+/// thread waits for a core, and one thread's rate times the threads is at least what they reach
+/// together (cores share power and memory), so no kernel on `threads` threads multiplies faster.
+double compute_peak_gflops(int threads);
+
 }  // namespace bench

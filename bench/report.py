@@ -1,20 +1,26 @@
 #!/usr/bin/python3
-"""`make bench`: every Janus benchmark, then the same workloads in PyTorch, in one invocation.
+"""`make bench`: every Janus benchmark, then the same workloads in its peers, in one invocation.
 
 Runs `janus bench --all --json` (each benchmark's figures stream to the terminal; its last line
-is one JSON object) and bench/peers/peers.py (PyTorch eager and TorchScript, with as many
-intra-op threads as a Janus kernel gets), then prints one table:
+is one JSON object), bench/peers/peers.py (PyTorch eager and TorchScript, Debian's torch) and
+bench/peers/mxnet_peers.py (Apache MXNet 1.9.1, the seed's own system, imperative, hybridized
+and hybridized with static_alloc and static_shape, in the venv build/bench-venv that
+`scripts/install-deps.sh bench` makes), each peer with as many intra-op threads as a Janus
+kernel gets, then prints one table:
 
-  workload | Janus | Janus hybridized | PyTorch eager | TorchScript | Janus/PyTorch | floor
+  workload | Janus | Janus hybr. | PyTorch eager | TorchScript | MXNet | MXNet hybr. |
+           MXNet static | Janus/best peer | floor
 
-where every figure is seconds for the whole workload, Janus/PyTorch is the best Janus mode over
-the best PyTorch mode (below 1: Janus is faster), and the floor is what this machine's measured
-sgemm peak (or copy bandwidth) allows, where one can be computed. Writes everything -- the
-machine, each benchmark's JSON, the peers' JSON and the table -- to bench/results/latest.json.
+where every figure is seconds for the whole workload, Janus/best peer is the best Janus mode
+over the fastest peer column (below 1: Janus is faster; the column named beside it), and the
+floor is the physical lower bound the Janus bench computes (each bench says which resource
+binds). When the MXNet venv is missing or does not import mxnet 1.9.1, its columns read "n/a"
+and the table says why (never a silently missing column). Writes everything -- the machine,
+each benchmark's JSON, the peers' JSON and the table -- to bench/results/latest.json.
 
   /usr/bin/python3 bench/report.py [--janus build/janus] [--quick] [--out FILE] [--no-peers]
 
---quick passes --quick to both sides (small workloads: a smoke test, figures not comparable).
+--quick passes --quick to every side (small workloads: a smoke test, figures not comparable).
 """
 import argparse
 import datetime
@@ -53,17 +59,28 @@ def fmt(v):
     return f"{v:.4f}"
 
 
+# The peers' columns: (column heading, peer, the key of its figure in the peer's JSON line).
+PEER_COLUMNS = (
+    ("PyTorch eager", "pytorch", "eager_s"),
+    ("TorchScript", "pytorch", "torchscript_s"),
+    ("MXNet", "mxnet", "imperative_s"),
+    ("MXNet hybr.", "mxnet", "hybridized_s"),
+    ("MXNet static", "mxnet", "static_s"),
+)
+
+
 def build_table(janus, peers):
-    """Rows of (workload, janus_s, hybridized_s, eager_s, torchscript_s, floor_s, note)."""
+    """Rows of {workload, janus_s, janus_hybridized_s, peers: {column: s}, best_peer, ratio,
+    floor_s}; peers is {peer: {workload: JSON line}}."""
     machine = janus.get("machine", {})
-    peak = machine.get("sgemm_gflops")
+    peak = machine.get("compute_peak_gflops")  # the floors' peak (bench/machine.h)
     rows = []
 
     def row(name, peer_key, imperative, hybridized=None, floor=None):
-        p = peers.get(peer_key, {})
+        cols = {col: peers.get(peer, {}).get(peer_key, {}).get(key)
+                for col, peer, key in PEER_COLUMNS}
         rows.append({"workload": name, "janus_s": imperative, "janus_hybridized_s": hybridized,
-                     "torch_eager_s": p.get("eager_s"), "torchscript_s": p.get("torchscript_s"),
-                     "floor_s": floor})
+                     "peers": cols, "floor_s": floor})
 
     h = janus.get("hybridize_mlp")
     if h:
@@ -78,7 +95,8 @@ def build_table(janus, peers):
             floor=10 * 2e9 / (peak * 1e9) if peak else None)
     tl = janus.get("training_loop")
     if tl:
-        floor = tl["epoch_s"] * tl["peak_fraction"] if tl.get("peak_fraction") else None
+        floor = tl.get("floor_s") or (tl["epoch_s"] * tl["peak_fraction"]
+                                       if tl.get("peak_fraction") else None)
         row("seed training loop, epoch", "training_loop", tl["epoch_s"], floor=floor)
     for model in ("mlp", "lenet"):
         f = janus.get(f"fashion_{model}_epoch")
@@ -87,25 +105,48 @@ def build_table(janus, peers):
                 f["hybridized_epoch_s"], f["floor_s"])
     for r in rows:
         mine = [v for v in (r["janus_s"], r["janus_hybridized_s"]) if v]
-        theirs = [v for v in (r["torch_eager_s"], r["torchscript_s"]) if v]
-        r["ratio"] = min(mine) / min(theirs) if mine and theirs else None
+        theirs = [(v, col) for col, v in r["peers"].items() if v]
+        best = min(theirs) if theirs else None
+        r["best_peer"] = best[1] if best else None
+        r["ratio"] = min(mine) / best[0] if mine and best else None
     return rows
 
 
-def print_table(rows):
-    head = ("workload", "Janus", "Janus hybr.", "PyTorch eager", "TorchScript",
-            "Janus/PyTorch", "floor")
-    widths = (32, 9, 11, 13, 11, 13, 8)
+def print_table(rows, missing):
+    """missing: {peer: reason} for each peer whose columns could not be measured."""
+    head = ("workload", "Janus", "Janus hybr.") + tuple(c for c, _, _ in PEER_COLUMNS) + (
+        "Janus/best peer", "floor")
+    widths = (30, 8, 11, 13, 11, 8, 11, 12, 26, 8)
     line = " ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths)))
     print(line)
     print("-" * len(line))
+    unavailable = {col for col, peer, _ in PEER_COLUMNS if peer in missing}
     for r in rows:
-        cells = (r["workload"], fmt(r["janus_s"]), fmt(r["janus_hybridized_s"]),
-                 fmt(r["torch_eager_s"]), fmt(r["torchscript_s"]),
-                 "-" if r["ratio"] is None else f"{r['ratio']:.2f}", fmt(r["floor_s"]))
+        peer_cells = tuple("n/a" if col in unavailable else fmt(r["peers"][col])
+                           for col, _, _ in PEER_COLUMNS)
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f} ({r['best_peer']})"
+        cells = (r["workload"], fmt(r["janus_s"]), fmt(r["janus_hybridized_s"])) + peer_cells + (
+            ratio, fmt(r["floor_s"]))
         print(" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
-    print("(seconds per workload; Janus/PyTorch = best Janus mode / best PyTorch mode, "
-          "below 1 = Janus faster; floor from the measured sgemm peak or copy bandwidth)")
+    print("(seconds per workload; Janus/best peer = best Janus mode / fastest peer column, below 1 ="
+          " Janus faster; MXNet static = hybridize(static_alloc, static_shape); floor from the"
+          " measured sgemm peak, cache or copy bandwidth, each bench says which)")
+    for peer, reason in missing.items():
+        print(f"!! {peer} columns n/a: {reason}")
+
+
+def mxnet_python():
+    """The MXNet venv's interpreter, or (None, why not)."""
+    python = os.path.join(ROOT, "build", "bench-venv", "bin", "python")
+    if not os.access(python, os.X_OK):
+        return None, (f"{os.path.relpath(python, ROOT)} is missing "
+                      "(scripts/install-deps.sh bench makes it; it needs PyPI)")
+    check = subprocess.run([python, "-c", "import mxnet; print(mxnet.__version__)"],
+                           capture_output=True, text=True)
+    if check.returncode != 0 or check.stdout.strip() != "1.9.1":
+        why = (check.stderr.strip().splitlines() or [check.stdout.strip()])[-1]
+        return None, f"{os.path.relpath(python, ROOT)} does not import mxnet 1.9.1: {why}"
+    return python, None
 
 
 def main():
@@ -123,22 +164,32 @@ def main():
     janus = {o["bench"]: o for o in objects if "bench" in o}
     failed = status != 0
 
-    peers, peer_info = {}, {}
+    peers, peer_info, missing = {}, {}, {}
     if not args.no_peers:
         threads = int(janus.get("machine", {}).get("threads", 1))
-        peer_cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "peers.py"),
-                    "--threads", str(threads)] + (["--quick"] if args.quick else [])
-        peer_status, peer_objects = stream(peer_cmd)
-        failed |= peer_status != 0
-        for o in peer_objects:
-            if "workload" in o:
-                peers[o["workload"]] = o
-            elif o.get("peer") == "pytorch":
-                peer_info = o
-
+        peer_args = ["--threads", str(threads)] + (["--quick"] if args.quick else [])
+        runs = [("pytorch", sys.executable, "peers.py")]
+        python, why = mxnet_python()
+        if python:
+            runs.append(("mxnet", python, "mxnet_peers.py"))
+        else:
+            missing["mxnet"] = why
+            print(f"bench/report.py: WARNING: no MXNet 1.9.1 columns: {why}", flush=True)
+        for peer, python, script in runs:
+            peer_status, peer_objects = stream(
+                [python, os.path.join(ROOT, "bench", "peers", script)] + peer_args)
+            failed |= peer_status != 0
+            peers[peer] = {}
+            for o in peer_objects:
+                if "workload" in o:
+                    peers[peer][o["workload"]] = o
+                else:
+                    peer_info[peer] = o
+            if not peers[peer]:  # crashed before its JSON lines: the columns say so
+                missing[peer] = f"{script} exited with status {peer_status} (see above)"
     rows = build_table(janus, peers)
     print()
-    print_table(rows)
+    print_table(rows, missing)
     result = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "git": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
@@ -146,7 +197,7 @@ def main():
         "quick": args.quick,
         "machine": janus.get("machine", {}),
         "janus": janus,
-        "peers": {"info": peer_info, "workloads": peers},
+        "peers": {"info": peer_info, "workloads": peers, "missing": missing},
         "table": rows,
     }
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

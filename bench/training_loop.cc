@@ -5,7 +5,11 @@
 // without the barrier), the time per epoch, and the memory growth (process RSS, as the seed's
 // `ps`, and the peak of Janus' allocator). The loop's FLOPs (forward 2mnk per layer, backward
 // twice that, no input gradient for the first layer) are compared with this machine's sgemm
-// peak measured by a large oneDNN product. Ends with one JSON line.
+// peak measured by a large oneDNN product (peak_fraction, the target). The floor binds
+// compute: the same FLOPs at the compute peak (machine.h: one thread's sgemm rate in CPU time,
+// times the threads, which load cannot deflate as it deflates the wall-clock peak); the random
+// batches, the elementwise layers and the update only add time. floor_ratio = epoch with the
+// barrier / floor >= 1. Ends with one JSON line.
 #include <unistd.h>
 
 #include <atomic>
@@ -108,10 +112,17 @@ int run(const bench::Options& options) {
       gflops, 100 * gflops / peak, (fwd + bwd) * kBatches / without.epoch_s / 1e9);
   std::printf("effect the seed describes (barrier bounds memory): %s\n",
               with.peak_mb <= without.peak_mb ? "holds" : "does not hold");
+  const double floor_s = (fwd + bwd) * kBatches / (bench::compute_peak_gflops(threads) * 1e9);
+  std::printf(
+      "floor (compute binds: the loop's FLOPs at the compute peak): %.3f s; epoch / floor "
+      "%.2f\n",
+      floor_s, with.epoch_s / floor_s);
   bench::print_json_line("training_loop", {{"epoch_s", with.epoch_s},
                                            {"no_barrier_epoch_s", without.epoch_s},
                                            {"gflops", gflops},
                                            {"peak_fraction", gflops / peak},
+                                           {"floor_s", floor_s},
+                                           {"floor_ratio", with.epoch_s / floor_s},
                                            {"barrier_mem_mb", with.peak_mb},
                                            {"no_barrier_mem_mb", without.peak_mb},
                                            {"barrier_rss_mb", with.rss_mb},

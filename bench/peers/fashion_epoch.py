@@ -26,39 +26,19 @@ Run with Debian's interpreter (/usr/bin/python3), where python3-torch lives:
       --batch-size 128 --lr 0.05 --momentum 0.9
 """
 import argparse
-import gzip
 import json
 import os
-import struct
 import sys
 import time
 
-import numpy as np
 import torch
 from torch import nn
 
-ROOT = "/usr/share/datasets/fashion-mnist"
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the import below
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fashion_data  # noqa: E402  (the data as NumPy arrays, shared with the MXNet peer)
 
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    zero, dtype, ndim = struct.unpack(">HBB", data[:4])
-    if zero != 0 or dtype != 0x08:
-        sys.exit(f"{path}: not an IDX file of unsigned bytes")
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
-def load(root, train, limit):
-    prefix = "train" if train else "t10k"
-    images = read_idx(os.path.join(root, f"{prefix}-images-idx3-ubyte.gz"))
-    labels = read_idx(os.path.join(root, f"{prefix}-labels-idx1-ubyte.gz"))
-    if limit:
-        images, labels = images[:limit], labels[:limit]
-    x = torch.from_numpy(images.astype(np.float32) / 255.0).reshape(-1, 1, 28, 28)
-    y = torch.from_numpy(labels.astype(np.int64))
-    return x.contiguous(), y
+ROOT = fashion_data.ROOT
 
 
 def blas_library():
@@ -92,11 +72,8 @@ def make_model(name):
 
 
 def load_splits(root, limit):
-    """x_train, y_train, x_test, y_test; with a limit, the first `limit` training samples and the
-    first limit / 6 test samples (as Janus' --limit)."""
-    x_train, y_train = load(root, True, limit)
-    x_test, y_test = load(root, False, max(limit // 6, 1) if limit else 0)
-    return x_train, y_train, x_test, y_test
+    """x_train, y_train, x_test, y_test as tensors (fashion_data.load_splits)."""
+    return tuple(torch.from_numpy(a) for a in fashion_data.load_splits(root, limit))
 
 
 def make_optimizer(net, lr, momentum):

@@ -141,6 +141,28 @@ JANUS_OP_SPEC(
      .rtol32 = 1e-4,
      .atol32 = 1e-4});
 
+// Input dy; the sum over the batch and spatial axes per channel.
+std::vector<RefTensor> ref_conv2d_backward_bias(const std::vector<RefTensor>& in,
+                                                const ops::Attrs&) {
+  const Shape& s = in[0].shape;
+  RefTensor db = ref_zeros(Shape{s[1]});
+  for (int64_t n = 0; n < s[0]; ++n) {
+    for (int64_t c = 0; c < s[1]; ++c) {
+      for (int64_t y = 0; y < s[2]; ++y) {
+        for (int64_t x = 0; x < s[3]; ++x) db[c] += in[0][at4(s, n, c, y, x)];
+      }
+    }
+  }
+  return {db};
+}
+
+// Planes shorter and longer than the kernel's eight partial sums, and an empty batch.
+JANUS_OP_SPEC(
+    {.op = "conv2d_backward_bias",
+     .reference = ref_conv2d_backward_bias,
+     .samples = {
+         {{{2, 3, 5, 5}}, {}}, {{{3, 2, 1, 3}}, {}}, {{{1, 4, 4, 4}}, {}}, {{{0, 2, 3, 3}}, {}}}});
+
 // Pooling windows: the taps of output (n, c, y, x) inside the input, and the padded count.
 struct Pool {
   int64_t kh, kw, sh, sw, ph, pw;

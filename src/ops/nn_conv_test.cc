@@ -1,9 +1,11 @@
 // Tests of conv2d, pooling and batch_norm beyond the conformance suite: the oneDNN path on
 // LeNet's shapes against the float64 loops, batch norm's running statistics, and the errors.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "janus/autograd/autograd.h"
@@ -121,6 +123,43 @@ TEST(OpPool, MaxAndAveragePoolSmallExample) {
   // 3x3 windows with padding 1 and stride 2: the corner window holds 4 taps of 9.
   EXPECT_FLOAT_EQ(to_vector<float>(avg_pool2d(x, {3}, {2}, {1}))[0], (1 + 2 + 5 + 6) / 9.0f);
   EXPECT_FLOAT_EQ(to_vector<float>(avg_pool2d(x, {3}, {2}, {1}, false))[0], (1 + 2 + 5 + 6) / 4.0f);
+}
+
+// The 2x2, stride-2 backward (a branch-free loop of its own) against the rule every max pooling
+// follows: dy goes to the first maximum of its window, row by row, where a tap wins only when
+// strictly greater (ties and NaNs keep the earlier tap), and 0 everywhere else (the last row and
+// column of an odd input too). Values from {0, 1, 2} make ties common; NaNs sit at every tap.
+TEST(OpPool, MaxPool2x2BackwardSendsTheGradientToTheFirstMaximum) {
+  const float nan = std::nanf("");
+  for (const Shape& shape : {Shape{2, 3, 6, 8}, Shape{1, 2, 5, 7}}) {
+    const int64_t planes = shape[0] * shape[1], h = shape[2], w = shape[3];
+    const int64_t oh = h / 2, ow = w / 2;
+    std::vector<float> xs(static_cast<size_t>(planes * h * w)), dys;
+    std::mt19937 rng(7);
+    for (float& x : xs) x = rng() % 17 == 0 ? nan : static_cast<float>(rng() % 3);
+    for (int64_t i = 0; i < planes * oh * ow; ++i) dys.push_back(i % 2 ? -0.0f : 1.0f + i);
+    const NDArray dx = max_pool2d_backward(
+        from_vector<float>(xs, shape), from_vector<float>(dys, {shape[0], shape[1], oh, ow}), {2});
+    std::vector<float> want(xs.size(), 0.0f);
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          int64_t arg = (p * h + 2 * oy) * w + 2 * ox;
+          for (int64_t t = 1; t < 4; ++t) {
+            const int64_t i = (p * h + 2 * oy + t / 2) * w + 2 * ox + t % 2;
+            if (xs[static_cast<size_t>(i)] > xs[static_cast<size_t>(arg)]) arg = i;
+          }
+          want[static_cast<size_t>(arg)] = 0.0f + dys[static_cast<size_t>((p * oh + oy) * ow + ox)];
+        }
+      }
+    }
+    const std::vector<float> got = to_vector<float>(dx);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << "element " << i << " of " << fmt::format("{}", shape);
+      EXPECT_FALSE(std::signbit(got[i])) << "element " << i << " of " << fmt::format("{}", shape);
+    }
+  }
 }
 
 TEST(OpPool, BadInputsNameTheProblem) {

@@ -71,7 +71,7 @@ JANUS_DEFINE_OP({
               g.needs(1) ? conv2d_backward_weight(g.x(0), dy, {ws[2], ws[3]}, a.stride, a.padding,
                                                   a.dilation, a.groups)
                          : NDArray(),
-              g.needs(2) ? sum(dy, {0, 2, 3}) : NDArray()};
+              g.needs(2) ? invoke(get_op("conv2d_backward_bias"), {dy})[0] : NDArray()};
     },
 });
 
