@@ -127,7 +127,11 @@ int run(const bench::Options& options) {
       const double m = it == mxnet_s.end() ? NAN : it->second;
       const double ratio = j / m;
       if (std::isfinite(ratio)) worst = std::max(worst, ratio);
-      std::printf("%-6s %5d %14.1f %14.1f %8.2f\n", model, batch, j * 1e6, m * 1e6, ratio);
+      if (std::isfinite(m)) {
+        std::printf("%-6s %5d %14.1f %14.1f %8.2f\n", model, batch, j * 1e6, m * 1e6, ratio);
+      } else {
+        std::printf("%-6s %5d %14.1f %14s %8s\n", model, batch, j * 1e6, "n/a", "n/a");
+      }
       const std::string key = std::string(model) + "_b" + std::to_string(batch);
       fields[key + "_janus_us"] = j * 1e6;
       fields[key + "_mxnet_us"] = m * 1e6;
