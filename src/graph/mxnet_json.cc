@@ -479,7 +479,7 @@ Converter softmax(std::string_view op) {
     c.require("temperature", {"1", "1.0"});
     c.require("use_length", {"False", "0"});
     c.require("dtype", {"float32"});
-    return {c.janus(op, {c.inputs(1, 2)[0]}, {{"axis", axis}})};
+    return {c.janus(op, {c.inputs(1, 1)[0]}, {{"axis", axis}})};
   };
 }
 
