@@ -52,7 +52,8 @@ test-pip: build
 test-asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build build-asan -j $(JOBS) --target base_test core_test engine_test ops_test autograd_test graph_test nn_test optim_test data_test parallel_test dist_test dist_worker conformance_test deploy_only_test \
-	  profile_test graph_json_fuzzer safetensors_fuzzer idx_fuzzer npy_fuzzer
+	  profile_test graph_json_fuzzer safetensors_fuzzer idx_fuzzer npy_fuzzer mxnet_params_fuzzer \
+	  mxnet_json_fuzzer
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan $(CTEST_FLAGS)
 

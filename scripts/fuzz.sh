@@ -9,7 +9,7 @@
 #   FUZZ_TARGETS=npy make fuzz        # one target
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=${FUZZ_TARGETS:-graph_json safetensors idx npy}
+targets=${FUZZ_TARGETS:-graph_json safetensors idx npy mxnet_params mxnet_json}
 budget=(-max_total_time="${FUZZ_SECONDS:-60}")
 if [ -n "${FUZZ_RUNS:-}" ]; then budget=(-runs="$FUZZ_RUNS"); fi
 

@@ -224,18 +224,21 @@ void add_train_command(CLI::App& app, Args& a, Commands& c) {
 void add_run_command(CLI::App& app, Args& a, Commands& c) {
   using janus::cli::integer_at_least;
   janus::tools::RunOptions& r = a.run;
-  c.run = app.add_subcommand("run", "Run an exported model (PREFIX-symbol.json + params)");
+  c.run = app.add_subcommand(
+      "run", "Run an exported model (PREFIX-symbol.json + params; Janus's or MXNet 1.x's)");
   CLI::App& run = *c.run;
   run.add_option("prefix", r.prefix, "the model's files without -symbol.json")->required();
-  c.epoch =
-      run.add_option("--epoch", a.epoch, "which PREFIX-NNNN.safetensors (default: the latest)")
-          ->check(integer_at_least(0));
+  c.epoch = run.add_option("--epoch", a.epoch,
+                           "which PREFIX-NNNN.safetensors (MXNet: .params) (default: the latest)")
+                ->check(integer_at_least(0));
   run.add_option("--input", r.input, "input array, a .npy file")
       ->check(janus::cli::existing_file());
   run.add_flag("--random", r.random,
                "random normal input, of --shape or else of the shape that the graph records");
   run.add_option("--shape", r.shape, "input shape for --random, e.g. --shape 1 1 28 28")
       ->check(integer_at_least<int64_t>(0));
+  run.add_option("--output", r.output,
+                 "write the outputs to this .npy file (several: FILE-0.npy, FILE-1.npy, ...)");
   run.add_option("--repeat", r.repeat, "timed calls after the first")
       ->check(integer_at_least(0))
       ->capture_default_str();

@@ -1,4 +1,4 @@
-// `janus run`: an exported model through the deploy runtime.
+// `janus run`: an exported model (Janus's or MXNet's) through the deploy runtime.
 #include "run_model.h"
 
 #include <fmt/format.h>
@@ -6,13 +6,17 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <regex>
 #include <span>
+#include <sstream>
 
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
+#include "janus/graph/mxnet_import.h"
+#include "janus/graph/mxnet_json.h"
 #include "janus/graph/npy.h"
 #include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
@@ -20,13 +24,13 @@
 namespace janus::tools {
 namespace {
 
-// The highest NNNN of PREFIX-NNNN.safetensors beside PREFIX.
-int latest_epoch(const std::string& prefix) {
+// The highest NNNN of PREFIX-NNNN<extension> beside PREFIX.
+int latest_epoch(const std::string& prefix, std::string_view extension) {
   const std::filesystem::path p(prefix);
   const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
   const std::regex pattern(
       std::regex_replace(p.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-      R"(-(\d{4})\.safetensors)");
+      R"(-(\d{4})\)" + std::string(extension));  // the extension: a dot and letters
   int best = -1;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -34,7 +38,7 @@ int latest_epoch(const std::string& prefix) {
     const std::string name = entry.path().filename().string();
     if (std::regex_match(name, m, pattern)) best = std::max(best, std::stoi(m[1].str()));
   }
-  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN.safetensors found in '{}'", p.filename().string(),
+  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN{} found in '{}'", p.filename().string(), extension,
               dir.string());
   return best;
 }
@@ -47,6 +51,22 @@ void check_options(const RunOptions& o) {
               o.input);
   JANUS_CHECK(!o.epoch || *o.epoch >= 0, ValueError, "--epoch is {}, expected >= 0", *o.epoch);
   JANUS_CHECK(o.repeat >= 0, ValueError, "--repeat is {}, expected >= 0", o.repeat);
+  JANUS_CHECK(o.output.empty() || o.output.ends_with(".npy"), ValueError,
+              "--output {}: expected a file name ending in .npy", o.output);
+}
+
+// PREFIX-NNNN.params for an MXNet graph, PREFIX-NNNN.safetensors for Janus's own.
+std::string_view params_extension(const std::string& symbol_file) {
+  std::ifstream in(symbol_file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return graph::is_mxnet_json(text.str()) ? ".params" : ".safetensors";
+}
+
+// Output k of `count` goes to FILE itself when it is the only one, else to STEM-k.npy.
+std::string output_path(const std::string& file, size_t k, size_t count) {
+  if (count == 1) return file;
+  return fmt::format("{}-{}.npy", file.substr(0, file.size() - 4), k);
 }
 
 // The shape of the graph's input as recorded at export; ValueError when it is not recorded.
@@ -71,9 +91,10 @@ NDArray make_input(const RunOptions& o, const deploy::Predictor& predictor) {
 
 void run_model(const RunOptions& o, std::ostream& out) {
   check_options(o);
-  const int epoch = o.epoch ? *o.epoch : latest_epoch(o.prefix);
   const std::string symbol_file = o.prefix + "-symbol.json";
-  const std::string params_file = fmt::format("{}-{:04d}.safetensors", o.prefix, epoch);
+  const std::string_view extension = params_extension(symbol_file);
+  const int epoch = o.epoch ? *o.epoch : latest_epoch(o.prefix, extension);
+  const std::string params_file = fmt::format("{}-{:04d}{}", o.prefix, epoch, extension);
   deploy::Predictor predictor(symbol_file, params_file);
   const NDArray x = make_input(o, predictor);
   using Clock = std::chrono::steady_clock;
@@ -98,6 +119,12 @@ void run_model(const RunOptions& o, std::ostream& out) {
       "time: first call {:.3f} ms (compiles the graph), then {:.3f} ms per call "
       "({} calls)\n",
       first_ms, each_ms, o.repeat);
+  if (o.output.empty()) return;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const std::string path = output_path(o.output, i, ys.size());
+    graph::save_npy(path, ys[i]);
+    out << fmt::format("wrote output {} to {}\n", names.at(i), path);
+  }
 }
 
 }  // namespace janus::tools

@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "janus/base/error.h"
+#include "janus/graph/npy.h"
 
+#include "testing/mxnet_fixtures.h"
 #include "testing/test_util.h"
 #include "tools_test_util.h"
 #include "train.h"
@@ -55,6 +57,48 @@ TEST(Run, TrainHybridizedExportAndRunTheExportedModel) {
               HasSubstr("give exactly one of --input FILE.npy and --random [--shape ...]"));
   o.hybridize = false;
   EXPECT_THAT(error_of<ValueError>([&] { train(o, train_out); }), HasSubstr("needs --hybridize"));
+  std::filesystem::remove_all(dir);
+}
+
+// An MXNet 1.9.1 export runs as it is (PREFIX-symbol.json + PREFIX-0000.params, the latest
+// epoch found), and --output writes what MXNet computed: one file for one output, numbered files
+// for several.
+TEST(Run, MxnetModelsWithOutputFiles) {
+  const auto dir = temp_dir("janus_run_mxnet_");
+  for (const char* flavour : janus::testing::kMxnetFlavours) {
+    SCOPED_TRACE(flavour);
+    const std::string prefix = janus::testing::mxnet_fixture(flavour, "lenet");
+    RunOptions r;
+    r.prefix = prefix;
+    r.input = prefix + "-input.npy";
+    r.repeat = 1;
+    r.output = (dir / (std::string(flavour) + ".npy")).string();
+    std::ostringstream out;
+    run_model(r, out);
+    EXPECT_THAT(out.str(), HasSubstr("lenet-0000.params"));
+    EXPECT_THAT(out.str(), HasSubstr("wrote output"));
+    janus::testing::expect_matches_mxnet(graph::load_npy(r.output), prefix + "-output0.npy");
+  }
+  const std::string symops = janus::testing::mxnet_fixture("legacy", "symops");
+  RunOptions r;
+  r.prefix = symops;
+  r.input = symops + "-input.npy";
+  r.repeat = 0;
+  r.output = (dir / "symops.npy").string();
+  std::ostringstream out;
+  run_model(r, out);
+  for (int k = 0; k < 3; ++k) {
+    const auto file = dir / fmt::format("symops-{}.npy", k);
+    EXPECT_THAT(out.str(), HasSubstr(file.string()));
+    janus::testing::expect_matches_mxnet(graph::load_npy(file.string()),
+                                         fmt::format("{}-output{}.npy", symops, k));
+  }
+  r.output = (dir / "out.txt").string();
+  EXPECT_THAT(error_of<ValueError>([&] { run_model(r, out); }),
+              HasSubstr("--output " + r.output + ": expected a file name ending in .npy"));
+  r.output.clear();
+  r.epoch = 3;
+  EXPECT_THAT(error_of<IOError>([&] { run_model(r, out); }), HasSubstr("symops-0003.params"));
   std::filesystem::remove_all(dir);
 }
 

@@ -8,12 +8,14 @@
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
+#include "janus/graph/npy.h"
 #include "janus/graph/safetensors.h"
 #include "janus/graph/symbol.h"
 #include "janus/ops/nn.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/unary.h"
 
+#include "testing/mxnet_fixtures.h"
 #include "testing/test_util.h"
 
 namespace janus::deploy {
@@ -90,6 +92,50 @@ TEST_F(PredictorTest, BadFilesAreFormatOrIOErrorsNamingThem) {
   write(params_file(), "short");
   EXPECT_THAT(error_of<FormatError>([&] { Predictor(symbol_file(), params_file()); }),
               HasSubstr(params_file()));
+}
+
+// MXNet 1.9.1 exports of both flavours run through the deploy runtime alone and give MXNet's
+// outputs; a batch of 64 copies of the input gives MXNet's output in every row.
+TEST(PredictorMxnet, RunsMxnetExportsLikeMxnet) {
+  for (const char* flavour : testing::kMxnetFlavours) {
+    for (const char* model : testing::kMxnetModels) {
+      SCOPED_TRACE(std::string(flavour) + "/" + model);
+      const std::string prefix = testing::mxnet_fixture(flavour, model);
+      Predictor p(prefix + "-symbol.json", prefix + "-0000.params");
+      const NDArray x = graph::load_npy(prefix + "-input.npy");
+      testing::expect_matches_mxnet(p.run(x), prefix + "-output0.npy");
+      if (std::string(model) == "blocks") continue;  // its input has a batch of 2 already
+      std::vector<float> batch;
+      const std::vector<float> one = to_vector<float>(x);
+      for (int i = 0; i < 64; ++i) batch.insert(batch.end(), one.begin(), one.end());
+      std::vector<int64_t> dims = x.shape().dims();
+      dims[0] = 64;
+      const NDArray y = p.run(from_vector(batch, Shape(dims)));
+      const std::vector<float> rows = to_vector<float>(y);
+      const std::vector<float> first = to_vector<float>(p.run(x));
+      ASSERT_EQ(rows.size(), 64 * first.size());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        ASSERT_NEAR(rows[i], first[i % first.size()],
+                    1e-5 * std::abs(first[i % first.size()]) + 1e-7)
+            << "row " << i / first.size();
+      }
+    }
+  }
+}
+
+TEST(PredictorMxnet, UnsupportedOperatorIsAFormatErrorNamingTheFile) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("janus_deploy_mxnet_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "m-symbol.json").string();
+  std::ofstream(file) << R"({"nodes": [{"op": "null", "name": "data", "inputs": []},
+      {"op": "Correlation", "name": "corr", "inputs": [[0, 0, 0], [0, 0, 0]]}],
+      "arg_nodes": [0], "heads": [[1, 0, 0]]})";
+  EXPECT_THAT(error_of<FormatError>([&] { Predictor(file, file); }),
+              HasSubstr("MXNet graph file '" + file +
+                        "': node 'corr' uses the operator 'Correlation', which the MXNet "
+                        "importer does not support"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -14,17 +14,16 @@
 
 #include "janus/base/error.h"
 #include "janus/graph/cached_op.h"
-#include "janus/graph/safetensors.h"
+#include "janus/graph/mxnet_import.h"
 
 namespace janus::deploy {
 
 Predictor::Predictor(const std::string& symbol_file, const std::string& params_file,
                      std::vector<std::string> input_names, Device device)
-    : symbol_(graph::Symbol::load(symbol_file)), input_names_(std::move(input_names)) {
+    : symbol_(graph::load_symbol_file(symbol_file)), input_names_(std::move(input_names)) {
   const std::string who = fmt::format("Predictor ('{}')", symbol_file);
   binding_ = graph::bind_arguments(symbol_.list_arguments(), input_names_, who);
-  params_ = graph::bind_parameters(symbol_, binding_,
-                                   graph::load_safetensors(params_file, nullptr, device),
+  params_ = graph::bind_parameters(symbol_, binding_, graph::load_params_file(params_file, device),
                                    "Predictor", symbol_file, params_file);
 }
 

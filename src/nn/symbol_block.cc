@@ -7,7 +7,7 @@
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
 #include "janus/graph/cached_op.h"
-#include "janus/graph/safetensors.h"
+#include "janus/graph/mxnet_import.h"
 #include "janus/graph/trace.h"
 
 namespace janus::nn {
@@ -27,11 +27,20 @@ SymbolBlock::SymbolBlock(graph::Symbol outputs, std::vector<std::string> input_n
 std::shared_ptr<SymbolBlock> SymbolBlock::imports(const std::string& symbol_file,
                                                   const std::vector<std::string>& input_names,
                                                   const std::string& params_file, Device device) {
-  auto block = std::make_shared<SymbolBlock>(graph::Symbol::load(symbol_file), input_names);
-  if (params_file.empty()) return block;
+  graph::Symbol symbol = graph::load_symbol_file(symbol_file);
+  if (params_file.empty()) return std::make_shared<SymbolBlock>(symbol, input_names);
+  const graph::NamedArrays arrays = graph::load_params_file(params_file, device);
+  // Graphs that do not record their parameters' shapes (MXNet's rarely do) take them from the
+  // file, so that the block's parameters are declared with them.
+  for (const graph::NodePtr& n : symbol.graph().arguments()) {
+    if (!n->specs.empty()) continue;
+    for (const auto& [name, a] : arrays) {
+      if (name == n->name) n->specs.push_back({a.shape(), a.dtype(), cpu()});
+    }
+  }
+  auto block = std::make_shared<SymbolBlock>(symbol, input_names);
   const std::vector<NDArray> values = graph::bind_parameters(
-      block->symbol_, block->binding_, graph::load_safetensors(params_file, nullptr, device),
-      "SymbolBlock::imports", symbol_file, params_file);
+      block->symbol_, block->binding_, arrays, "SymbolBlock::imports", symbol_file, params_file);
   for (size_t k = 0; k < values.size(); ++k) block->own_params()[k].second->set_data(values[k]);
   return block;
 }

@@ -1,6 +1,7 @@
 // Conformance specifications of the shape operators.
 #include <algorithm>
 
+#include "shape/mxnet_reshape.h"
 #include "shape/shape_attrs.h"
 #include "testing/op_spec.h"
 
@@ -22,6 +23,19 @@ JANUS_OP_SPEC({.op = "reshape",
                            {{{0, 4}}, {Shape{2, 0}}}}});
 
 using Ints = std::vector<int64_t>;
+
+JANUS_OP_SPEC({.op = "mxnet_reshape",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+                     RefTensor out = in[0];
+                     out.shape = ops::resolve_mxnet_reshape(
+                         in[0].shape, ops::ReshapeCodesAttrs::from(attrs).shape);
+                     return std::vector<RefTensor>{out};
+                   },
+               .samples = {{{{2, 3, 4}}, {Ints{0, -1}}},
+                           {{{2, 3, 4}}, {Ints{-3, -2}}},
+                           {{{6, 4}}, {Ints{-4, 2, -1, -2}}},
+                           {{{2, 3, 4}}, {Ints{4, 0, 2}}}}});
 
 // Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape) {

@@ -1,6 +1,6 @@
-// Predictor: runs an exported model (PREFIX-symbol.json + PREFIX-NNNN.safetensors) without the
-// code that built it. Layer: deploy (uses graph, ops, engine, core only; libjanus_deploy.so
-// holds exactly those layers).
+// Predictor: runs an exported model (PREFIX-symbol.json + PREFIX-NNNN.safetensors, or an Apache
+// MXNet 1.x model: PREFIX-symbol.json + PREFIX-NNNN.params) without the code that built it. Layer:
+// deploy (uses graph, ops, engine, core only; libjanus_deploy.so holds exactly those layers).
 //
 //   janus::deploy::Predictor p("lenet-symbol.json", "lenet-0010.safetensors");
 //   NDArray y = p.run(x);                     // compiled for x's shape on first use, cached
@@ -24,11 +24,12 @@ namespace janus::deploy {
 
 class Predictor {
  public:
-  /// Loads the graph and its parameters onto `device`. FormatError naming the file for a
-  /// malformed one; ValueError naming the argument when the parameters lack one that the graph
-  /// needs (other than the inputs), or hold one that the graph does not have, or when an input
-  /// name is not an argument; ShapeError when a parameter's shape differs from the one recorded
-  /// in the graph (see graph::bind_parameters).
+  /// Loads the graph and its parameters onto `device`, each in Janus's format or MXNet's
+  /// (detected from the contents: graph::load_symbol_file, graph::load_params_file). FormatError
+  /// naming the file for a malformed one; ValueError naming the argument when the parameters lack
+  /// one that the graph needs (other than the inputs), or hold one that the graph does not have, or
+  /// when an input name is not an argument; ShapeError when a parameter's shape differs from the
+  /// one recorded in the graph (see graph::bind_parameters).
   Predictor(const std::string& symbol_file, const std::string& params_file,
             std::vector<std::string> input_names = graph::default_input_names(1),
             Device device = cpu());

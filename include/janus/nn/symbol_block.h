@@ -31,7 +31,9 @@ class SymbolBlock : public Block {
               std::vector<std::string> input_names = graph::default_input_names(1));
 
   /// Loads an exported model: the graph file, then the parameters from `params_file` (when
-  /// given) onto `device`. Errors name the file and the problem (see graph::bind_parameters).
+  /// given) onto `device`, each in Janus's format or Apache MXNet 1.x's (PREFIX-symbol.json +
+  /// PREFIX-NNNN.params; detected from the contents, see graph/mxnet_import.h). Errors name
+  /// the file and the problem (see graph::bind_parameters).
   static std::shared_ptr<SymbolBlock> imports(const std::string& symbol_file,
                                               const std::vector<std::string>& input_names,
                                               const std::string& params_file = "",

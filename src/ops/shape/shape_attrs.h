@@ -16,6 +16,13 @@ struct TargetShapeAttrs {
   static TargetShapeAttrs from(const Attrs& attrs) { return read_attrs<TargetShapeAttrs>(attrs); }
 };
 
+/// mxnet_reshape: the target with MXNet's special codes (see mxnet_reshape.h).
+struct ReshapeCodesAttrs {
+  std::vector<int64_t> shape;
+  static constexpr auto fields() { return std::tuple{field("shape", &ReshapeCodesAttrs::shape)}; }
+  static ReshapeCodesAttrs from(const Attrs& attrs) { return read_attrs<ReshapeCodesAttrs>(attrs); }
+};
+
 /// concat, expand_dims, scatter_add, stack and take.
 struct AxisAttrs {
   int64_t axis = 0;

@@ -1,0 +1,98 @@
+// Loading either format by its contents, and the rewrite of MXNet models into Janus's format.
+#include "janus/graph/mxnet_import.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "janus/base/error.h"
+#include "janus/graph/npy.h"
+
+#include "testing/mxnet_fixtures.h"
+#include "testing/test_util.h"
+
+namespace janus::graph {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::mxnet_fixture;
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("janus_mxnet_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::vector<NDArray> run(const Symbol& net, const NamedArrays& params, const NDArray& x) {
+  std::map<std::string, NDArray> args(params.begin(), params.end());
+  args["data"] = x;
+  return net.eval(args);
+}
+
+// Converted models load with Janus's own readers (no MXNet importer involved: Symbol::load and
+// load_safetensors) and still give MXNet's outputs; the zero biases that the import introduced
+// travel with the parameters.
+TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
+  const auto dir = temp_dir();
+  for (const std::string flavour : {"legacy", "numpy"}) {
+    for (const std::string model : {"mlp", "lenet", "blocks", "symops"}) {
+      if (flavour == "numpy" && model == "symops") continue;
+      SCOPED_TRACE(flavour + "/" + model);
+      const std::string prefix = mxnet_fixture(flavour, model);
+      const std::string out = (dir / (flavour + "_" + model)).string();
+      convert_mxnet_model(prefix + "-symbol.json", prefix + "-0000.params", out, 3);
+      const Symbol net = Symbol::load(out + "-symbol.json");
+      Metadata meta;
+      const NamedArrays params = load_safetensors(out + "-0003.safetensors", &meta);
+      EXPECT_EQ(meta.at("inputs"), "data");
+      const std::vector<NDArray> ys = run(net, params, load_npy(prefix + "-input.npy"));
+      for (size_t k = 0; k < ys.size(); ++k) {
+        testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MxnetImport, DetectsEachFormatFromTheContents) {
+  const auto dir = temp_dir();
+  const std::string prefix = mxnet_fixture("legacy", "mlp");
+  convert_mxnet_model(prefix + "-symbol.json", prefix + "-0000.params", (dir / "mlp").string());
+  const Symbol from_mxnet = load_symbol_file(prefix + "-symbol.json");
+  const Symbol from_janus = load_symbol_file((dir / "mlp-symbol.json").string());
+  EXPECT_EQ(from_mxnet.list_arguments(), from_janus.list_arguments());
+  const NamedArrays a = load_params_file(prefix + "-0000.params");
+  const NamedArrays b = load_params_file((dir / "mlp-0000.safetensors").string());
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(to_vector<float>(a[0].second), to_vector<float>(b[0].second));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MxnetImport, ConvertNamesWhatIsWrong) {
+  const auto dir = temp_dir();
+  const std::string out = (dir / "x").string();
+  const std::string janus_graph = (dir / "j-symbol.json").string();
+  Symbol::op("relu", {Symbol::var("data")}).save(janus_graph);
+  EXPECT_THAT(error_of<FormatError>([&] { convert_mxnet_model(janus_graph, janus_graph, out); }),
+              HasSubstr("'" + janus_graph + "' is not an MXNet graph file"));
+  const std::string lenet = mxnet_fixture("legacy", "lenet");
+  const std::string mlp = mxnet_fixture("legacy", "mlp");
+  EXPECT_THAT(error_of<ValueError>(
+                  [&] { convert_mxnet_model(lenet + "-symbol.json", mlp + "-0000.params", out); }),
+              HasSubstr("mlp-0000.params"));
+  EXPECT_THAT(error_of<FormatError>([&] {
+                convert_mxnet_model(lenet + "-symbol.json", lenet + "-symbol.json", out);
+              }),
+              HasSubstr("MXNet params file '" + lenet + "-symbol.json': at byte 0"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                convert_mxnet_model(lenet + "-symbol.json", lenet + "-0000.params", out, 10000);
+              }),
+              HasSubstr("epoch 10000 must be in [0, 9999]"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace janus::graph

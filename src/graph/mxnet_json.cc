@@ -1,0 +1,773 @@
+// The MXNet 1.x graph reader: the JSON's structure (nodes, inputs, arg_nodes, heads) here, each
+// MXNet operator mapped to Janus operators by a converter in the table at the end.
+#include "janus/graph/mxnet_json.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "janus/base/error.h"
+#include "janus/ops/ops.h"
+
+namespace janus::graph {
+namespace {
+
+using nlohmann::json;
+using Ints = std::vector<int64_t>;
+
+[[noreturn]] void throw_format(std::string_view source, const std::string& what) {
+  throw FormatError(fmt::format("MXNet graph file '{}': {}", source, what));
+}
+
+// MXNet writes every attribute value as a string: "3", "1e-05", "True", "(3, 3)", "None".
+std::optional<bool> parse_bool(const std::string& s) {
+  if (s == "True" || s == "true" || s == "1") return true;
+  if (s == "False" || s == "false" || s == "0") return false;
+  return std::nullopt;
+}
+
+std::optional<int64_t> parse_int(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (s.ends_with('L')) s.remove_suffix(1);  // Python 2 longs in old files
+  if (s.empty()) return std::nullopt;
+  const std::string text(s);
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_float(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (errno == ERANGE || end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "(3, 3)", "[3, 3]", "(3,)", "()", "3": the integers; nullopt when malformed.
+std::optional<Ints> parse_ints(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (s.size() >= 2 &&
+      ((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']'))) {
+    s = s.substr(1, s.size() - 2);
+  } else if (auto v = parse_int(s)) {
+    return Ints{*v};
+  } else {
+    return std::nullopt;
+  }
+  Ints out;
+  while (!s.empty()) {
+    const size_t comma = s.find(',');
+    const std::string_view item = s.substr(0, comma);
+    if (comma == std::string_view::npos || !item.empty()) {
+      const auto v = parse_int(item);
+      if (!v) {
+        if (comma != std::string_view::npos || item.find_first_not_of(' ') != item.npos)
+          return std::nullopt;
+        break;
+      }
+      out.push_back(*v);
+    }
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// One MXNet operator node being converted: its name, operator, attributes (each read at most
+// once; what is left unread is an error) and inputs.
+class Call {
+ public:
+  Call(std::string_view source, std::string name, std::string op,
+       std::map<std::string, std::string> attrs, std::vector<Symbol> inputs)
+      : source_(source),
+        name_(std::move(name)),
+        op_(std::move(op)),
+        attrs_(std::move(attrs)),
+        inputs_(std::move(inputs)) {}
+
+  const std::string& name() const { return name_; }
+  const std::string& op() const { return op_; }
+
+  template <typename... Args>
+  [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) const {
+    throw_format(source_, fmt::format("node '{}' ({}): {}", name_, op_,
+                                      fmt::format(f, std::forward<Args>(args)...)));
+  }
+
+  // The inputs, checked to number between `least` and `most`.
+  const std::vector<Symbol>& inputs(size_t least, size_t most) const {
+    if (inputs_.size() < least || inputs_.size() > most) {
+      if (least == most) fail("has {} inputs, expected {}", inputs_.size(), least);
+      fail("has {} inputs, expected {} to {}", inputs_.size(), least, most);
+    }
+    return inputs_;
+  }
+  const Symbol& input(size_t i) const { return inputs_.at(i); }
+
+  std::optional<std::string> raw(const std::string& key) {
+    used_.insert(key);
+    const auto it = attrs_.find(key);
+    if (it == attrs_.end()) return std::nullopt;
+    return it->second;
+  }
+  // An attribute that must be absent, "None" or `neutral` (a feature the importer lacks).
+  void require(const std::string& key, std::initializer_list<std::string_view> neutral) {
+    const auto v = raw(key);
+    if (!v || *v == "None") return;
+    for (std::string_view n : neutral) {
+      if (*v == n) return;
+    }
+    fail("attribute {} = '{}' is not supported (expected {})", key, *v, fmt::join(neutral, " or "));
+  }
+  // Attributes that only matter for training or for a particular device.
+  void ignore(std::initializer_list<std::string> keys) {
+    for (const std::string& k : keys) used_.insert(k);
+  }
+  std::string str(const std::string& key, std::string fallback) {
+    return raw(key).value_or(std::move(fallback));
+  }
+  bool boolean(const std::string& key, bool fallback) {
+    const auto v = raw(key);
+    if (!v || *v == "None") return fallback;
+    const auto b = parse_bool(*v);
+    if (!b) fail("attribute {} = '{}', expected True or False", key, *v);
+    return *b;
+  }
+  int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
+    const auto v = raw(key);
+    if (!v || *v == "None") {
+      if (!fallback) fail("lacks the attribute {}", key);
+      return *fallback;
+    }
+    const auto i = parse_int(*v);
+    if (!i) fail("attribute {} = '{}', expected an integer", key, *v);
+    return *i;
+  }
+  double real(const std::string& key, std::optional<double> fallback = std::nullopt) {
+    const auto v = raw(key);
+    if (!v || *v == "None") {
+      if (!fallback) fail("lacks the attribute {}", key);
+      return *fallback;
+    }
+    const auto d = parse_float(*v);
+    if (!d) fail("attribute {} = '{}', expected a number", key, *v);
+    return *d;
+  }
+  // A tuple ("(1, 2)", or one integer); `fallback` when absent or None.
+  Ints ints(const std::string& key, std::optional<Ints> fallback = std::nullopt) {
+    const auto v = raw(key);
+    if (!v || *v == "None") {
+      if (!fallback) fail("lacks the attribute {}", key);
+      return *fallback;
+    }
+    const auto t = parse_ints(*v);
+    if (!t) fail("attribute {} = '{}', expected a tuple of integers", key, *v);
+    return *t;
+  }
+  // A tuple of two (height, width) for the 2-D operators that Janus has.
+  Ints pair(const std::string& key, Ints fallback) {
+    Ints v = ints(key, fallback);
+    if (v.empty()) v = fallback;
+    if (v.size() == 1) v = {v[0], v[0]};
+    if (v.size() != 2) {
+      fail("attribute {} = ({}): only 2-D (height, width) is supported", key, fmt::join(v, ", "));
+    }
+    return v;
+  }
+
+  // A Janus operator call, named after this node (plus `suffix` for helper nodes).
+  Symbol janus(std::string_view op, const std::vector<Symbol>& in, const NamedAttrs& attrs = {},
+               std::string_view suffix = "") const {
+    try {
+      return Symbol::op(op, in, attrs, name_ + std::string(suffix));
+    } catch (const Error& e) {
+      fail("mapping to Janus's {} failed: {}", op, e.what());
+    }
+  }
+  // A constant of zeros (the bias of a layer without one).
+  Symbol zeros_constant(int64_t n, std::string_view suffix) const {
+    Symbol s = Symbol::var(name_ + std::string(suffix), Shape{n});
+    s.outputs()[0].node->constant = janus::zeros(Shape{n});
+    return s;
+  }
+
+  // Fails for any attribute that the converter did not read.
+  void check_all_read() const {
+    for (const auto& [key, value] : attrs_) {
+      if (used_.contains(key) || (key.starts_with("__") && key.ends_with("__"))) continue;
+      fail("attribute {} = '{}' is not understood by the importer", key, value);
+    }
+  }
+
+ private:
+  std::string_view source_;
+  std::string name_;
+  std::string op_;
+  std::map<std::string, std::string> attrs_;
+  std::set<std::string> used_;
+  std::vector<Symbol> inputs_;
+};
+
+using Outputs = std::vector<Symbol>;
+using Converter = std::function<Outputs(Call&)>;
+
+bool produces_matrix(const Symbol& s) {
+  const Node& n = *s.outputs()[0].node;
+  return !n.is_variable() && (n.op->name == "fully_connected" || n.op->name == "flatten");
+}
+
+Outputs fully_connected(Call& c) {
+  const int64_t hidden = c.integer("num_hidden");
+  const bool no_bias = c.boolean("no_bias", false);
+  const bool flatten = c.boolean("flatten", true);
+  const auto& in = c.inputs(no_bias ? 2 : 3, no_bias ? 2 : 3);
+  if (!flatten) {
+    // x [..., K] · wᵀ [K, M] -> [..., M]
+    Symbol y = c.janus("matmul", {in[0], in[1]}, {{"transpose_b", true}}, no_bias ? "" : "_matmul");
+    return {no_bias ? y : c.janus("add", {y, in[2]})};
+  }
+  const Symbol x = produces_matrix(in[0]) ? in[0] : c.janus("flatten", {in[0]}, {}, "_flatten");
+  const Symbol b = no_bias ? c.zeros_constant(hidden, "_zero_bias") : in[2];
+  return {c.janus("fully_connected", {x, in[1], b})};
+}
+
+Outputs convolution(Call& c) {
+  c.pair("kernel", {});  // the weight's shape holds it
+  const Ints stride = c.pair("stride", {1, 1});
+  const Ints pad = c.pair("pad", {0, 0});
+  const Ints dilate = c.pair("dilate", {1, 1});
+  const int64_t filters = c.integer("num_filter");
+  const int64_t groups = c.integer("num_group", 1);
+  const bool no_bias = c.boolean("no_bias", false);
+  c.require("layout", {"NCHW"});
+  c.ignore({"workspace", "cudnn_tune", "cudnn_off"});
+  const auto& in = c.inputs(no_bias ? 2 : 3, no_bias ? 2 : 3);
+  const Symbol b = no_bias ? c.zeros_constant(filters, "_zero_bias") : in[2];
+  return {
+      c.janus("conv2d", {in[0], in[1], b},
+              {{"stride", stride}, {"padding", pad}, {"dilation", dilate}, {"groups", groups}})};
+}
+
+Outputs activation(Call& c) {
+  static const std::map<std::string, std::string_view> kOps = {
+      {"relu", "relu"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"}, {"softrelu", "softplus"}};
+  const std::string type = c.str("act_type", "");
+  const auto it = kOps.find(type);
+  if (it == kOps.end())
+    c.fail("act_type '{}' is not supported (relu, sigmoid, tanh, softrelu)", type);
+  return {c.janus(it->second, {c.inputs(1, 1)[0]})};
+}
+
+Outputs leaky_relu(Call& c) {
+  const std::string type = c.str("act_type", "leaky");
+  const double slope = c.real("slope", 0.25);
+  c.ignore({"lower_bound", "upper_bound"});  // rrelu's, at training
+  const auto& in = c.inputs(1, 1);
+  if (type == "leaky") return {c.janus("leaky_relu", {in[0]}, {{"alpha", slope}})};
+  if (type == "gelu") return {c.janus("gelu", {in[0]})};
+  c.fail("act_type '{}' is not supported (leaky, gelu)", type);
+}
+
+Outputs pooling(Call& c) {
+  const std::string type = c.str("pool_type", "max");
+  if (type != "max" && type != "avg") c.fail("pool_type '{}' is not supported (max, avg)", type);
+  const bool global = c.boolean("global_pool", false);
+  const std::string convention = c.str("pooling_convention", "valid");
+  const bool include_pad = c.boolean("count_include_pad", true);
+  c.require("layout", {"NCHW"});
+  c.ignore({"cudnn_off", "p_value"});
+  const auto& in = c.inputs(1, 1);
+  if (global) {
+    c.ignore({"kernel", "stride", "pad"});  // MXNet ignores them too
+    return {c.janus(type == "max" ? "max" : "mean", {in[0]},
+                    {{"axes", Ints{2, 3}}, {"keepdims", true}})};
+  }
+  const Ints kernel = c.pair("kernel", {});
+  const Ints stride = c.pair("stride", {1, 1});
+  const Ints pad = c.pair("pad", {0, 0});
+  if (convention != "valid" && convention != "full") {
+    c.fail("pooling_convention '{}' is not supported (valid, full)", convention);
+  }
+  Symbol x = in[0];
+  if (convention == "full" && (stride[0] > 1 || stride[1] > 1)) {
+    // Rounding the output size up equals padding the bottom and right by stride - 1; for max
+    // pooling that padding is never the maximum. Average pooling would count it.
+    if (type == "avg") c.fail("pooling_convention 'full' is supported for max pooling only");
+    const double lowest = std::numeric_limits<float>::lowest();
+    x = c.janus(
+        "pad", {x},
+        {{"widths", Ints{0, 0, 0, 0, 0, stride[0] - 1, 0, stride[1] - 1}}, {"value", lowest}},
+        "_full");
+  }
+  NamedAttrs attrs = {{"kernel_size", kernel}, {"stride", stride}, {"padding", pad}};
+  if (type == "avg") attrs.emplace_back("count_include_pad", include_pad);
+  return {c.janus(type == "max" ? "max_pool2d" : "avg_pool2d", {x}, attrs)};
+}
+
+Outputs batch_norm(Call& c) {
+  const double eps = c.real("eps", 1e-3);
+  const bool fix_gamma = c.boolean("fix_gamma", true);
+  const int64_t axis = c.integer("axis", 1);
+  c.require("output_mean_var", {"False", "0"});
+  c.ignore({"momentum", "use_global_stats", "cudnn_off", "min_calib_range", "max_calib_range"});
+  const auto& in = c.inputs(5, 5);
+  Symbol gamma = in[1];
+  if (fix_gamma) {
+    // MXNet reads gamma as 1 (whatever the file holds); gamma * 0 + 1 keeps its shape.
+    gamma = c.janus("add_scalar", {c.janus("mul_scalar", {in[1]}, {{"scalar", 0.0}}, "_gamma0")},
+                    {{"scalar", 1.0}}, "_gamma1");
+  }
+  const Symbol y = c.janus("batch_norm", {in[0], gamma, in[2], in[3], in[4]},
+                           {{"eps", eps}, {"training", false}, {"axis", axis}});
+  return {y[0], y[1], y[2]};
+}
+
+Outputs identity(Call& c) {
+  c.ignore({"p", "mode", "axes", "cudnn_off"});  // Dropout's
+  return {c.inputs(1, 1)[0]};
+}
+
+Converter unary(std::string_view op) {
+  return [op](Call& c) -> Outputs { return {c.janus(op, {c.inputs(1, 1)[0]})}; };
+}
+
+Converter binary(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const auto& in = c.inputs(2, 2);
+    return {c.janus(op, {in[0], in[1]})};
+  };
+}
+
+Converter scalar(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const double s = c.real("scalar");
+    c.ignore({"is_int"});
+    return {c.janus(op, {c.inputs(1, 1)[0]}, {{"scalar", s}})};
+  };
+}
+
+Outputs add_n(Call& c) {
+  c.ignore({"num_args"});
+  const auto& in = c.inputs(1, std::numeric_limits<size_t>::max());
+  Symbol y = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    y = c.janus("add", {y, in[i]}, {}, i + 1 == in.size() ? "" : fmt::format("_{}", i));
+  }
+  return {y};
+}
+
+// Concat (dim, default 1) and numpy's concatenate (axis, default 0), as pairwise concats.
+Converter concat(std::string key, int64_t fallback) {
+  return [key, fallback](Call& c) -> Outputs {
+    const int64_t axis = c.integer(key, fallback);
+    c.ignore({"num_args"});
+    const auto& in = c.inputs(1, std::numeric_limits<size_t>::max());
+    Symbol y = in[0];
+    for (size_t i = 1; i < in.size(); ++i) {
+      y = c.janus("concat", {y, in[i]}, {{"axis", axis}},
+                  i + 1 == in.size() ? "" : fmt::format("_{}", i));
+    }
+    return {y};
+  };
+}
+
+// A target of positive extents and at most one -1 is an ordinary reshape.
+Outputs reshape_to(Call& c, const Ints& codes) {
+  const bool plain = std::ranges::all_of(codes, [](int64_t v) { return v > 0 || v == -1; }) &&
+                     std::ranges::count(codes, -1) <= 1;
+  if (plain) return {c.janus("reshape", {c.input(0)}, {{"shape", Shape(codes)}})};
+  return {c.janus("mxnet_reshape", {c.input(0)}, {{"shape", codes}})};
+}
+
+Outputs reshape(Call& c) {
+  c.inputs(1, 1);
+  const Ints codes = c.ints("shape", Ints{});
+  c.require("reverse", {"False", "0"});
+  c.require("target_shape", {"()", "(0,)"});
+  c.require("keep_highest", {"False", "0"});
+  if (codes.empty()) c.fail("has no target shape");
+  return reshape_to(c, codes);
+}
+
+Outputs np_reshape(Call& c) {
+  c.inputs(1, 1);
+  const Ints shape = c.ints("newshape");
+  c.require("order", {"C"});
+  for (int64_t v : shape) {
+    if (v < -1)
+      c.fail("newshape ({}) has the code {}, expected extents or -1", fmt::join(shape, ", "), v);
+  }
+  return reshape_to(c, shape);
+}
+
+// npx.reshape's codes, in MXNet's legacy codes: -2 copies one axis (0), -4 copies the rest
+// (-2), -5 merges two (-3), -6 splits one (-4); -3 (drop an axis of extent 1) has no
+// equivalent.
+Outputs npx_reshape(Call& c) {
+  c.inputs(1, 1);
+  const Ints shape = c.ints("newshape");
+  c.require("reverse", {"False", "0"});
+  c.require("order", {"C"});
+  Ints codes;
+  for (int64_t v : shape) {
+    switch (v) {
+      case -1:
+        codes.push_back(-1);
+        break;
+      case -2:
+        codes.push_back(0);
+        break;
+      case -4:
+        codes.push_back(-2);
+        break;
+      case -5:
+        codes.push_back(-3);
+        break;
+      case -6:
+        codes.push_back(-4);
+        break;
+      default:
+        if (v <= 0)
+          c.fail("newshape ({}) has the code {}, which is not supported", fmt::join(shape, ", "),
+                 v);
+        codes.push_back(v);
+    }
+  }
+  return reshape_to(c, codes);
+}
+
+Outputs transpose(Call& c) {
+  const Ints axes = c.ints("axes", Ints{});
+  return {c.janus("transpose", {c.inputs(1, 1)[0]}, {{"axes", axes}})};
+}
+
+Outputs clip(Call& c) {
+  const double lo = c.real("a_min"), hi = c.real("a_max");
+  return {c.janus("clip", {c.inputs(1, 1)[0]}, {{"a_min", lo}, {"a_max", hi}})};
+}
+
+Converter reduce(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const Ints axes = c.ints("axis", Ints{});
+    const bool keepdims = c.boolean("keepdims", false);
+    c.require("exclude", {"False", "0"});
+    c.require("dtype", {});
+    c.require("initial", {});
+    return {c.janus(op, {c.inputs(1, 1)[0]}, {{"axes", axes}, {"keepdims", keepdims}})};
+  };
+}
+
+Converter softmax(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const int64_t axis = c.integer("axis", -1);
+    c.require("temperature", {"1", "1.0"});
+    c.require("use_length", {"False", "0"});
+    c.require("dtype", {"float32"});
+    return {c.janus(op, {c.inputs(1, 1)[0]}, {{"axis", axis}})};
+  };
+}
+
+// SoftmaxOutput and SoftmaxActivation at inference: softmax over the channel axis (1), the
+// last axis, or (MXNet's default) all axes but the first, flattened.
+Outputs softmax_output(Call& c) {
+  const bool multi = c.boolean("multi_output", false);
+  const bool preserve = c.boolean("preserve_shape", false);
+  c.ignore(
+      {"grad_scale", "ignore_label", "use_ignore", "normalization", "out_grad", "smooth_alpha"});
+  const Symbol x = c.inputs(1, 2)[0];  // the label, if any, is for training
+  if (multi) return {c.janus("softmax", {x}, {{"axis", int64_t{1}}})};
+  if (preserve) return {c.janus("softmax", {x}, {{"axis", int64_t{-1}}})};
+  const Symbol flat = produces_matrix(x) ? x : c.janus("flatten", {x}, {}, "_flatten");
+  return {c.janus("softmax", {flat}, {{"axis", int64_t{1}}})};
+}
+
+Outputs softmax_activation(Call& c) {
+  const std::string mode = c.str("mode", "instance");
+  const Symbol x = c.inputs(1, 1)[0];
+  if (mode == "channel") return {c.janus("softmax", {x}, {{"axis", int64_t{1}}})};
+  if (mode != "instance") c.fail("mode '{}' is not supported (instance, channel)", mode);
+  const Symbol flat = produces_matrix(x) ? x : c.janus("flatten", {x}, {}, "_flatten");
+  return {c.janus("softmax", {flat}, {{"axis", int64_t{1}}})};
+}
+
+Outputs expand_dims(Call& c) {
+  const int64_t axis = c.integer("axis");
+  return {c.janus("expand_dims", {c.inputs(1, 1)[0]}, {{"axis", axis}})};
+}
+
+Outputs flatten(Call& c) { return {c.janus("flatten", {c.inputs(1, 1)[0]})}; }
+
+// Every MXNet operator that the importer maps, legacy and numpy-mode names side by side.
+const std::unordered_map<std::string, Converter>& converters() {
+  static const std::unordered_map<std::string, Converter> table = [] {
+    std::unordered_map<std::string, Converter> t = {
+        {"FullyConnected", fully_connected},
+        {"Convolution", convolution},
+        {"Activation", activation},
+        {"LeakyReLU", leaky_relu},
+        {"Pooling", pooling},
+        {"BatchNorm", batch_norm},
+        {"Flatten", flatten},
+        {"flatten", flatten},
+        {"Dropout", identity},
+        {"_copy", identity},
+        {"identity", identity},
+        {"BlockGrad", identity},
+        {"stop_gradient", identity},
+        {"_np_copy", identity},
+        {"add_n", add_n},
+        {"ElementWiseSum", add_n},
+        {"Concat", concat("dim", 1)},
+        {"concat", concat("dim", 1)},
+        {"_npi_concatenate", concat("axis", 0)},
+        {"Reshape", reshape},
+        {"reshape", reshape},
+        {"_np_reshape", np_reshape},
+        {"_npx_reshape", npx_reshape},
+        {"transpose", transpose},
+        {"_np_transpose", transpose},
+        {"clip", clip},
+        {"_npi_clip", clip},
+        {"softmax", softmax("softmax")},
+        {"_npx_softmax", softmax("softmax")},
+        {"log_softmax", softmax("log_softmax")},
+        {"_npx_log_softmax", softmax("log_softmax")},
+        {"SoftmaxOutput", softmax_output},
+        {"Softmax", softmax_output},
+        {"SoftmaxActivation", softmax_activation},
+        {"expand_dims", expand_dims},
+        {"_npi_expand_dims", expand_dims},
+    };
+    for (const auto& [names, op] :
+         std::vector<std::pair<std::vector<std::string>, std::string_view>>{
+             {{"relu", "_npx_relu"}, "relu"},
+             {{"sigmoid", "_npx_sigmoid"}, "sigmoid"},
+             {{"tanh", "_npi_tanh"}, "tanh"},
+             {{"exp", "_npi_exp"}, "exp"},
+             {{"log", "_npi_log"}, "log"},
+             {{"sqrt", "_npi_sqrt"}, "sqrt"}}) {
+      for (const std::string& n : names) t.emplace(n, unary(op));
+    }
+    for (const auto& [names, op] :
+         std::vector<std::pair<std::vector<std::string>, std::string_view>>{
+             {{"elemwise_add", "_plus", "_add", "_Plus", "broadcast_add", "broadcast_plus",
+               "_npi_add"},
+              "add"},
+             {{"elemwise_sub", "_minus", "_sub", "_Minus", "broadcast_sub", "broadcast_minus",
+               "_npi_subtract"},
+              "subtract"},
+             {{"elemwise_mul", "_mul", "_Mul", "broadcast_mul", "_npi_multiply"}, "mul"},
+             {{"elemwise_div", "_div", "_Div", "broadcast_div", "_npi_true_divide"}, "divide"},
+             {{"_maximum", "broadcast_maximum", "_npi_maximum"}, "maximum"},
+             {{"_minimum", "broadcast_minimum", "_npi_minimum"}, "minimum"},
+             {{"_power", "broadcast_power", "_npi_power"}, "power"}}) {
+      for (const std::string& n : names) t.emplace(n, binary(op));
+    }
+    for (const auto& [names, op] :
+         std::vector<std::pair<std::vector<std::string>, std::string_view>>{
+             {{"_plus_scalar", "_PlusScalar", "_npi_add_scalar"}, "add_scalar"},
+             {{"_minus_scalar", "_MinusScalar", "_npi_subtract_scalar"}, "subtract_scalar"},
+             {{"_rminus_scalar", "_RMinusScalar", "_npi_rsubtract_scalar"}, "rsubtract_scalar"},
+             {{"_mul_scalar", "_MulScalar", "_npi_multiply_scalar"}, "mul_scalar"},
+             {{"_div_scalar", "_DivScalar", "_npi_true_divide_scalar"}, "divide_scalar"},
+             {{"_rdiv_scalar", "_RDivScalar", "_npi_rtrue_divide_scalar"}, "rdivide_scalar"},
+             {{"_power_scalar", "_PowerScalar", "_npi_power_scalar"}, "power_scalar"},
+             {{"_rpower_scalar", "_RPowerScalar", "_npi_rpower_scalar"}, "rpower_scalar"},
+             {{"_maximum_scalar", "_MaximumScalar", "_npi_maximum_scalar"}, "maximum_scalar"},
+             {{"_minimum_scalar", "_MinimumScalar", "_npi_minimum_scalar"}, "minimum_scalar"}}) {
+      for (const std::string& n : names) t.emplace(n, scalar(op));
+    }
+    for (const auto& [names, op] :
+         std::vector<std::pair<std::vector<std::string>, std::string_view>>{
+             {{"mean", "_npi_mean"}, "mean"},
+             {{"sum", "_np_sum", "_npi_sum"}, "sum"},
+             {{"max", "_np_max"}, "max"},
+             {{"min", "_np_min"}, "min"}}) {
+      for (const std::string& n : names) t.emplace(n, reduce(op));
+    }
+    return t;
+  }();
+  return table;
+}
+
+// The parsed document with its top-level fields checked.
+json parse_document(std::string_view text, std::string_view source) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    throw_format(source, fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!doc.is_object()) throw_format(source, "expected a JSON object at the top");
+  if (!doc.contains("nodes") || !doc["nodes"].is_array()) {
+    throw_format(source, "field 'nodes' must be a list");
+  }
+  if (!doc.contains("heads") || !doc["heads"].is_array()) {
+    throw_format(source, "field 'heads' must be a list");
+  }
+  return doc;
+}
+
+// [node, output] or [node, output, version] naming an output of an earlier node.
+std::pair<size_t, size_t> entry_of(const json& j, size_t before, std::string_view what,
+                                   std::string_view source) {
+  if (!j.is_array() || j.size() < 2 || j.size() > 3 || !j[0].is_number_unsigned() ||
+      !j[1].is_number_unsigned()) {
+    throw_format(source, fmt::format("{} must be [node, output, version] of non-negative "
+                                     "integers, got {}",
+                                     what, j.dump()));
+  }
+  const auto node = j[0].get<uint64_t>();
+  if (node >= before) {
+    throw_format(source, fmt::format("{} refers to node {}, but only {} nodes come before it", what,
+                                     node, before));
+  }
+  return {static_cast<size_t>(node), static_cast<size_t>(j[1].get<uint64_t>())};
+}
+
+std::map<std::string, std::string> attrs_of(const json& jn, std::string_view name,
+                                            std::string_view source) {
+  std::map<std::string, std::string> out;
+  for (const char* key : {"attrs", "attr", "param"}) {  // MXNet 1.x, 0.9, and older
+    if (!jn.contains(key)) continue;
+    if (!jn[key].is_object()) {
+      throw_format(source, fmt::format("'{}' of node '{}' must be an object", key, name));
+    }
+    for (const auto& [k, v] : jn[key].items()) {
+      if (!v.is_string()) {
+        throw_format(source, fmt::format("attribute {} of node '{}' must be a string, got {}", k,
+                                         name, v.dump()));
+      }
+      out[k] = v.get<std::string>();
+    }
+  }
+  return out;
+}
+
+// A variable, with the shape and dtype that MXNet recorded when they are fully known (legacy
+// files write unknown extents as 0, numpy-mode ones as -1).
+Symbol variable(const std::string& name, const std::map<std::string, std::string>& attrs,
+                bool numpy) {
+  const auto shape_it = attrs.find("__shape__");
+  if (shape_it == attrs.end()) return Symbol::var(name);
+  const auto dims = parse_ints(shape_it->second);
+  if (!dims || dims->empty()) return Symbol::var(name);
+  for (int64_t d : *dims) {
+    if (d < 0 || (d == 0 && !numpy)) return Symbol::var(name);
+  }
+  DType dtype = DType::kFloat32;
+  if (const auto it = attrs.find("__dtype__"); it != attrs.end()) {
+    const auto flag = parse_int(it->second);
+    static const std::map<int64_t, DType> kFlags = {{0, DType::kFloat32}, {1, DType::kFloat64},
+                                                    {2, DType::kFloat16}, {3, DType::kUInt8},
+                                                    {4, DType::kInt32},   {6, DType::kInt64}};
+    if (!flag || !kFlags.contains(*flag)) return Symbol::var(name);
+    dtype = kFlags.at(*flag);
+  }
+  return Symbol::var(name, Shape(*dims), dtype);
+}
+
+}  // namespace
+
+bool is_mxnet_json(std::string_view text) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("nodes") && doc.contains("heads") &&
+         !doc.contains("format");
+}
+
+Symbol mxnet_symbol_from_json(std::string_view text, std::string_view source) {
+  const json doc = parse_document(text, source);
+  bool numpy = false;
+  if (doc.contains("attrs") && doc["attrs"].is_object() && doc["attrs"].contains("is_np_shape")) {
+    const json& v = doc["attrs"]["is_np_shape"];
+    numpy = v.is_array() && v.size() == 2 && v[1].is_number_integer() && v[1].get<int64_t>() != 0;
+  }
+  const json& nodes = doc["nodes"];
+  std::vector<Outputs> outputs;  // per MXNet node
+  std::vector<std::string> names;
+  std::set<std::string> variable_names;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const json& jn = nodes[k];
+    if (!jn.is_object() || !jn.contains("name") || !jn["name"].is_string() || !jn.contains("op") ||
+        !jn["op"].is_string()) {
+      throw_format(source, fmt::format("node {} must be an object with string fields 'op' and "
+                                       "'name'",
+                                       k));
+    }
+    const std::string name = jn["name"].get<std::string>();
+    const std::string op = jn["op"].get<std::string>();
+    if (name.empty()) throw_format(source, fmt::format("node {} has an empty name", k));
+    auto attrs = attrs_of(jn, name, source);
+    names.push_back(name);
+    if (op == "null") {
+      if (!variable_names.insert(name).second) {
+        throw_format(source, fmt::format("variable name '{}' appears twice", name));
+      }
+      outputs.push_back({variable(name, attrs, numpy)});
+      continue;
+    }
+    const auto it = converters().find(op);
+    if (it == converters().end()) {
+      throw_format(source, fmt::format("node '{}' uses the operator '{}', which the MXNet "
+                                       "importer does not support",
+                                       name, op));
+    }
+    std::vector<Symbol> inputs;
+    if (!jn.contains("inputs") || !jn["inputs"].is_array()) {
+      throw_format(source, fmt::format("node '{}' has no list 'inputs'", name));
+    }
+    for (size_t i = 0; i < jn["inputs"].size(); ++i) {
+      const auto [from, index] =
+          entry_of(jn["inputs"][i], k, fmt::format("input {} of node '{}'", i, name), source);
+      if (index >= outputs[from].size()) {
+        throw_format(source, fmt::format("input {} of node '{}' refers to output {} of node '{}', "
+                                         "which has {}",
+                                         i, name, index, names[from], outputs[from].size()));
+      }
+      inputs.push_back(outputs[from][index]);
+    }
+    Call call(source, name, op, std::move(attrs), std::move(inputs));
+    outputs.push_back(it->second(call));
+    call.check_all_read();
+  }
+  if (doc.contains("arg_nodes")) {
+    if (!doc["arg_nodes"].is_array()) throw_format(source, "field 'arg_nodes' must be a list");
+    for (const json& a : doc["arg_nodes"]) {
+      if (!a.is_number_unsigned() || a.get<uint64_t>() >= nodes.size() ||
+          nodes[a.get<size_t>()]["op"] != "null") {
+        throw_format(source,
+                     fmt::format("arg_nodes lists {}, which is not a variable node", a.dump()));
+      }
+    }
+  }
+  std::vector<Symbol> heads;
+  for (size_t i = 0; i < doc["heads"].size(); ++i) {
+    const auto [from, index] =
+        entry_of(doc["heads"][i], nodes.size(), fmt::format("head {}", i), source);
+    if (index >= outputs[from].size()) {
+      throw_format(source, fmt::format("head {} refers to output {} of node '{}', which has {}", i,
+                                       index, names[from], outputs[from].size()));
+    }
+    heads.push_back(outputs[from][index]);
+  }
+  if (heads.empty()) throw_format(source, "the graph has no heads (outputs)");
+  return Symbol::group(heads);
+}
+
+}  // namespace janus::graph

@@ -1,0 +1,184 @@
+// The MXNet graph reader: the fixtures exported by MXNet 1.9.1 give MXNet's outputs, and each
+// kind of bad file is a FormatError naming the file, the node and the operator.
+#include "janus/graph/mxnet_json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "janus/base/error.h"
+#include "janus/engine/array.h"
+#include "janus/graph/mxnet_params.h"
+#include "janus/graph/npy.h"
+#include "janus/ops/ops.h"
+
+#include "testing/mxnet_fixtures.h"
+#include "testing/test_util.h"
+
+namespace janus::graph {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::mxnet_fixture;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the fixture through the graph layer alone: the parameters and the input bound by name.
+std::vector<NDArray> run_fixture(const std::string& prefix) {
+  const Symbol net =
+      mxnet_symbol_from_json(read_text(prefix + "-symbol.json"), prefix + "-symbol.json");
+  std::map<std::string, NDArray> args;
+  for (auto& [name, a] : load_mxnet_params(prefix + "-0000.params")) args[name] = a;
+  args["data"] = load_npy(prefix + "-input.npy");
+  return net.eval(args);
+}
+
+TEST(MxnetJson, FixturesMatchMxnetOutputs) {
+  for (const char* flavour : testing::kMxnetFlavours) {
+    for (const char* model : testing::kMxnetModels) {
+      SCOPED_TRACE(std::string(flavour) + "/" + model);
+      const std::string prefix = mxnet_fixture(flavour, model);
+      const std::vector<NDArray> ys = run_fixture(prefix);
+      ASSERT_EQ(ys.size(), 1u);
+      testing::expect_matches_mxnet(ys[0], prefix + "-output0.npy");
+    }
+  }
+}
+
+// Module-era symbol API: Convolution with stride, tanh/softrelu, avg pooling without the
+// padding counted, Reshape codes -3 and -4, transpose, clip, mean, sum, Flatten, Dropout,
+// FullyConnected with flatten=False and no_bias, broadcast_*, elemwise_sub, scalar ops,
+// LeakyReLU, log_softmax, SoftmaxActivation and SoftmaxOutput (its label dropped): three heads.
+TEST(MxnetJson, SymbolApiFixtureMatchesMxnetOutputs) {
+  const std::string prefix = mxnet_fixture("legacy", "symops");
+  const std::vector<NDArray> ys = run_fixture(prefix);
+  ASSERT_EQ(ys.size(), 3u);
+  for (size_t k = 0; k < ys.size(); ++k) {
+    testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
+  }
+}
+
+TEST(MxnetJson, ArgumentsAreTheMxnetVariablesThatTheOutputsUse) {
+  const Symbol net = mxnet_symbol_from_json(
+      read_text(mxnet_fixture("legacy", "symops") + "-symbol.json"), "symops");
+  const auto args = net.list_arguments();
+  EXPECT_EQ(args.front(), "data");
+  EXPECT_EQ(std::count(args.begin(), args.end(), "softmax_label"), 0);  // training only
+}
+
+TEST(MxnetJson, DetectsMxnetGraphsAndNotJanusOnes) {
+  EXPECT_TRUE(is_mxnet_json(read_text(mxnet_fixture("numpy", "mlp") + "-symbol.json")));
+  EXPECT_FALSE(is_mxnet_json(Symbol::op("relu", {Symbol::var("x")}).tojson()));
+  EXPECT_FALSE(is_mxnet_json("not json"));
+  EXPECT_FALSE(is_mxnet_json("[1, 2]"));
+}
+
+// A small graph: data -> OP(attrs) -> head.
+std::string one_op(const std::string& op, const std::string& attrs, int inputs = 1) {
+  std::string nodes = R"({"op": "null", "name": "data", "inputs": []})";
+  std::string refs = "[0, 0, 0]";
+  for (int i = 1; i < inputs; ++i) {
+    nodes += fmt::format(R"(, {{"op": "null", "name": "in{}", "inputs": []}})", i);
+    refs += fmt::format(", [{}, 0, 0]", i);
+  }
+  return fmt::format(R"({{"nodes": [{}, {{"op": "{}", "name": "n", "attrs": {{{}}},
+                        "inputs": [{}]}}], "arg_nodes": [0], "heads": [[{}, 0, 0]],
+                        "attrs": {{"mxnet_version": ["int", 10901]}}}})",
+                     nodes, op, attrs, refs, inputs);
+}
+
+std::string format_error(const std::string& text) {
+  return error_of<FormatError>([&] { mxnet_symbol_from_json(text, "bad-symbol.json"); });
+}
+
+TEST(MxnetJson, UnsupportedOperatorNamesNodeOperatorAndFile) {
+  const std::string msg = format_error(one_op("ROIPooling", R"j("pooled_size": "(7, 7)")j"));
+  EXPECT_THAT(msg, HasSubstr("bad-symbol.json"));
+  EXPECT_THAT(msg, HasSubstr("node 'n'"));
+  EXPECT_THAT(msg, HasSubstr("'ROIPooling'"));
+  EXPECT_THAT(msg, HasSubstr("does not support"));
+}
+
+TEST(MxnetJson, UnknownAttributeIsAnErrorNotSkipped) {
+  const std::string msg = format_error(one_op("Activation", R"("act_type": "relu", "foo": "1")"));
+  EXPECT_THAT(msg, HasSubstr("node 'n' (Activation): attribute foo = '1' is not understood"));
+}
+
+TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
+  EXPECT_THAT(format_error(one_op("Activation", R"("act_type": "softsign")")),
+              HasSubstr("node 'n' (Activation): act_type 'softsign' is not supported"));
+  EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2)", "stride": "(2, 2)",
+                                               "pool_type": "avg", "pooling_convention": "full")j")),
+              HasSubstr("'full' is supported for max pooling only"));
+  EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2, 2)")j")), HasSubstr("only 2-D"));
+  EXPECT_THAT(format_error(one_op("Reshape", R"j("shape": "(0, -1)", "reverse": "True")j")),
+              HasSubstr("attribute reverse = 'True' is not supported"));
+  EXPECT_THAT(format_error(one_op("sum", R"("axis": "1", "exclude": "True")")),
+              HasSubstr("attribute exclude = 'True' is not supported"));
+  EXPECT_THAT(format_error(one_op("FullyConnected", R"("num_hidden": "x")", 3)),
+              HasSubstr("attribute num_hidden = 'x', expected an integer"));
+  EXPECT_THAT(format_error(one_op("FullyConnected", R"("num_hidden": "4")", 1)),
+              HasSubstr("has 1 inputs, expected 3"));
+  EXPECT_THAT(format_error(one_op("Convolution", R"j("num_filter": "4", "kernel": "(3 3)")j", 3)),
+              HasSubstr("attribute kernel = '(3 3)', expected a tuple of integers"));
+  EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-3, 4)")j")),
+              HasSubstr("has the code -3, which is not supported"));
+}
+
+TEST(MxnetJson, MalformedStructureIsAFormatErrorNamingTheFile) {
+  EXPECT_THAT(format_error("{"), HasSubstr("'bad-symbol.json': not valid JSON"));
+  EXPECT_THAT(format_error(R"({"nodes": []})"), HasSubstr("field 'heads' must be a list"));
+  EXPECT_THAT(format_error(R"({"nodes": [], "heads": []})"), HasSubstr("has no heads"));
+  EXPECT_THAT(format_error(R"({"nodes": [{"op": "null"}], "heads": []})"),
+              HasSubstr("node 0 must be an object with string fields 'op' and 'name'"));
+  EXPECT_THAT(format_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []}],
+                               "heads": [[1, 0, 0]]})"),
+              HasSubstr("head 0 refers to node 1, but only 1 nodes come before it"));
+  EXPECT_THAT(format_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+                                         {"op": "relu", "name": "r", "inputs": [[0, 1, 0]]}],
+                               "heads": [[1, 0, 0]]})"),
+              HasSubstr("input 0 of node 'r' refers to output 1 of node 'x', which has 1"));
+  EXPECT_THAT(format_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+                                         {"op": "relu", "name": "r", "inputs": [[1, 0, 0]]}],
+                               "heads": [[1, 0, 0]]})"),
+              HasSubstr("refers to node 1, but only 1 nodes come before it"));
+  EXPECT_THAT(format_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []}],
+                               "arg_nodes": [3], "heads": [[0, 0, 0]]})"),
+              HasSubstr("arg_nodes lists 3, which is not a variable node"));
+}
+
+TEST(MxnetJson, ReshapeCodesResolveAgainstTheInputShape) {
+  const Symbol net = mxnet_symbol_from_json(one_op("Reshape", R"j("shape": "(-4, 2, -1, -3)")j"));
+  const NDArray x = arange(0, 2 * 3 * 4 * 5).reshape({6, 4, 5});
+  const NDArray y = net.eval({{"data", x}})[0];
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 20}));
+  EXPECT_EQ(to_vector<float>(y), to_vector<float>(x));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                net.eval({{"data", zeros({5, 4, 5})}});
+              }),
+              HasSubstr("-4 cannot split extent 5 into"));
+}
+
+TEST(MxnetJson, VariablesKeepFullyKnownShapes) {
+  const Symbol net = mxnet_symbol_from_json(R"j({"nodes": [
+      {"op": "null", "name": "a", "attrs": {"__shape__": "(2, 3)"}, "inputs": []},
+      {"op": "null", "name": "b", "attrs": {"__shape__": "(2, 0)"}, "inputs": []},
+      {"op": "elemwise_add", "name": "s", "inputs": [[0, 0, 0], [1, 0, 0]]}],
+      "heads": [[2, 0, 0]]})j");
+  const auto args = net.graph().arguments();
+  ASSERT_EQ(args.size(), 2u);
+  ASSERT_EQ(args[0]->specs.size(), 1u);
+  EXPECT_EQ(args[0]->specs[0].shape, (Shape{2, 3}));
+  EXPECT_TRUE(args[1]->specs.empty());  // legacy 0 = unknown
+}
+
+}  // namespace
+}  // namespace janus::graph
