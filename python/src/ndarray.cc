@@ -199,6 +199,8 @@ void bind_class(py::module_& m) {
       .def_property_readonly("ctx", &NDArray::device)
       .def_property_readonly("context", &NDArray::device)
       .def_property_readonly("device", &NDArray::device)
+      // A placeholder of a hybridized block's trace: shape, dtype and device, no values.
+      .def_property_readonly("_is_symbol", &NDArray::is_placeholder)
       .def("__len__",
            [](const NDArray& a) {
              JANUS_CHECK(a.ndim() > 0, TypeError, "len() of a 0-d array");

@@ -5,6 +5,7 @@ compiled graph without Python. Child blocks and ``Parameter``s assigned as attri
 registered with the block (``collect_params``, ``initialize``, export).
 
 Every block hybridizes (HybridBlock is Block); ``HybridSequential`` is ``Sequential``."""
+import os as _os
 import types as _types
 
 from .. import _janus
@@ -42,13 +43,33 @@ class _ParamGetter:
 
 Block.params = property(lambda self: _ParamGetter(self))
 
+_export_model = Block.export
+
+
+def _export(self, path, epoch=0, remove_amp_cast=True):
+    """Writes ``path-symbol.json`` (the graph of the last hybridized call) and
+    ``path-NNNN.params`` (its parameters; NNNN = epoch), MXNet's file names; returns both names.
+    The parameters are in the safetensors format, which every Janus loader recognises by its
+    content whatever the file's name. TraceError before a hybridized call."""
+    _export_model(self, path, epoch)
+    written = f"{path}-{epoch:04d}.safetensors"
+    params = f"{path}-{epoch:04d}.params"
+    _os.replace(written, params)
+    return f"{path}-symbol.json", params
+
+
+Block.export = _export
+
 
 def _F():
     from .. import numpy as np, numpy_extension as npx
     ns = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
     ns.update({k: getattr(npx, k) for k in dir(npx) if not k.startswith("_")})
     ns.update(np=np, npx=npx)
-    return _types.SimpleNamespace(**ns)
+    # One namespace whether traced or not: Janus's arrays are the same type in both.
+    F = _types.ModuleType("janus.F", "hybrid_forward's F: the np and npx functions")
+    F.__dict__.update(ns)
+    return F
 
 
 class HybridBlock(Block):

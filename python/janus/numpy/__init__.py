@@ -322,9 +322,17 @@ def _setitem(self, key, value):
     _janus.assign(self, _janus.from_numpy(host, None, self.ctx))
 
 
+def _symbol_text(self):
+    """How a symbolic array (a placeholder while a hybridized block is traced) prints: it has
+    a shape and a dtype but no values (MXNet printed ``<_Symbol name>`` there)."""
+    return f"<_Symbol shape={self.shape} dtype={self.dtype}>"
+
+
 def _repr(self):
     """As MXNet prints: NumPy's text, the dtype unless float32 (or bool), the device unless
     cpu(0)."""
+    if self._is_symbol:
+        return _symbol_text(self)
     s = repr(self.asnumpy())
     dt = self.dtype
     if "dtype=" in s:
@@ -339,6 +347,8 @@ def _repr(self):
 
 
 def _str(self):
+    if self._is_symbol:
+        return _symbol_text(self)
     s = str(self.asnumpy())
     ctx = self.ctx
     if ctx == _janus.cpu(0) or self.ndim == 0:
@@ -389,6 +399,7 @@ ndarray.clip = _clip
 ndarray.as_in_context = ndarray.as_in_ctx
 ndarray.as_np_ndarray = lambda self: self
 ndarray.as_nd_ndarray = lambda self: self
+ndarray.dot = lambda self, b: _janus.dot(self, b)
 ndarray.exp = lambda self: _janus.exp(self)
 ndarray.log = lambda self: _janus.log(self)
 ndarray.sqrt = lambda self: _janus.sqrt(self)
