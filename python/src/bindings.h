@@ -27,7 +27,13 @@ Device to_device(py::handle h);
 /// Makes cpu(id) exist (see to_device); throws DeviceError for GPUs (no CUDA backend).
 Device ensure_device(Device d);
 
+/// The optimizer `name` ("sgd", "adam") with Gluon's optimizer_params dict (learning_rate,
+/// momentum, wd, ...; None for the defaults); ValueError naming an unknown parameter.
+optim::OptimizerPtr to_optimizer(const std::string& name, const py::object& options);
+
 void bind_ndarray(py::module_& m);
+void bind_kvstore(py::module_& m);
+void bind_metrics(py::module_& m);
 void bind_gluon(py::module_& m);
 
 }  // namespace janus::python

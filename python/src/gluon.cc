@@ -518,39 +518,51 @@ nn::ParameterDict to_param_dict(const py::object& params) {
   return out;
 }
 
+}  // namespace
+
+optim::OptimizerPtr to_optimizer(const std::string& name, const py::object& options) {
+  optim::OptimizerOptions o;
+  double lr = 0.01;
+  double rescale = 1.0;
+  if (!options.is_none()) {
+    for (auto [k, v] : options.cast<py::dict>()) {
+      const std::string key = k.cast<std::string>();
+      const double val = v.cast<double>();
+      if (key == "learning_rate")
+        lr = val;
+      else if (key == "momentum")
+        o.momentum = val;
+      else if (key == "wd")
+        o.wd = val;
+      else if (key == "beta1")
+        o.beta1 = val;
+      else if (key == "beta2")
+        o.beta2 = val;
+      else if (key == "epsilon")
+        o.epsilon = val;
+      else if (key == "clip_gradient")
+        o.clip_gradient = val;
+      else if (key == "rescale_grad")
+        rescale = val;
+      else
+        JANUS_THROW(ValueError,
+                    "optimizer '{}': parameter '{}' is not known, expected learning_rate, "
+                    "momentum, wd, beta1, beta2, epsilon, clip_gradient or rescale_grad",
+                    name, key);
+    }
+  }
+  optim::OptimizerPtr opt = optim::make_optimizer(name, lr, o);
+  opt->set_rescale_grad(rescale);
+  return opt;
+}
+
+namespace {
+
 void bind_trainer(py::module_& m) {
   py::class_<optim::Trainer>(m, "Trainer")
       .def(py::init([](py::object params, const std::string& optimizer, py::object options,
                        py::object kvstore, py::object update_on_kvstore) {
-             optim::OptimizerOptions o;
-             double lr = 0.01;
-             double rescale = 1.0;
-             if (!options.is_none()) {
-               for (auto [k, v] : options.cast<py::dict>()) {
-                 const std::string key = k.cast<std::string>();
-                 const double val = v.cast<double>();
-                 if (key == "learning_rate")
-                   lr = val;
-                 else if (key == "momentum")
-                   o.momentum = val;
-                 else if (key == "wd")
-                   o.wd = val;
-                 else if (key == "beta1")
-                   o.beta1 = val;
-                 else if (key == "beta2")
-                   o.beta2 = val;
-                 else if (key == "epsilon")
-                   o.epsilon = val;
-                 else if (key == "clip_gradient")
-                   o.clip_gradient = val;
-                 else if (key == "rescale_grad")
-                   rescale = val;
-                 else
-                   JANUS_THROW(ValueError, "Trainer: optimizer parameter '{}' is not known", key);
-               }
-             }
-             optim::OptimizerPtr opt = optim::make_optimizer(optimizer, lr, o);
-             opt->set_rescale_grad(rescale);
+             optim::OptimizerPtr opt = to_optimizer(optimizer, options);
              kvstore::KVStorePtr store;
              if (!kvstore.is_none() && py::isinstance<py::str>(kvstore) &&
                  kvstore.cast<std::string>() != "device") {

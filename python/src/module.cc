@@ -197,4 +197,6 @@ PYBIND11_MODULE(_janus, m) {
   bind_ndarray(m);
   bind_engine_and_autograd(m);
   bind_gluon(m);
+  bind_kvstore(m);
+  bind_metrics(m);
 }

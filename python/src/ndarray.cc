@@ -131,6 +131,47 @@ py::object to_item(const NDArray& a) {
   }
 }
 
+// The buffer protocol (memoryview(a), numpy.asarray(a), DLPack through NumPy): the array's own
+// memory, no copy. Every operation pushed on the array so far has finished when the buffer is
+// handed out (a no-op write is pushed and waited for: a write runs after every earlier read and
+// write); operations pushed later are not ordered with what Python does through the buffer.
+py::buffer_info to_buffer(const NDArray& a) {
+  JANUS_CHECK(!a.is_placeholder(), TraceError,
+              "buffer: a symbolic array (shape {}, {}) has no memory while a hybridized block is "
+              "traced",
+              a.shape(), dtype_name(a.dtype()));
+  JANUS_CHECK(a.device().is_cpu(), DeviceError, "buffer: the array is on {}, expected a CPU",
+              a.device());
+  std::string format;
+  switch (a.dtype()) {
+    case DType::kFloat32: format = py::format_descriptor<float>::format(); break;
+    case DType::kFloat64: format = py::format_descriptor<double>::format(); break;
+    case DType::kInt32: format = py::format_descriptor<int32_t>::format(); break;
+    case DType::kInt64: format = py::format_descriptor<int64_t>::format(); break;
+    case DType::kUInt8: format = py::format_descriptor<uint8_t>::format(); break;
+    case DType::kBool: format = py::format_descriptor<bool>::format(); break;
+    default:
+      JANUS_THROW(TypeError, "buffer: {} has no buffer format (NumPy has no such type); "
+                  "astype('float32') first", dtype_name(a.dtype()));
+  }
+  {
+    py::gil_scoped_release release;
+    engine().push([](const RunContext&) {}, {}, {a.var()}, a.device(), Lane::kCopy, 0,
+                  "buffer_export");
+    wait_to_read(a);
+  }
+  const auto item = static_cast<py::ssize_t>(dtype_size(a.dtype()));
+  std::vector<py::ssize_t> shape(a.shape().dims().begin(), a.shape().dims().end());
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = item;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  return py::buffer_info(a.raw_data(), item, format, static_cast<py::ssize_t>(shape.size()), shape,
+                         strides);
+}
+
 // np.array(numpy_array, dtype, ctx): one copy from the (C-contiguous) NumPy buffer.
 NDArray from_numpy(const py::array& src, py::object dtype, py::object ctx) {
   py::array arr = py::array::ensure(src, py::array::c_style);
@@ -189,7 +230,8 @@ void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Sca
 }
 
 void bind_class(py::module_& m) {
-  py::class_<NDArray> c(m, "ndarray");
+  py::class_<NDArray> c(m, "ndarray", py::buffer_protocol());
+  c.def_buffer(&to_buffer);
   c.def_property_readonly("shape", [](const NDArray& a) { return shape_tuple(a.shape()); })
       .def_property_readonly("dtype", [](const NDArray& a) { return to_numpy_dtype(a.dtype()); })
       .def_property_readonly("_dtype_name",
