@@ -144,15 +144,29 @@ py::buffer_info to_buffer(const NDArray& a) {
               a.device());
   std::string format;
   switch (a.dtype()) {
-    case DType::kFloat32: format = py::format_descriptor<float>::format(); break;
-    case DType::kFloat64: format = py::format_descriptor<double>::format(); break;
-    case DType::kInt32: format = py::format_descriptor<int32_t>::format(); break;
-    case DType::kInt64: format = py::format_descriptor<int64_t>::format(); break;
-    case DType::kUInt8: format = py::format_descriptor<uint8_t>::format(); break;
-    case DType::kBool: format = py::format_descriptor<bool>::format(); break;
+    case DType::kFloat32:
+      format = py::format_descriptor<float>::format();
+      break;
+    case DType::kFloat64:
+      format = py::format_descriptor<double>::format();
+      break;
+    case DType::kInt32:
+      format = py::format_descriptor<int32_t>::format();
+      break;
+    case DType::kInt64:
+      format = py::format_descriptor<int64_t>::format();
+      break;
+    case DType::kUInt8:
+      format = py::format_descriptor<uint8_t>::format();
+      break;
+    case DType::kBool:
+      format = py::format_descriptor<bool>::format();
+      break;
     default:
-      JANUS_THROW(TypeError, "buffer: {} has no buffer format (NumPy has no such type); "
-                  "astype('float32') first", dtype_name(a.dtype()));
+      JANUS_THROW(TypeError,
+                  "buffer: {} has no buffer format (NumPy has no such type); "
+                  "astype('float32') first",
+                  dtype_name(a.dtype()));
   }
   {
     py::gil_scoped_release release;
