@@ -184,6 +184,16 @@ def reshape(a, newshape, order="C"):
     return a.reshape(newshape)
 
 
+def moveaxis(a, source, destination):
+    """``a`` with axis ``source`` moved to ``destination`` (the others keep their order)."""
+    n = a.ndim
+    if not (-n <= source < n and -n <= destination < n):
+        raise IndexError(f"moveaxis: axes {source} -> {destination} out of range for {n} axes")
+    order = [i for i in range(n) if i != source % n]
+    order.insert(destination % n, source % n)
+    return a.transpose(order)
+
+
 def transpose(a, axes=None):
     return _janus.transpose(a, axes)
 
