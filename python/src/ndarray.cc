@@ -280,7 +280,9 @@ void bind_class(py::module_& m) {
       .def("as_in_ctx",
            [](const NDArray& a, py::object ctx) {
              Device d = to_device(ctx);
-             return d == a.device() ? a : copyto(a, d);
+             if (d == a.device()) return a;
+             py::gil_scoped_release release;  // a push may wait on back-pressure
+             return copyto(a, d);
            })
       .def(
           "astype",
@@ -305,7 +307,11 @@ void bind_class(py::module_& m) {
              py::gil_scoped_release release;
              return transpose(a, axes);
            })
-      .def_property_readonly("T", [](const NDArray& a) { return transpose(a); })
+      .def_property_readonly("T",
+                             [](const NDArray& a) {
+                               py::gil_scoped_release release;
+                               return transpose(a);
+                             })
       .def(
           "copy", [](const NDArray& a) { return a + 0.0; }, ReleaseGil())
       .def("detach", &autograd::detach)
@@ -652,7 +658,11 @@ void bind_functions(py::module_& m) {
   m.def(
       "pad", [](A x, std::vector<int64_t> widths, double value) { return pad(x, widths, value); },
       ReleaseGil());
-  m.def("copyto_device", [](A x, py::object ctx) { return copyto(x, to_device(ctx)); });
+  m.def("copyto_device", [](A x, py::object ctx) {
+    Device d = to_device(ctx);
+    py::gil_scoped_release release;
+    return copyto(x, d);
+  });
 
   // Views and in-place writes (slice assignment).
   m.def("view_rows", [](A x, int64_t begin, int64_t end) { return x.slice(begin, end); });

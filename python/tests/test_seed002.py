@@ -278,10 +278,13 @@ def test_cell18_synchronous_and_asynchronous_agree():
             y = x + 1
         y.wait_to_read()
     assert y.asnumpy().tolist() == [[2.0, 2.0]]
-    before = pushes()  # the loop's issue, without its wait: one engine operation per `x + 1`
-    for _ in range(SIZE.loops):
-        y = x + 1
+    # The loop's issue, without its wait: one engine operation per `x + 1`. The results are
+    # kept, so that no array is freed while its operation is pending (that pushes a release).
+    npx.waitall()
+    before = pushes()
+    ys = [x + 1 for _ in range(SIZE.loops)]
     assert pushes() - before == SIZE.loops
+    assert ys[-1].asnumpy().tolist() == [[2.0, 2.0]]
 
 
 def data_iter():  # In [19]
