@@ -198,3 +198,37 @@ def test_split_and_load_along_any_axis():
     assert [r.shape[0] for r in rows] == [2, 1] or [r.shape[0] for r in rows] == [1, 2]
     with pytest.raises(ValueError, match="batch_axis 2 is out of range"):
         gluon.utils.split_and_load(x, [mx.cpu(0)], batch_axis=2)
+
+
+class _Pair(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(3)
+        self.b = nn.Dense(2)
+
+    def forward(self, x):
+        return self.b(npx.relu(self.a(x)))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_dropped_block_is_freed_with_its_children(hybridize):
+    import gc
+    import weakref
+    net = _Pair()
+    net.initialize()
+    if hybridize:
+        net.hybridize()  # the compiled graph must not keep the Python block alive
+    net(np.ones((1, 4))).wait_to_read()
+    refs = [weakref.ref(net), weakref.ref(net.a), weakref.ref(net.b)]
+    seq = nn.HybridSequential()
+    seq.add(_Pair())
+    seq.initialize()
+    seq.hybridize()
+    seq(np.ones((1, 4)))
+    refs.append(weakref.ref(seq))
+    loss = gluon.loss.L2Loss()
+    loss(np.ones((2, 1)), np.ones((2, 1)))
+    refs.append(weakref.ref(loss))
+    del net, seq, loss
+    gc.collect()
+    assert [r() for r in refs] == [None] * len(refs)
