@@ -12,11 +12,17 @@ ratios (the figures of a loaded machine are noisy; the ratios much less so).
                         and hybridized from Python; engine operations pushed per call; and the
                         same hybridized call from C++ (build/bench/hybridize_mlp, when built),
                         giving the Python / C++ ratio (target <= 1.2).
+  python_fashion_mlp_epoch  one Fashion-MNIST epoch of the d2l MLP (784-256-10, batch 256, SGD
+                        lr 0.1 momentum 0.9) by a Gluon loop in Python, imperative and
+                        hybridized, against the same epoch by `janus train`'s loop
+                        (build/bench/fashion_mlp_epoch, when built): target <= 1.1.
 
 Each benchmark prints its figures and then one JSON line. Run from the project's root after
-``cmake --build build --target janus_python`` (and ``bench_hybridize_mlp`` for the C++ side):
+``cmake --build build --target janus_python`` (and ``bench_hybridize_mlp bench_fashion_mlp_epoch``
+for the C++ side):
 
   PYTHONPATH=build/python:python /usr/bin/python3 python/bench/seed002_bench.py [--quick]
+      [--no-fashion]
 
 --quick shrinks every count (a smoke test; ctest python.bench_smoke runs it so).
 """
@@ -202,9 +208,74 @@ def hybridize_mlp(cfg):
     emit("python_hybridize_mlp", figures)
 
 
+def fashion_epoch(hybridize, limit):
+    """Seconds for one epoch (``limit`` samples at most) and its final mean loss."""
+    from janus import autograd, gluon, init
+    trans = gluon.data.vision.transforms.ToTensor()
+    train = gluon.data.vision.FashionMNIST(train=True).transform_first(trans)
+    loader = gluon.data.DataLoader(train, 256, shuffle=True, num_workers=1)
+    net = nn.Sequential()
+    net.add(nn.Dense(256, activation="relu"), nn.Dense(10))
+    net.initialize(init.Normal(0.01))
+    if hybridize:
+        net.hybridize(static_alloc=True, static_shape=True)
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1,
+                                                         "momentum": 0.9})
+    npx.waitall()
+    t = time.perf_counter()
+    seen = 0
+    for X, y in loader:
+        with autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(X.shape[0])
+        seen += X.shape[0]
+        if seen >= limit:
+            break
+    npx.waitall()
+    return time.perf_counter() - t, float(l.mean().item())
+
+
+def cpp_fashion_mlp(quick):
+    exe = os.path.join(ROOT, "build", "bench", "fashion_mlp_epoch")
+    if not os.path.exists(exe) or quick:
+        return None
+    out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("{") and "fashion_mlp_epoch" in line:
+            return json.loads(line)
+    return None
+
+
+def fashion_mlp_epoch(cfg):
+    limit = 1024 if cfg.quick else 60000
+    try:
+        imp_s, imp_loss = fashion_epoch(False, limit)
+        hyb_s, hyb_loss = fashion_epoch(True, limit)
+    except mx.MXNetError as e:  # no dataset-fashion-mnist on this machine
+        print(f"python_fashion_mlp_epoch: skipped ({e})")
+        return
+    figures = {"samples": limit, "python_epoch_s": imp_s, "python_hybridized_epoch_s": hyb_s,
+               "python_loss": imp_loss, "python_hybridized_loss": hyb_loss}
+    print(f"one epoch from Python: imperative {imp_s:.3f} s (loss {imp_loss:.3f}), hybridized "
+          f"{hyb_s:.3f} s (loss {hyb_loss:.3f})")
+    cpp = cpp_fashion_mlp(cfg.quick)
+    if cpp:
+        figures["cpp_epoch_s"] = cpp["epoch_s"]
+        figures["cpp_hybridized_epoch_s"] = cpp["hybridized_epoch_s"]
+        figures["python_over_cpp"] = imp_s / cpp["epoch_s"]
+        figures["python_over_cpp_hybridized"] = hyb_s / cpp["hybridized_epoch_s"]
+        print(f"janus train's loop: imperative {cpp['epoch_s']:.3f} s, hybridized "
+              f"{cpp['hybridized_epoch_s']:.3f} s -> Python / C++ {imp_s / cpp['epoch_s']:.2f} "
+              f"and {hyb_s / cpp['hybridized_epoch_s']:.2f} (target <= 1.1)")
+    emit("python_fashion_mlp_epoch", figures)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small counts: a smoke test")
+    ap.add_argument("--no-fashion", action="store_true", help="skip the Fashion-MNIST epoch")
     cfg = ap.parse_args()
     cfg.rounds = 2 if cfg.quick else 5
     cfg.tiny_ops = 200 if cfg.quick else 10000
@@ -215,6 +286,8 @@ def main():
     sync_async(cfg)
     async_issue(cfg)
     hybridize_mlp(cfg)
+    if not cfg.no_fashion:
+        fashion_mlp_epoch(cfg)
     return 0
 
 
