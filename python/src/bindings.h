@@ -24,6 +24,8 @@ py::object to_numpy_dtype(DType dtype);
 /// A Device from a Context, None (cpu(0)) or a text such as "cpu(1)". CPU ids beyond the
 /// configured count add logical CPU devices on first use (MXNet's cpu(i) needs no set-up).
 Device to_device(py::handle h);
+/// The Python class of a Janus error (set by janus/base.py), for raising it by hand.
+PyObject* error_type_for(const Error& e);
 /// Makes cpu(id) exist (see to_device); throws DeviceError for GPUs (no CUDA backend).
 Device ensure_device(Device d);
 

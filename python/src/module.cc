@@ -21,6 +21,8 @@ struct ErrorTypes {
 };
 ErrorTypes* g_errors = nullptr;
 
+}  // namespace
+
 PyObject* error_type_for(const Error& e) {
   if (g_errors == nullptr) return PyExc_RuntimeError;
   auto pick = [&](const py::object& t) { return t ? t.ptr() : g_errors->base.ptr(); };
@@ -37,6 +39,8 @@ PyObject* error_type_for(const Error& e) {
   if (dynamic_cast<const InternalError*>(&e)) return pick(g_errors->internal);
   return g_errors->base.ptr();
 }
+
+namespace {
 
 void set_error_types(const py::dict& types) {
   auto get = [&](const char* name) {

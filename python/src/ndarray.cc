@@ -186,6 +186,42 @@ py::buffer_info to_buffer(const NDArray& a) {
                          strides);
 }
 
+extern "C" int ndarray_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
+  if (view == nullptr) {
+    PyErr_SetString(PyExc_BufferError, "ndarray: getbuffer without a view");
+    return -1;
+  }
+  std::memset(view, 0, sizeof(Py_buffer));
+  try {
+    const NDArray& a = py::handle(obj).cast<const NDArray&>();
+    auto* info = new py::buffer_info(to_buffer(a));
+    view->obj = obj;
+    view->internal = info;
+    view->buf = info->ptr;
+    view->itemsize = info->itemsize;
+    view->len = info->itemsize * a.size();
+    view->readonly = 0;
+    view->ndim = 1;
+    if ((flags & PyBUF_FORMAT) == PyBUF_FORMAT)
+      view->format = const_cast<char*>(info->format.c_str());
+    if ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) {
+      view->ndim = static_cast<int>(info->ndim);
+      view->strides = info->strides.data();
+      view->shape = info->shape.data();
+    }
+    Py_INCREF(obj);
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const Error& e) {
+    PyErr_SetString(error_type_for(e), e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  }
+  view->obj = nullptr;
+  return -1;
+}
+
 // np.array(numpy_array, dtype, ctx): one copy from the (C-contiguous) NumPy buffer.
 NDArray from_numpy(const py::array& src, py::object dtype, py::object ctx) {
   py::array arr = py::array::ensure(src, py::array::c_style);
@@ -245,7 +281,10 @@ void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Sca
 
 void bind_class(py::module_& m) {
   py::class_<NDArray> c(m, "ndarray", py::buffer_protocol());
-  c.def_buffer(&to_buffer);
+  // pybind11's own getbuffer lets a C++ exception cross CPython's C frames (undefined
+  // behaviour): the array's getbuffer is ours, raising the error as a Python exception.
+  // pybind11's releasebuffer (delete the buffer_info in view->internal) stays.
+  reinterpret_cast<PyHeapTypeObject*>(c.ptr())->as_buffer.bf_getbuffer = &ndarray_getbuffer;
   c.def_property_readonly("shape", [](const NDArray& a) { return shape_tuple(a.shape()); })
       .def_property_readonly("dtype", [](const NDArray& a) { return to_numpy_dtype(a.dtype()); })
       .def_property_readonly("_dtype_name",
