@@ -51,3 +51,40 @@ def test_loss_errors_are_named():
         gluon.loss.L2Loss(batch_axis=1)
     with pytest.raises(NotImplementedError, match="only axis=-1"):
         gluon.loss.SoftmaxCrossEntropyLoss(axis=1)
+
+
+P = onp.array([[0.5, -2.0], [1.5, 0.2]], dtype=onp.float32)
+L = onp.array([[1.0, -1.0], [-1.0, 1.0]], dtype=onp.float32)
+
+
+def _softmax(x):
+    e = onp.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: gluon.loss.HuberLoss(rho=1.0),
+     onp.where(abs(P - L) > 1, abs(P - L) - 0.5, 0.5 * (P - L) ** 2).mean(axis=1)),
+    (lambda: gluon.loss.HingeLoss(), onp.maximum(0, 1 - P * L).mean(axis=1)),
+    (lambda: gluon.loss.SquaredHingeLoss(), (onp.maximum(0, 1 - P * L) ** 2).mean(axis=1)),
+    (lambda: gluon.loss.LogisticLoss(), onp.log1p(onp.exp(-P * L)).mean(axis=1)),
+    (lambda: gluon.loss.KLDivLoss(from_logits=False),
+     (_softmax(L) * (onp.log(_softmax(L)) - onp.log(_softmax(P)))).mean(axis=1)),
+])
+def test_python_losses_match_numpy(make, expected):
+    loss = make()
+    label = L if not isinstance(loss, gluon.loss.KLDivLoss) else _softmax(L)
+    out = loss(np.array(P), np.array(label))
+    onp.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5, atol=1e-6)
+    loss.hybridize()
+    onp.testing.assert_allclose(loss(np.array(P), np.array(label)).asnumpy(), expected,
+                                rtol=1e-5, atol=1e-6)
+
+
+def test_logistic_binary_labels_and_bad_format():
+    binary = (L + 1) / 2
+    out = gluon.loss.LogisticLoss(label_format="binary")(np.array(P), np.array(binary))
+    onp.testing.assert_allclose(out.asnumpy(), onp.log1p(onp.exp(-P * L)).mean(axis=1),
+                                rtol=1e-5)
+    with pytest.raises(ValueError, match="label_format 'x' is not known"):
+        gluon.loss.LogisticLoss(label_format="x")

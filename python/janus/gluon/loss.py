@@ -77,3 +77,80 @@ class SigmoidBinaryCrossEntropyLoss(_BuiltinLoss):
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
+
+
+# Losses composed in Python from the operators (hybridizable like the others).
+
+def _batch_mean(x):
+    """The mean over every axis but the first (the batch): shape [batch]."""
+    if x.ndim <= 1:
+        return x
+    return _janus.mean(x.reshape((x.shape[0], -1)), [1], False)
+
+
+def _like(label, pred):
+    return label.reshape(pred.shape) if label.shape != pred.shape else label
+
+
+class HuberLoss(Loss):
+    """0.5 / rho * d^2 where |d| <= rho, |d| - 0.5 * rho elsewhere (d = pred - label)."""
+
+    def __init__(self, rho=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._rho = float(rho)
+
+    def forward(self, pred, label):
+        from .. import numpy as np
+        d = _janus.abs(pred - _like(label, pred))
+        rho = self._rho
+        return _batch_mean(np.where(d > rho, d - 0.5 * rho, (0.5 / rho) * _janus.square(d)))
+
+
+class HingeLoss(Loss):
+    """max(0, margin - pred * label), labels -1 or 1."""
+
+    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = float(margin)
+
+    def forward(self, pred, label):
+        return _batch_mean(_janus.relu(self._margin - pred * _like(label, pred)))
+
+
+class SquaredHingeLoss(HingeLoss):
+    """max(0, margin - pred * label)^2, labels -1 or 1."""
+
+    def forward(self, pred, label):
+        return _batch_mean(_janus.square(_janus.relu(self._margin - pred * _like(label, pred))))
+
+
+class LogisticLoss(Loss):
+    """log(1 + exp(-pred * label)); labels -1 or 1 ('signed') or 0 or 1 ('binary')."""
+
+    def __init__(self, weight=None, batch_axis=0, label_format="signed", **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        if label_format not in ("signed", "binary"):
+            raise ValueError(f"LogisticLoss: label_format '{label_format}' is not known, "
+                             "expected 'signed' or 'binary'")
+        self._binary = label_format == "binary"
+
+    def forward(self, pred, label):
+        label = _like(label, pred)
+        if self._binary:
+            label = label * 2 - 1
+        return _batch_mean(_janus.softplus(-(pred * label)))
+
+
+class KLDivLoss(Loss):
+    """label * (log(label) - log_prob), where log_prob is pred (from_logits) or
+    log_softmax(pred, axis); averaged over each sample's elements."""
+
+    def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._axis = axis
+
+    def forward(self, pred, label):
+        log_prob = pred if self._from_logits else _janus.log_softmax(pred, self._axis)
+        label = _like(label, pred)
+        return _batch_mean(label * (_janus.log(label + 1e-12) - log_prob))
