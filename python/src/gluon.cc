@@ -639,9 +639,15 @@ void bind_trainer(py::module_& m) {
                        py::object kvstore, py::object update_on_kvstore) {
              optim::OptimizerPtr opt = to_optimizer(optimizer, options);
              kvstore::KVStorePtr store;
-             if (!kvstore.is_none() && py::isinstance<py::str>(kvstore) &&
-                 kvstore.cast<std::string>() != "device") {
-               store = kvstore::create(kvstore.cast<std::string>());
+             if (py::isinstance<kvstore::KVStore>(kvstore)) {
+               store = kvstore.cast<kvstore::KVStorePtr>();  // shared with the caller
+             } else if (py::isinstance<py::str>(kvstore)) {
+               if (kvstore.cast<std::string>() != "device") {
+                 store = kvstore::create(kvstore.cast<std::string>());
+               }
+             } else if (!kvstore.is_none()) {
+               JANUS_THROW(TypeError, "Trainer: kvstore must be a name or an mx.kv store, got {}",
+                           py::repr(kvstore).cast<std::string>());
              }
              const bool on_store = !update_on_kvstore.is_none() && update_on_kvstore.cast<bool>();
              return std::make_unique<optim::Trainer>(to_param_dict(params), opt, store, on_store);

@@ -81,3 +81,19 @@ def test_bad_input_is_named():
         mx.optimizer.SGD(momentom=0.9)
     with pytest.raises(ValueError, match="'rmsprop' is not known"):
         mx.optimizer.create("rmsprop")
+
+
+def test_trainer_uses_the_kvstore_it_is_given():
+    kv = mx.kv.create("local")
+    w = gluon.Parameter("w", shape=(2,), init=mx.init.One())
+    w.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    trainer = gluon.Trainer([w], "sgd", {"learning_rate": 0.5}, kvstore=kv)
+    with autograd.record():
+        losses = [(w.data(c) * 2).sum() for c in (mx.cpu(0), mx.cpu(1))]
+    for l in losses:
+        l.backward()
+    trainer.step(1)  # the summed gradient 4 per element: w = 1 - 0.5 * 4
+    for c in (mx.cpu(0), mx.cpu(1)):
+        onp.testing.assert_allclose(w.data(c).asnumpy(), [-1.0, -1.0], atol=1e-6)
+    with pytest.raises(TypeError, match="kvstore must be a name or an mx.kv store, got 3"):
+        gluon.Trainer([w], "sgd", kvstore=3)
