@@ -21,7 +21,11 @@ from . import autograd
 from . import initializer
 from . import initializer as init
 from . import random
+from . import optimizer
+from . import kvstore
+from . import kvstore as kv
 from . import gluon
+from .gluon import metric  # noqa: E402  (MXNet 1.x: mx.metric)
 from .numpy import waitall  # noqa: F401
 
 nd = np  # MXNet's legacy ndarray namespace: the numpy-style one stands in for it
@@ -29,4 +33,5 @@ nd = np  # MXNet's legacy ndarray namespace: the numpy-style one stands in for i
 __version__ = "0.1.0"
 
 __all__ = ["np", "npx", "autograd", "gluon", "init", "initializer", "random", "context", "cpu",
+           "kv", "kvstore", "optimizer",
            "gpu", "num_gpus", "current_context", "Context", "MXNetError", "JanusError"]

@@ -24,10 +24,18 @@ py::object to_numpy_dtype(DType dtype);
 /// A Device from a Context, None (cpu(0)) or a text such as "cpu(1)". CPU ids beyond the
 /// configured count add logical CPU devices on first use (MXNet's cpu(i) needs no set-up).
 Device to_device(py::handle h);
+/// The Python class of a Janus error (set by janus/base.py), for raising it by hand.
+PyObject* error_type_for(const Error& e);
 /// Makes cpu(id) exist (see to_device); throws DeviceError for GPUs (no CUDA backend).
 Device ensure_device(Device d);
 
+/// The optimizer `name` ("sgd", "adam") with Gluon's optimizer_params dict (learning_rate,
+/// momentum, wd, ...; None for the defaults); ValueError naming an unknown parameter.
+optim::OptimizerPtr to_optimizer(const std::string& name, const py::object& options);
+
 void bind_ndarray(py::module_& m);
+void bind_kvstore(py::module_& m);
+void bind_metrics(py::module_& m);
 void bind_gluon(py::module_& m);
 
 }  // namespace janus::python

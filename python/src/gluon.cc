@@ -117,6 +117,46 @@ class PyBlock : public Block {
   }
 };
 
+// A built-in layer subclassed in Python: a forward that the Python class defines replaces the
+// layer's own (which it reaches as super().forward(x), the layer's "forward" binding below).
+// pybind11 makes this alias only for Python subclasses, so the built-in layers themselves never
+// take the GIL.
+template <class T>
+class PyLayer : public T {
+ public:
+  using T::T;
+
+  NDArray forward(const NDArray& x) override {
+    {
+      py::gil_scoped_acquire gil;
+      py::function f = py::get_override(static_cast<const T*>(this), "forward");
+      if (f) {
+        std::vector<NDArray> ys = to_outputs(f(x), this->name());
+        JANUS_CHECK(ys.size() == 1, ValueError, "{}: forward gave {} outputs, expected 1",
+                    this->name(), ys.size());
+        return ys[0];
+      }
+    }
+    return T::forward(x);
+  }
+};
+
+// py::class_ of the built-in layer T: Python subclasses get PyLayer<T>, and "forward" runs T's
+// own forward (not a Python override: super().forward(x) must not come back to it).
+template <class T>
+py::class_<T, Block, PyLayer<T>, std::shared_ptr<T>> layer_class(py::module_& m, const char* name) {
+  py::class_<T, Block, PyLayer<T>, std::shared_ptr<T>> c(m, name);
+  c.def("forward", [](T& b, const NDArray& x) {
+    py::gil_scoped_release release;
+    return b.T::forward(x);
+  });
+  return c;
+}
+
+// py::init of a layer from `make<T>` (a function template building a T or a PyLayer<T> from
+// the Python arguments).
+#define JANUS_LAYER_INIT(make, T) py::init(&make<T>, &make<PyLayer<T>>)
+
 // Keeps the Python objects of blocks that C++ holds (Sequential's children): a Python subclass'
 // forward needs its Python object alive.
 void keep_ref(py::handle self, py::handle child) {
@@ -265,6 +305,85 @@ void bind_params(py::module_& m) {
       });
 }
 
+// The built-in layers from their Python arguments (see JANUS_LAYER_INIT).
+template <class T>
+std::shared_ptr<T> make_dense(int64_t units, py::object activation, bool use_bias, bool flatten,
+                              py::object dtype, py::object weight_init, py::object bias_init,
+                              int64_t in_units, const py::kwargs&) {
+  return std::make_shared<T>(units, activation_or_empty(activation), use_bias, flatten, in_units,
+                             to_init(weight_init), to_init(bias_init));
+}
+
+template <class T>
+std::shared_ptr<T> make_conv2d(int64_t channels, py::object kernel, py::object strides,
+                               py::object padding, py::object dilation, int64_t groups,
+                               const std::string& layout, py::object activation, bool use_bias,
+                               py::object weight_init, py::object bias_init, int64_t in_channels,
+                               const py::kwargs&) {
+  JANUS_CHECK(layout == "NCHW", NotImplementedError,
+              "Conv2D: layout '{}' is not supported, expected 'NCHW'", layout);
+  return std::make_shared<T>(channels, to_pair(kernel), to_pair(strides), to_pair(padding),
+                             to_pair(dilation), groups, activation_or_empty(activation), use_bias,
+                             in_channels, to_init(weight_init), to_init(bias_init));
+}
+
+template <class T>
+std::shared_ptr<T> make_max_pool2d(py::object pool, py::object strides, py::object padding,
+                                   const py::kwargs&) {
+  return std::make_shared<T>(to_pair(pool),
+                             strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
+                             to_pair(padding));
+}
+
+template <class T>
+std::shared_ptr<T> make_avg_pool2d(py::object pool, py::object strides, py::object padding,
+                                   bool ceil_mode, bool count_include_pad, const py::kwargs&) {
+  JANUS_CHECK(!ceil_mode, NotImplementedError, "AvgPool2D: ceil_mode is not supported");
+  return std::make_shared<T>(to_pair(pool),
+                             strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
+                             to_pair(padding), count_include_pad);
+}
+
+template <class T>
+std::shared_ptr<T> make_global_avg_pool2d(const py::kwargs&) {
+  return std::make_shared<T>();
+}
+
+template <class T>
+std::shared_ptr<T> make_batch_norm(int64_t axis, double momentum, double epsilon, bool center,
+                                   bool scale, int64_t in_channels, const py::kwargs&) {
+  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels);
+}
+
+template <class T>
+std::shared_ptr<T> make_dropout(double rate, const py::kwargs&) {
+  return std::make_shared<T>(rate);
+}
+
+template <class T>
+std::shared_ptr<T> make_flatten(const py::kwargs&) {
+  return std::make_shared<T>();
+}
+
+template <class T>
+std::shared_ptr<T> make_activation(const std::string& a, const py::kwargs&) {
+  return std::make_shared<T>(a);
+}
+
+template <class T>
+std::shared_ptr<T> make_embedding(int64_t input_dim, int64_t output_dim, py::object dtype,
+                                  py::object weight_init, const py::kwargs&) {
+  return std::make_shared<T>(input_dim, output_dim, to_init(weight_init));
+}
+
+template <class T>
+std::shared_ptr<T> make_layer_norm(int64_t axis, double epsilon, int64_t in_channels,
+                                   const py::kwargs&) {
+  JANUS_CHECK(axis == -1, NotImplementedError,
+              "LayerNorm: normalises the last axis only, got axis={}", axis);
+  return std::make_shared<T>(epsilon, in_channels);
+}
+
 void bind_blocks(py::module_& m) {
   py::class_<Block, PyBlock, BlockPtr>(m, "Block", py::dynamic_attr())
       .def(py::init([](py::object prefix, py::object params, const py::kwargs&) {
@@ -369,91 +488,47 @@ void bind_blocks(py::module_& m) {
         }
       });
 
-  py::class_<nn::Dense, Block, std::shared_ptr<nn::Dense>>(m, "Dense")
-      .def(py::init([](int64_t units, py::object activation, bool use_bias, bool flatten,
-                       py::object dtype, py::object weight_init, py::object bias_init,
-                       int64_t in_units, const py::kwargs&) {
-             return std::make_shared<nn::Dense>(units, activation_or_empty(activation), use_bias,
-                                                flatten, in_units, to_init(weight_init),
-                                                to_init(bias_init));
-           }),
-           py::arg("units"), py::arg("activation") = py::none(), py::arg("use_bias") = true,
+  layer_class<nn::Dense>(m, "Dense")
+      .def(JANUS_LAYER_INIT(make_dense, nn::Dense), py::arg("units"),
+           py::arg("activation") = py::none(), py::arg("use_bias") = true,
            py::arg("flatten") = true, py::arg("dtype") = "float32",
            py::arg("weight_initializer") = py::none(), py::arg("bias_initializer") = "zeros",
            py::arg("in_units") = 0)
       .def_property_readonly("weight", &nn::Dense::weight)
       .def_property_readonly("bias", &nn::Dense::bias);
-  py::class_<nn::Conv2D, Block, std::shared_ptr<nn::Conv2D>>(m, "Conv2D")
-      .def(py::init([](int64_t channels, py::object kernel, py::object strides, py::object padding,
-                       py::object dilation, int64_t groups, const std::string& layout,
-                       py::object activation, bool use_bias, py::object weight_init,
-                       py::object bias_init, int64_t in_channels, const py::kwargs&) {
-             JANUS_CHECK(layout == "NCHW", NotImplementedError,
-                         "Conv2D: layout '{}' is not supported, expected 'NCHW'", layout);
-             return std::make_shared<nn::Conv2D>(
-                 channels, to_pair(kernel), to_pair(strides), to_pair(padding), to_pair(dilation),
-                 groups, activation_or_empty(activation), use_bias, in_channels,
-                 to_init(weight_init), to_init(bias_init));
-           }),
-           py::arg("channels"), py::arg("kernel_size"), py::arg("strides") = 1,
-           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1,
-           py::arg("layout") = "NCHW", py::arg("activation") = py::none(),
+  layer_class<nn::Conv2D>(m, "Conv2D")
+      .def(JANUS_LAYER_INIT(make_conv2d, nn::Conv2D), py::arg("channels"), py::arg("kernel_size"),
+           py::arg("strides") = 1, py::arg("padding") = 0, py::arg("dilation") = 1,
+           py::arg("groups") = 1, py::arg("layout") = "NCHW", py::arg("activation") = py::none(),
            py::arg("use_bias") = true, py::arg("weight_initializer") = py::none(),
            py::arg("bias_initializer") = "zeros", py::arg("in_channels") = 0)
       .def_property_readonly("weight", &nn::Conv2D::weight)
       .def_property_readonly("bias", &nn::Conv2D::bias);
-  py::class_<nn::MaxPool2D, Block, std::shared_ptr<nn::MaxPool2D>>(m, "MaxPool2D")
-      .def(py::init([](py::object pool, py::object strides, py::object padding, const py::kwargs&) {
-             return std::make_shared<nn::MaxPool2D>(
-                 to_pair(pool), strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                 to_pair(padding));
-           }),
-           py::arg("pool_size") = 2, py::arg("strides") = py::none(), py::arg("padding") = 0);
-  py::class_<nn::AvgPool2D, Block, std::shared_ptr<nn::AvgPool2D>>(m, "AvgPool2D")
-      .def(py::init([](py::object pool, py::object strides, py::object padding, bool ceil_mode,
-                       bool count_include_pad, const py::kwargs&) {
-             JANUS_CHECK(!ceil_mode, NotImplementedError, "AvgPool2D: ceil_mode is not supported");
-             return std::make_shared<nn::AvgPool2D>(
-                 to_pair(pool), strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                 to_pair(padding), count_include_pad);
-           }),
-           py::arg("pool_size") = 2, py::arg("strides") = py::none(), py::arg("padding") = 0,
-           py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
-  py::class_<nn::GlobalAvgPool2D, Block, std::shared_ptr<nn::GlobalAvgPool2D>>(m, "GlobalAvgPool2D")
-      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::GlobalAvgPool2D>(); }));
-  py::class_<nn::BatchNorm, Block, std::shared_ptr<nn::BatchNorm>>(m, "BatchNorm")
-      .def(py::init([](int64_t axis, double momentum, double epsilon, bool center, bool scale,
-                       int64_t in_channels, const py::kwargs&) {
-             return std::make_shared<nn::BatchNorm>(axis, momentum, epsilon, center, scale,
-                                                    in_channels);
-           }),
-           py::arg("axis") = 1, py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5,
-           py::arg("center") = true, py::arg("scale") = true, py::arg("in_channels") = 0);
-  py::class_<nn::Dropout, Block, std::shared_ptr<nn::Dropout>>(m, "Dropout")
-      .def(py::init(
-               [](double rate, const py::kwargs&) { return std::make_shared<nn::Dropout>(rate); }),
-           py::arg("rate"));
-  py::class_<nn::Flatten, Block, std::shared_ptr<nn::Flatten>>(m, "Flatten")
-      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::Flatten>(); }));
-  py::class_<nn::Activation, Block, std::shared_ptr<nn::Activation>>(m, "Activation")
-      .def(py::init([](const std::string& a, const py::kwargs&) {
-             return std::make_shared<nn::Activation>(a);
-           }),
-           py::arg("activation"));
-  py::class_<nn::Embedding, Block, std::shared_ptr<nn::Embedding>>(m, "Embedding")
-      .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype,
-                       py::object weight_init, const py::kwargs&) {
-             return std::make_shared<nn::Embedding>(input_dim, output_dim, to_init(weight_init));
-           }),
-           py::arg("input_dim"), py::arg("output_dim"), py::arg("dtype") = "float32",
+  layer_class<nn::MaxPool2D>(m, "MaxPool2D")
+      .def(JANUS_LAYER_INIT(make_max_pool2d, nn::MaxPool2D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0);
+  layer_class<nn::AvgPool2D>(m, "AvgPool2D")
+      .def(JANUS_LAYER_INIT(make_avg_pool2d, nn::AvgPool2D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,
+           py::arg("count_include_pad") = true);
+  layer_class<nn::GlobalAvgPool2D>(m, "GlobalAvgPool2D")
+      .def(JANUS_LAYER_INIT(make_global_avg_pool2d, nn::GlobalAvgPool2D));
+  layer_class<nn::BatchNorm>(m, "BatchNorm")
+      .def(JANUS_LAYER_INIT(make_batch_norm, nn::BatchNorm), py::arg("axis") = 1,
+           py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5, py::arg("center") = true,
+           py::arg("scale") = true, py::arg("in_channels") = 0);
+  layer_class<nn::Dropout>(m, "Dropout")
+      .def(JANUS_LAYER_INIT(make_dropout, nn::Dropout), py::arg("rate"));
+  layer_class<nn::Flatten>(m, "Flatten").def(JANUS_LAYER_INIT(make_flatten, nn::Flatten));
+  layer_class<nn::Activation>(m, "Activation")
+      .def(JANUS_LAYER_INIT(make_activation, nn::Activation), py::arg("activation"));
+  layer_class<nn::Embedding>(m, "Embedding")
+      .def(JANUS_LAYER_INIT(make_embedding, nn::Embedding), py::arg("input_dim"),
+           py::arg("output_dim"), py::arg("dtype") = "float32",
            py::arg("weight_initializer") = py::none());
-  py::class_<nn::LayerNorm, Block, std::shared_ptr<nn::LayerNorm>>(m, "LayerNorm")
-      .def(py::init([](int64_t axis, double epsilon, int64_t in_channels, const py::kwargs&) {
-             JANUS_CHECK(axis == -1, NotImplementedError,
-                         "LayerNorm: normalises the last axis only, got axis={}", axis);
-             return std::make_shared<nn::LayerNorm>(epsilon, in_channels);
-           }),
-           py::arg("axis") = -1, py::arg("epsilon") = 1e-5, py::arg("in_channels") = 0);
+  layer_class<nn::LayerNorm>(m, "LayerNorm")
+      .def(JANUS_LAYER_INIT(make_layer_norm, nn::LayerNorm), py::arg("axis") = -1,
+           py::arg("epsilon") = 1e-5, py::arg("in_channels") = 0);
   py::class_<nn::SymbolBlock, Block, std::shared_ptr<nn::SymbolBlock>>(m, "SymbolBlock")
       .def_static(
           "imports",
@@ -518,43 +593,61 @@ nn::ParameterDict to_param_dict(const py::object& params) {
   return out;
 }
 
+}  // namespace
+
+optim::OptimizerPtr to_optimizer(const std::string& name, const py::object& options) {
+  optim::OptimizerOptions o;
+  double lr = 0.01;
+  double rescale = 1.0;
+  if (!options.is_none()) {
+    for (auto [k, v] : options.cast<py::dict>()) {
+      const std::string key = k.cast<std::string>();
+      const double val = v.cast<double>();
+      if (key == "learning_rate")
+        lr = val;
+      else if (key == "momentum")
+        o.momentum = val;
+      else if (key == "wd")
+        o.wd = val;
+      else if (key == "beta1")
+        o.beta1 = val;
+      else if (key == "beta2")
+        o.beta2 = val;
+      else if (key == "epsilon")
+        o.epsilon = val;
+      else if (key == "clip_gradient")
+        o.clip_gradient = val;
+      else if (key == "rescale_grad")
+        rescale = val;
+      else
+        JANUS_THROW(ValueError,
+                    "optimizer '{}': parameter '{}' is not known, expected learning_rate, "
+                    "momentum, wd, beta1, beta2, epsilon, clip_gradient or rescale_grad",
+                    name, key);
+    }
+  }
+  optim::OptimizerPtr opt = optim::make_optimizer(name, lr, o);
+  opt->set_rescale_grad(rescale);
+  return opt;
+}
+
+namespace {
+
 void bind_trainer(py::module_& m) {
   py::class_<optim::Trainer>(m, "Trainer")
       .def(py::init([](py::object params, const std::string& optimizer, py::object options,
                        py::object kvstore, py::object update_on_kvstore) {
-             optim::OptimizerOptions o;
-             double lr = 0.01;
-             double rescale = 1.0;
-             if (!options.is_none()) {
-               for (auto [k, v] : options.cast<py::dict>()) {
-                 const std::string key = k.cast<std::string>();
-                 const double val = v.cast<double>();
-                 if (key == "learning_rate")
-                   lr = val;
-                 else if (key == "momentum")
-                   o.momentum = val;
-                 else if (key == "wd")
-                   o.wd = val;
-                 else if (key == "beta1")
-                   o.beta1 = val;
-                 else if (key == "beta2")
-                   o.beta2 = val;
-                 else if (key == "epsilon")
-                   o.epsilon = val;
-                 else if (key == "clip_gradient")
-                   o.clip_gradient = val;
-                 else if (key == "rescale_grad")
-                   rescale = val;
-                 else
-                   JANUS_THROW(ValueError, "Trainer: optimizer parameter '{}' is not known", key);
-               }
-             }
-             optim::OptimizerPtr opt = optim::make_optimizer(optimizer, lr, o);
-             opt->set_rescale_grad(rescale);
+             optim::OptimizerPtr opt = to_optimizer(optimizer, options);
              kvstore::KVStorePtr store;
-             if (!kvstore.is_none() && py::isinstance<py::str>(kvstore) &&
-                 kvstore.cast<std::string>() != "device") {
-               store = kvstore::create(kvstore.cast<std::string>());
+             if (py::isinstance<kvstore::KVStore>(kvstore)) {
+               store = kvstore.cast<kvstore::KVStorePtr>();  // shared with the caller
+             } else if (py::isinstance<py::str>(kvstore)) {
+               if (kvstore.cast<std::string>() != "device") {
+                 store = kvstore::create(kvstore.cast<std::string>());
+               }
+             } else if (!kvstore.is_none()) {
+               JANUS_THROW(TypeError, "Trainer: kvstore must be a name or an mx.kv store, got {}",
+                           py::repr(kvstore).cast<std::string>());
              }
              const bool on_store = !update_on_kvstore.is_none() && update_on_kvstore.cast<bool>();
              return std::make_unique<optim::Trainer>(to_param_dict(params), opt, store, on_store);

@@ -21,6 +21,8 @@ struct ErrorTypes {
 };
 ErrorTypes* g_errors = nullptr;
 
+}  // namespace
+
 PyObject* error_type_for(const Error& e) {
   if (g_errors == nullptr) return PyExc_RuntimeError;
   auto pick = [&](const py::object& t) { return t ? t.ptr() : g_errors->base.ptr(); };
@@ -37,6 +39,8 @@ PyObject* error_type_for(const Error& e) {
   if (dynamic_cast<const InternalError*>(&e)) return pick(g_errors->internal);
   return g_errors->base.ptr();
 }
+
+namespace {
 
 void set_error_types(const py::dict& types) {
   auto get = [&](const char* name) {
@@ -165,6 +169,15 @@ void bind_scope(py::module_& m, const char* name) {
 void bind_engine_and_autograd(py::module_& m) {
   m.def("waitall", &wait_all, ReleaseGil());
   m.def("seed", [](uint64_t s) { seed(s); });
+  // The engine's counters (tests and benchmarks count the operations a call pushes).
+  m.def("_engine_stats", [] {
+    const EngineStats s = engine().stats();
+    py::dict d;
+    d["pushed"] = s.pushed;
+    d["in_flight"] = s.in_flight;
+    d["max_in_flight"] = s.max_in_flight;
+    return d;
+  });
   bind_scope<autograd::RecordScope>(m, "_RecordScope");
   bind_scope<autograd::PauseScope>(m, "_PauseScope");
   m.def("is_recording", &autograd::is_recording);
@@ -188,4 +201,6 @@ PYBIND11_MODULE(_janus, m) {
   bind_ndarray(m);
   bind_engine_and_autograd(m);
   bind_gluon(m);
+  bind_kvstore(m);
+  bind_metrics(m);
 }

@@ -131,6 +131,97 @@ py::object to_item(const NDArray& a) {
   }
 }
 
+// The buffer protocol (memoryview(a), numpy.asarray(a), DLPack through NumPy): the array's own
+// memory, no copy. Every operation pushed on the array so far has finished when the buffer is
+// handed out (a no-op write is pushed and waited for: a write runs after every earlier read and
+// write); operations pushed later are not ordered with what Python does through the buffer.
+py::buffer_info to_buffer(const NDArray& a) {
+  JANUS_CHECK(!a.is_placeholder(), TraceError,
+              "buffer: a symbolic array (shape {}, {}) has no memory while a hybridized block is "
+              "traced",
+              a.shape(), dtype_name(a.dtype()));
+  JANUS_CHECK(a.device().is_cpu(), DeviceError, "buffer: the array is on {}, expected a CPU",
+              a.device());
+  std::string format;
+  switch (a.dtype()) {
+    case DType::kFloat32:
+      format = py::format_descriptor<float>::format();
+      break;
+    case DType::kFloat64:
+      format = py::format_descriptor<double>::format();
+      break;
+    case DType::kInt32:
+      format = py::format_descriptor<int32_t>::format();
+      break;
+    case DType::kInt64:
+      format = py::format_descriptor<int64_t>::format();
+      break;
+    case DType::kUInt8:
+      format = py::format_descriptor<uint8_t>::format();
+      break;
+    case DType::kBool:
+      format = py::format_descriptor<bool>::format();
+      break;
+    default:
+      JANUS_THROW(TypeError,
+                  "buffer: {} has no buffer format (NumPy has no such type); "
+                  "astype('float32') first",
+                  dtype_name(a.dtype()));
+  }
+  {
+    py::gil_scoped_release release;
+    engine().push([](const RunContext&) {}, {}, {a.var()}, a.device(), Lane::kCopy, 0,
+                  "buffer_export");
+    wait_to_read(a);
+  }
+  const auto item = static_cast<py::ssize_t>(dtype_size(a.dtype()));
+  std::vector<py::ssize_t> shape(a.shape().dims().begin(), a.shape().dims().end());
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = item;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  return py::buffer_info(a.raw_data(), item, format, static_cast<py::ssize_t>(shape.size()), shape,
+                         strides);
+}
+
+extern "C" int ndarray_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
+  if (view == nullptr) {
+    PyErr_SetString(PyExc_BufferError, "ndarray: getbuffer without a view");
+    return -1;
+  }
+  std::memset(view, 0, sizeof(Py_buffer));
+  try {
+    const NDArray& a = py::handle(obj).cast<const NDArray&>();
+    auto* info = new py::buffer_info(to_buffer(a));
+    view->obj = obj;
+    view->internal = info;
+    view->buf = info->ptr;
+    view->itemsize = info->itemsize;
+    view->len = info->itemsize * a.size();
+    view->readonly = 0;
+    view->ndim = 1;
+    if ((flags & PyBUF_FORMAT) == PyBUF_FORMAT)
+      view->format = const_cast<char*>(info->format.c_str());
+    if ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) {
+      view->ndim = static_cast<int>(info->ndim);
+      view->strides = info->strides.data();
+      view->shape = info->shape.data();
+    }
+    Py_INCREF(obj);
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const Error& e) {
+    PyErr_SetString(error_type_for(e), e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  }
+  view->obj = nullptr;
+  return -1;
+}
+
 // np.array(numpy_array, dtype, ctx): one copy from the (C-contiguous) NumPy buffer.
 NDArray from_numpy(const py::array& src, py::object dtype, py::object ctx) {
   py::array arr = py::array::ensure(src, py::array::c_style);
@@ -189,7 +280,11 @@ void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Sca
 }
 
 void bind_class(py::module_& m) {
-  py::class_<NDArray> c(m, "ndarray");
+  py::class_<NDArray> c(m, "ndarray", py::buffer_protocol());
+  // pybind11's own getbuffer lets a C++ exception cross CPython's C frames (undefined
+  // behaviour): the array's getbuffer is ours, raising the error as a Python exception.
+  // pybind11's releasebuffer (delete the buffer_info in view->internal) stays.
+  reinterpret_cast<PyHeapTypeObject*>(c.ptr())->as_buffer.bf_getbuffer = &ndarray_getbuffer;
   c.def_property_readonly("shape", [](const NDArray& a) { return shape_tuple(a.shape()); })
       .def_property_readonly("dtype", [](const NDArray& a) { return to_numpy_dtype(a.dtype()); })
       .def_property_readonly("_dtype_name",
@@ -199,6 +294,8 @@ void bind_class(py::module_& m) {
       .def_property_readonly("ctx", &NDArray::device)
       .def_property_readonly("context", &NDArray::device)
       .def_property_readonly("device", &NDArray::device)
+      // A placeholder of a hybridized block's trace: shape, dtype and device, no values.
+      .def_property_readonly("_is_symbol", &NDArray::is_placeholder)
       .def("__len__",
            [](const NDArray& a) {
              JANUS_CHECK(a.ndim() > 0, TypeError, "len() of a 0-d array");
@@ -222,7 +319,9 @@ void bind_class(py::module_& m) {
       .def("as_in_ctx",
            [](const NDArray& a, py::object ctx) {
              Device d = to_device(ctx);
-             return d == a.device() ? a : copyto(a, d);
+             if (d == a.device()) return a;
+             py::gil_scoped_release release;  // a push may wait on back-pressure
+             return copyto(a, d);
            })
       .def(
           "astype",
@@ -247,7 +346,11 @@ void bind_class(py::module_& m) {
              py::gil_scoped_release release;
              return transpose(a, axes);
            })
-      .def_property_readonly("T", [](const NDArray& a) { return transpose(a); })
+      .def_property_readonly("T",
+                             [](const NDArray& a) {
+                               py::gil_scoped_release release;
+                               return transpose(a);
+                             })
       .def(
           "copy", [](const NDArray& a) { return a + 0.0; }, ReleaseGil())
       .def("detach", &autograd::detach)
@@ -594,7 +697,11 @@ void bind_functions(py::module_& m) {
   m.def(
       "pad", [](A x, std::vector<int64_t> widths, double value) { return pad(x, widths, value); },
       ReleaseGil());
-  m.def("copyto_device", [](A x, py::object ctx) { return copyto(x, to_device(ctx)); });
+  m.def("copyto_device", [](A x, py::object ctx) {
+    Device d = to_device(ctx);
+    py::gil_scoped_release release;
+    return copyto(x, d);
+  });
 
   // Views and in-place writes (slice assignment).
   m.def("view_rows", [](A x, int64_t begin, int64_t end) { return x.slice(begin, end); });

@@ -45,3 +45,45 @@ def test_uninitialised_block():
     net = gluon.nn.Dense(2)
     with pytest.raises(mx.MXNetError):
         net(np.ones((1, 2))).wait_to_read()
+
+
+def test_recurrent_layers_are_a_clear_not_supported_error():
+    from janus.gluon import rnn
+    with pytest.raises(mx.base.NotSupportedError, match="gluon.rnn.LSTM: Janus has no recurrent"):
+        rnn.LSTM(64)
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        rnn.Nope
+
+
+def test_export_before_a_hybridized_call_is_named(tmp_path):
+    net = mx.gluon.nn.Dense(2)
+    net.initialize()
+    net(mx.np.ones((1, 3)))
+    with pytest.raises(mx.MXNetError, match="hybridize|hybridized"):
+        net.export(str(tmp_path / "net"))
+
+
+def test_buffer_of_a_traced_array_is_a_trace_error():
+    from janus.gluon import nn
+
+    class Peek(nn.HybridBlock):
+        def forward(self, x):
+            memoryview(x)
+            return x
+
+    net = Peek()
+    net.hybridize()
+    with pytest.raises(mx.base.TraceError, match="symbolic array .* no memory"):
+        net(mx.np.ones((2,)))
+
+
+def test_kernel_error_surfaces_through_the_buffer_protocol():
+    import numpy as onp
+    logits = np.ones((2, 3))
+    labels = np.array([0, 7], dtype="int64")
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()(logits, labels)
+    with pytest.raises(IndexError):
+        onp.asarray(loss)
+    with pytest.raises(IndexError):
+        memoryview(loss)
+    assert onp.asarray(np.ones(2)).tolist() == [1.0, 1.0]

@@ -186,3 +186,49 @@ def test_block_without_forward_is_a_not_implemented_error():
 
     with pytest.raises(NotImplementedError, match="overrides neither form of forward"):
         Empty()(np.ones(2))
+
+
+def test_split_and_load_along_any_axis():
+    x = np.arange(12.0).reshape(3, 4)
+    parts = gluon.utils.split_and_load(x, [mx.cpu(0), mx.cpu(1)], batch_axis=1)
+    assert [p.ctx for p in parts] == [mx.cpu(0), mx.cpu(1)]
+    assert parts[0].tolist() == [[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]]
+    assert parts[1].tolist() == [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]
+    rows = gluon.utils.split_and_load(x, [mx.cpu(0), mx.cpu(1)], batch_axis=0, even_split=False)
+    assert [r.shape[0] for r in rows] == [2, 1] or [r.shape[0] for r in rows] == [1, 2]
+    with pytest.raises(ValueError, match="batch_axis 2 is out of range"):
+        gluon.utils.split_and_load(x, [mx.cpu(0)], batch_axis=2)
+
+
+class _Pair(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(3)
+        self.b = nn.Dense(2)
+
+    def forward(self, x):
+        return self.b(npx.relu(self.a(x)))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_dropped_block_is_freed_with_its_children(hybridize):
+    import gc
+    import weakref
+    net = _Pair()
+    net.initialize()
+    if hybridize:
+        net.hybridize()  # the compiled graph must not keep the Python block alive
+    net(np.ones((1, 4))).wait_to_read()
+    refs = [weakref.ref(net), weakref.ref(net.a), weakref.ref(net.b)]
+    seq = nn.HybridSequential()
+    seq.add(_Pair())
+    seq.initialize()
+    seq.hybridize()
+    seq(np.ones((1, 4)))
+    refs.append(weakref.ref(seq))
+    loss = gluon.loss.L2Loss()
+    loss(np.ones((2, 1)), np.ones((2, 1)))
+    refs.append(weakref.ref(loss))
+    del net, seq, loss
+    gc.collect()
+    assert [r() for r in refs] == [None] * len(refs)

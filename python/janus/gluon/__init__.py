@@ -1,9 +1,9 @@
 """``gluon``: blocks, layers, losses, the Trainer and data loading (MXNet's names)."""
 from .. import _janus
-from . import nn, loss, data, utils  # noqa: F401
+from . import nn, loss, data, utils, rnn, metric  # noqa: F401
 from .parameter import Parameter, ParameterDict  # noqa: F401
 
-Trainer = _janus.Trainer
+from .trainer import Trainer  # noqa: E402
 Block = nn.Block
 HybridBlock = nn.HybridBlock
 SymbolBlock = nn.SymbolBlock

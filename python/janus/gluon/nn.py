@@ -5,6 +5,7 @@ compiled graph without Python. Child blocks and ``Parameter``s assigned as attri
 registered with the block (``collect_params``, ``initialize``, export).
 
 Every block hybridizes (HybridBlock is Block); ``HybridSequential`` is ``Sequential``."""
+import os as _os
 import types as _types
 
 from .. import _janus
@@ -42,13 +43,33 @@ class _ParamGetter:
 
 Block.params = property(lambda self: _ParamGetter(self))
 
+_export_model = Block.export
+
+
+def _export(self, path, epoch=0, remove_amp_cast=True):
+    """Writes ``path-symbol.json`` (the graph of the last hybridized call) and
+    ``path-NNNN.params`` (its parameters; NNNN = epoch), MXNet's file names; returns both names.
+    The parameters are in the safetensors format, which every Janus loader recognises by its
+    content whatever the file's name. TraceError before a hybridized call."""
+    _export_model(self, path, epoch)
+    written = f"{path}-{epoch:04d}.safetensors"
+    params = f"{path}-{epoch:04d}.params"
+    _os.replace(written, params)
+    return f"{path}-symbol.json", params
+
+
+Block.export = _export
+
 
 def _F():
     from .. import numpy as np, numpy_extension as npx
     ns = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
     ns.update({k: getattr(npx, k) for k in dir(npx) if not k.startswith("_")})
     ns.update(np=np, npx=npx)
-    return _types.SimpleNamespace(**ns)
+    # One namespace whether traced or not: Janus's arrays are the same type in both.
+    F = _types.ModuleType("janus.F", "hybrid_forward's F: the np and npx functions")
+    F.__dict__.update(ns)
+    return F
 
 
 class HybridBlock(Block):
@@ -68,3 +89,116 @@ class HybridBlock(Block):
         params = {name: p.data(ctx) for name, p in vars(self).items()
                   if isinstance(p, Parameter)}
         return hybrid_forward(HybridBlock._F, *args, **params)
+
+
+# Layers composed in Python from the operators (each a HybridBlock: hybridize traces it).
+
+class HybridLambda(HybridBlock):
+    """A block running ``function(x, ...)``: a callable on arrays, or the name of an np / npx
+    function ("relu", "tanh", ...)."""
+
+    def __init__(self, function, prefix=None):
+        super().__init__()
+        if isinstance(function, str):
+            from .. import numpy as np, numpy_extension as npx
+            fn = getattr(npx, function, None) or getattr(np, function, None)
+            if fn is None:
+                raise ValueError(f"HybridLambda: '{function}' is not an np or npx function")
+            function = fn
+        if not callable(function):
+            raise TypeError(f"HybridLambda: expected a callable or a function name, got "
+                            f"{type(function).__name__}")
+        self._function = function
+
+    def forward(self, *args):
+        return self._function(*args)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({getattr(self._function, '__name__', self._function)})"
+
+
+Lambda = HybridLambda
+
+
+class Identity(HybridBlock):
+    """Its input, unchanged."""
+
+    def forward(self, x):
+        return x
+
+
+class LeakyReLU(HybridBlock):
+    """x for x > 0, alpha * x otherwise."""
+
+    def __init__(self, alpha, **kwargs):
+        super().__init__()
+        if alpha < 0:
+            raise ValueError(f"LeakyReLU: alpha must be >= 0, got {alpha}")
+        self._alpha = float(alpha)
+
+    def forward(self, x):
+        return _janus.leaky_relu(x, self._alpha)
+
+
+class PReLU(HybridBlock):
+    """LeakyReLU whose slope ``alpha`` is learned (one per channel of axis 1 with
+    ``in_channels`` > 1, else one)."""
+
+    def __init__(self, alpha_initializer=None, in_channels=1, **kwargs):
+        super().__init__()
+        from .. import initializer
+        self._in_channels = in_channels
+        self.alpha = Parameter("alpha", shape=(in_channels,),
+                               init=alpha_initializer or initializer.Constant(0.25))
+
+    def forward(self, x):
+        alpha = self.alpha.data(x.ctx)
+        if self._in_channels > 1:
+            alpha = alpha.reshape((1, self._in_channels) + (1,) * (x.ndim - 2))
+        return _janus.relu(x) - alpha * _janus.relu(-x)
+
+
+class ELU(HybridBlock):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__()
+        self._alpha = float(alpha)
+
+    def forward(self, x):
+        return _janus.relu(x) + self._alpha * (_janus.exp(-_janus.relu(-x)) - 1)
+
+
+class GELU(HybridBlock):
+    """x * Phi(x) (the exact form, through erf)."""
+
+    def forward(self, x):
+        return _janus.gelu(x)
+
+
+class Swish(HybridBlock):
+    """x * sigmoid(beta * x)."""
+
+    def __init__(self, beta=1.0, **kwargs):
+        super().__init__()
+        self._beta = float(beta)
+
+    def forward(self, x):
+        return x * _janus.sigmoid(x * self._beta) if self._beta != 1.0 else x * _janus.sigmoid(x)
+
+
+class SiLU(Swish):
+    """x * sigmoid(x)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(1.0)
+
+
+class GlobalMaxPool2D(HybridBlock):
+    """The maximum of each channel over its H x W plane (NCHW): shape [N, C, 1, 1]."""
+
+    def forward(self, x):
+        if x.ndim != 4:
+            raise ValueError(f"GlobalMaxPool2D: expected an NCHW input (4 axes), got shape "
+                             f"{x.shape}")
+        return _janus.max(x, [2, 3], True)

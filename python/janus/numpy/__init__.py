@@ -137,6 +137,43 @@ matmul = _janus.matmul
 clip = _janus.clip
 
 
+def _is_integer(dt):
+    return _onp.issubdtype(dt, _onp.integer)
+
+
+def floor(x):
+    """The largest integer not above each element (integers unchanged)."""
+    x = _as_array(x)
+    if _is_integer(x.dtype) or x.dtype == _onp.bool_:
+        return x
+    t = x.astype("int64").astype(x.dtype)  # toward zero
+    return t - (t > x).astype(x.dtype)
+
+
+def floor_divide(x1, x2):
+    """``x1 // x2``: the quotient rounded down; integer when both are integers (computed in
+    float64, exact below 2**53)."""
+    a = x1 if isinstance(x1, ndarray) else None
+    b = x2 if isinstance(x2, ndarray) else None
+    like = a if a is not None else b
+    x1, x2 = _as_array(x1, like), _as_array(x2, like)
+    ints = _is_integer(x1.dtype) and _is_integer(x2.dtype)
+    if ints:
+        q = floor(x1.astype("float64") / x2.astype("float64"))
+        return q.astype(x1.dtype if x1.dtype.itemsize >= x2.dtype.itemsize else x2.dtype)
+    return floor(x1 / x2)
+
+
+def mod(x1, x2):
+    """``x1 % x2``: the remainder with the sign of ``x2`` (Python's and NumPy's)."""
+    like = x1 if isinstance(x1, ndarray) else x2
+    x1, x2 = _as_array(x1, like), _as_array(x2, like)
+    return x1 - floor_divide(x1, x2) * x2
+
+
+remainder = mod
+
+
 def where(condition, x, y):
     x = _as_array(x, y if isinstance(y, ndarray) else condition)
     y = _as_array(y, x)
@@ -145,6 +182,16 @@ def where(condition, x, y):
 
 def reshape(a, newshape, order="C"):
     return a.reshape(newshape)
+
+
+def moveaxis(a, source, destination):
+    """``a`` with axis ``source`` moved to ``destination`` (the others keep their order)."""
+    n = a.ndim
+    if not (-n <= source < n and -n <= destination < n):
+        raise IndexError(f"moveaxis: axes {source} -> {destination} out of range for {n} axes")
+    order = [i for i in range(n) if i != source % n]
+    order.insert(destination % n, source % n)
+    return a.transpose(order)
 
 
 def transpose(a, axes=None):
@@ -240,14 +287,36 @@ def _normalize_key(key, shape):
     return out
 
 
+def _boolean_mask(self, mask):
+    """self[mask]: the elements (or rows) where ``mask``, whose shape is that of self's leading
+    axes, is true. How many there are is known only from the mask's values, so this waits for
+    it (a blocker, as in MXNet)."""
+    m = mask.asnumpy() if isinstance(mask, ndarray) else _onp.asarray(mask, dtype=bool)
+    if m.shape != tuple(self.shape[:m.ndim]):
+        raise IndexError(f"boolean index of shape {m.shape} does not match the array's shape "
+                         f"{self.shape} (it must equal the leading {m.ndim} axes)")
+    rows = self.reshape((-1,) + tuple(self.shape[m.ndim:]))
+    idx = _janus.from_numpy(_onp.flatnonzero(m).astype(_onp.int64), None, self.ctx)
+    return _janus.take(rows, idx, 0)
+
+
+def _is_boolean_index(key):
+    if isinstance(key, ndarray):
+        return key.dtype == _onp.bool_
+    if isinstance(key, _onp.ndarray):
+        return key.dtype == _onp.bool_
+    return isinstance(key, list) and len(key) > 0 and all(isinstance(k, bool) for k in key)
+
+
 def _getitem(self, key):
+    if _is_boolean_index(key):
+        return _boolean_mask(self, key)
     if isinstance(key, (list, _onp.ndarray)) or (isinstance(key, ndarray)):
         idx = _as_array(key) if not isinstance(key, ndarray) else key
-        if idx.dtype == _onp.bool_:
-            raise NotImplementedError("indexing with a boolean mask is not supported yet")
         return _janus.take(self, idx.astype("int64", copy=False), 0)
     items = _normalize_key(key, self.shape)
     begin, end, step, out_shape = [], [], [], []
+    flip = []  # axes of the result to reverse (slices with a negative step)
     axis = 0
     strided = False
     for k in items:
@@ -257,11 +326,16 @@ def _getitem(self, key):
         n = self.shape[axis]
         if isinstance(k, slice):
             b, e, s = k.indices(n)
-            if s < 0:
-                raise NotImplementedError("slices with a negative step are not supported yet")
+            picked = range(b, e, s)
+            if s < 0 and len(picked) > 0:
+                # The same elements in ascending order, then that axis reversed.
+                flip.append(len(out_shape))
+                b, e, s = picked[-1], picked[0] + 1, -s
+            elif s < 0:
+                b, e, s = 0, 0, 1
             e = _builtins.max(e, b)
             begin.append(b), end.append(e), step.append(s)
-            out_shape.append(len(range(b, e, s)))
+            out_shape.append(len(picked))
             strided = strided or (b, e, s) != (0, n, 1)
         else:
             i = int(k)
@@ -275,6 +349,10 @@ def _getitem(self, key):
     r = _janus.strided_slice(self, begin, end, step) if strided else self
     if tuple(out_shape) != r.shape:
         r = r.reshape(tuple(out_shape))
+    for ax in flip:
+        rev = _janus.from_numpy(_onp.arange(r.shape[ax] - 1, -1, -1, dtype=_onp.int64), None,
+                                r.ctx)
+        r = _janus.take(r, rev, ax)
     return r
 
 
@@ -322,9 +400,17 @@ def _setitem(self, key, value):
     _janus.assign(self, _janus.from_numpy(host, None, self.ctx))
 
 
+def _symbol_text(self):
+    """How a symbolic array (a placeholder while a hybridized block is traced) prints: it has
+    a shape and a dtype but no values (MXNet printed ``<_Symbol name>`` there)."""
+    return f"<_Symbol shape={self.shape} dtype={self.dtype}>"
+
+
 def _repr(self):
     """As MXNet prints: NumPy's text, the dtype unless float32 (or bool), the device unless
     cpu(0)."""
+    if self._is_symbol:
+        return _symbol_text(self)
     s = repr(self.asnumpy())
     dt = self.dtype
     if "dtype=" in s:
@@ -339,6 +425,8 @@ def _repr(self):
 
 
 def _str(self):
+    if self._is_symbol:
+        return _symbol_text(self)
     s = str(self.asnumpy())
     ctx = self.ctx
     if ctx == _janus.cpu(0) or self.ndim == 0:
@@ -354,8 +442,30 @@ def _iter(self):
 
 
 def _array_interface(self, dtype=None, copy=None):
+    """numpy.array(x) copies (asnumpy); numpy.asarray(x) takes the buffer protocol instead and
+    shares x's memory (see ``__dlpack__``)."""
     a = self.asnumpy()
     return a if dtype is None else a.astype(dtype)
+
+
+def _dlpack(self, stream=None):
+    """DLPack export without a copy: a NumPy view of the array's memory (the buffer protocol,
+    which first waits for every operation pushed on the array) exports itself. The capsule
+    keeps the array's memory alive. Consumers: torch.from_dlpack, numpy.from_dlpack, ...
+    Writes pushed on the array later are not ordered with the consumer's use of the memory."""
+    if stream is not None:
+        raise BufferError("__dlpack__: Janus arrays live on the CPU, which has no streams; "
+                          f"got stream={stream!r}")
+    return _onp.asarray(memoryview(self)).__dlpack__()
+
+
+def from_dlpack(x):
+    """An array from any object that exports DLPack (``__dlpack__``: PyTorch tensors, NumPy
+    arrays, ...): one copy into memory that the engine owns."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} does not export DLPack "
+                        "(no __dlpack__ method)")
+    return array(_onp.from_dlpack(x))
 
 
 def _flatten(self, order="C"):
@@ -378,17 +488,38 @@ ndarray.__repr__ = _repr
 ndarray.__str__ = _str
 ndarray.__iter__ = _iter
 ndarray.__array__ = _array_interface
+ndarray.__dlpack__ = _dlpack
+ndarray.__dlpack_device__ = lambda self: (1, 0)  # kDLCPU, device 0: host memory
 ndarray.__bool__ = lambda self: bool(self.item())
 ndarray.__float__ = lambda self: float(self.item())
 ndarray.__int__ = lambda self: int(self.item())
 ndarray.__index__ = lambda self: int(self.item())
 ndarray.tolist = lambda self: self.asnumpy().tolist()
+ndarray.__mod__ = lambda self, other: mod(self, other)
+ndarray.__rmod__ = lambda self, other: mod(other, self)
+ndarray.__floordiv__ = lambda self, other: floor_divide(self, other)
+ndarray.__rfloordiv__ = lambda self, other: floor_divide(other, self)
+
+
+def _imod(self, other):
+    self[...] = mod(self, other)
+    return self
+
+
+def _ifloordiv(self, other):
+    self[...] = floor_divide(self, other)
+    return self
+
+
+ndarray.__imod__ = _imod
+ndarray.__ifloordiv__ = _ifloordiv
 ndarray.flatten = _flatten
 ndarray.squeeze = _squeeze
 ndarray.clip = _clip
 ndarray.as_in_context = ndarray.as_in_ctx
 ndarray.as_np_ndarray = lambda self: self
 ndarray.as_nd_ndarray = lambda self: self
+ndarray.dot = lambda self, b: _janus.dot(self, b)
 ndarray.exp = lambda self: _janus.exp(self)
 ndarray.log = lambda self: _janus.log(self)
 ndarray.sqrt = lambda self: _janus.sqrt(self)
