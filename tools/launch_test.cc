@@ -171,11 +171,135 @@ TEST(Launch, ForwardsSigtermToEveryProcess) {
   EXPECT_THAT(text, HasSubstr("[worker 1] got TERM\n"));
 }
 
-TEST(Launch, RefusesSeveralMachines) {
-  const Result r = janus("launch -n 2 --hosts hosts.txt -- true");
-  EXPECT_EQ(r.status, 1);
-  EXPECT_THAT(r.err, HasSubstr("janus launch: --hosts hosts.txt: starting processes on several "
-                               "machines (over ssh) is not implemented"));
+// A stand-in for a remote shell: says which host it was given on stderr and runs the command
+// line (its last argument) with sh here, as ssh would there.
+std::filesystem::path fake_agent() {
+  const auto agent = scratch() / "agent.sh";
+  testing::write_file(agent, "#!/bin/sh\necho \"agent for $1\" >&2\nexec sh -c \"$2\"\n");
+  std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+  return agent;
+}
+
+std::string hosts_file(const std::string& name, const std::string& text) {
+  const auto path = scratch() / name;
+  testing::write_file(path, text);
+  return path.string();
+}
+
+TEST(LaunchHosts, PlacesTheRanksOnTheHostsThroughTheAgent) {
+  const std::string hosts =
+      hosts_file("hosts", "alpha slots=2  # two ranks\n\nbeta addr=10.9.0.2\n");
+  const Result r = janus(
+      fmt::format("launch -n 2 -s 1 --hosts '{}' --launcher-agent '{}' -- sh -c 'echo $JANUS_RANK "
+                  "$JANUS_LOCAL_RANK $JANUS_ROLE $JANUS_MASTER_ADDR $JANUS_MASTER_PORT "
+                  "$JANUS_DIST_TIMEOUT $OMP_NUM_THREADS $(pwd) \"it'\\''s\"'",
+                  hosts, fake_agent().string()),
+      fmt::format("cd '{}' && JANUS_DIST_TIMEOUT=7 OMP_NUM_THREADS=1", scratch().string()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string rest = fmt::format(" 29500 7 1 {} it's\n", scratch().string());
+  EXPECT_THAT(r.out, HasSubstr("[worker 0] 0 0 worker alpha" + rest));
+  EXPECT_THAT(r.out, HasSubstr("[worker 1] 1 1 worker alpha" + rest));
+  EXPECT_THAT(r.out, HasSubstr("[server 0] 2 0 server alpha" + rest));
+  EXPECT_THAT(r.err, HasSubstr("[worker 1] agent for alpha\n"));
+  EXPECT_THAT(r.err, HasSubstr("[server 0] agent for beta\n"));
+}
+
+TEST(LaunchHosts, TheAgentMayNameTheHostInsideItsCommand) {
+  const std::string hosts = hosts_file("hosts1", "gamma\n");
+  const Result r =
+      janus(fmt::format("launch -n 1 --port 4000 --hosts '{}' --launcher-agent 'env "
+                        "AGENT_HOST={{host}} sh -c' -- sh -c 'echo $AGENT_HOST $JANUS_MASTER_PORT'",
+                        hosts));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "[worker 0] gamma 4000\n");
+}
+
+TEST(LaunchHosts, ForwardsSigtermThroughTheAgent) {
+  const std::string hosts = hosts_file("hosts2", "alpha slots=2\n");
+  const auto out = scratch() / "sigterm-hosts.out";
+  const std::string command = fmt::format(
+      "'{}' launch -n 2 --hosts '{}' --launcher-agent '{}' -- sh -c \"trap 'echo got TERM; exit "
+      "0' TERM; echo ready; while :; do sleep 0.05; done\" >'{}' 2>&1",
+      JANUS_CLI, hosts, fake_agent().string(), out.string());
+  std::vector<std::string> args = {"/bin/sh", "-c", "exec " + command};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv.data(), environ), 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < deadline) {
+    const std::string text = testing::read_file(out);
+    if (text.find("[worker 0] ready") != std::string::npos &&
+        text.find("[worker 1] ready") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string text = testing::read_file(out);
+  ASSERT_TRUE(WIFEXITED(status)) << text;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << text;
+  // Each rank's trap ran: the signal went by name through the agent's stdin to the relay.
+  EXPECT_THAT(text, HasSubstr("[worker 0] got TERM\n"));
+  EXPECT_THAT(text, HasSubstr("[worker 1] got TERM\n"));
+}
+
+TEST(LaunchHosts, ARemoteDeathBySignalIsNamed) {
+  const std::string hosts = hosts_file("hosts3", "alpha\nbeta\n");
+  const Result r = janus(fmt::format(
+      "launch -n 2 --grace 2 --hosts '{}' --launcher-agent '{}' -- sh -c 'if [ $JANUS_RANK = 1 "
+      "]; then sleep 0.2; kill -9 $$; fi; exec sleep 30'",
+      hosts, fake_agent().string()));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, MatchesRegex("(.|\n)*janus launch: worker 1 on host 'beta' \\(agent pid "
+                                  "[0-9]+\\) was killed by signal 9 \\(SIGKILL\\)\n(.|\n)*"));
+  EXPECT_LT(r.seconds, 10);
+}
+
+TEST(LaunchHosts, AnUnreachableHostIsNamed) {
+  if (!std::filesystem::exists("/usr/bin/ssh")) GTEST_SKIP() << "no /usr/bin/ssh";
+  // Port 1 of this machine's loopback: refused at once, and no traffic leaves the machine.
+  const std::string hosts = hosts_file("hosts4", "127.0.0.1\n");
+  const Result r = janus(fmt::format(
+      "launch -n 1 --hosts '{}' --launcher-agent 'ssh -o BatchMode=yes -p 1' -- true", hosts));
+  EXPECT_EQ(r.status, 1) << r.err;
+  // ssh's message first, then the launcher's line that points to it.
+  const size_t refused = r.err.find(
+      "[worker 0] ssh: connect to host 127.0.0.1 port 1: Connection "
+      "refused");
+  EXPECT_NE(refused, std::string::npos) << r.err;
+  EXPECT_LT(refused, r.err.find("janus launch: worker 0")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("janus launch: worker 0 on host '127.0.0.1' (agent pid "));
+  EXPECT_THAT(r.err, HasSubstr("exited with status 255 (the agent 'ssh -o BatchMode=yes -p 1' "
+                               "could not run the command on host '127.0.0.1'"));
+}
+
+TEST(LaunchHosts, ABadHostsFileNamesTheLineAndWhatWasExpected) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"alpha slots=x\n", ":1: 'slots=x' is not valid; expected slots=N with N a whole number"},
+      {"alpha slots=0\n", ":1: 'slots=0' is not valid"},
+      {"\nalpha\nbeta fast\n",
+       ":3: unexpected 'fast' after host 'beta'; expected NAME [slots=N] [addr=ADDRESS]"},
+      {"slots=2\n", ":1: 'slots=2' is not a host name"},
+      {"a\n# b\na\n", ":3: host 'a' is listed again (first on line 1)"},
+      {"# nothing\n\n", ": names no host; expected NAME [slots=N] [addr=ADDRESS] on each line"},
+  };
+  for (const auto& [text, message] : cases) {
+    const std::string hosts = hosts_file("bad-hosts", text);
+    const Result r = janus(fmt::format("launch -n 1 --hosts '{}' -- true", hosts));
+    EXPECT_EQ(r.status, 1) << text;
+    EXPECT_THAT(r.err, HasSubstr("janus launch: " + hosts + message)) << text;
+  }
+  const Result missing = janus("launch -n 1 --hosts /nonexistent/hosts -- true");
+  EXPECT_THAT(missing.err, HasSubstr("--hosts /nonexistent/hosts: cannot read it: No such file"));
+  const Result few = janus(fmt::format("launch -n 2 -s 1 --hosts '{}' -- true",
+                                       hosts_file("two-hosts", "alpha\nbeta\n")));
+  EXPECT_EQ(few.status, 1);
+  EXPECT_THAT(few.err, HasSubstr("its 2 hosts give 2 slots, but the job has 3 processes (2 "
+                                 "workers, 1 servers); add hosts or slots=N"));
 }
 
 // Two workers of dist_allreduce, each on half of every batch: only worker 0 prints its epoch
