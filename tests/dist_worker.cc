@@ -7,6 +7,9 @@
 //                DistError naming the allreduce, their rank and the gone rank within
 //                JANUS_DIST_TIMEOUT + 2 s
 //   stall        the last rank sleeps past the timeout instead; the others must time out
+//   partition    allreduce in a loop until it fails (rank 0 creates JANUS_TEST_READY_FILE
+//                after 3 rounds, when the test may cut a host's link): every rank must get a
+//                DistError naming the allreduce and itself, prints it and exits 0
 //   train        each rank trains a small MLP on its share of a batch through the
 //                `dist_allreduce` store; the parameters must equal those of training on the
 //                whole batch in one process (computed here too), to 1e-5 + 1e-4 relative
@@ -175,6 +178,35 @@ int fault(ProcessGroup& pg, bool die) {
   } catch (const janus::DistError&) {
   }
   return g_failures == 0 ? 0 : 1;
+}
+
+int partition(ProcessGroup& pg) {
+  const char* ready = std::getenv("JANUS_TEST_READY_FILE");
+  if (ready == nullptr) {
+    fail("JANUS_TEST_READY_FILE must be set");
+    return 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0;; ++round) {
+    NDArray a = janus::ones(janus::Shape({100000}));
+    try {
+      janus::dist::allreduce(pg, a);
+      janus::wait_to_read(a);
+    } catch (const janus::DistError& e) {
+      const std::string msg = e.what();
+      std::fprintf(stderr, "[rank %d] DistError in round %d: %s\n", pg.rank(), round, msg.c_str());
+      for (const std::string& part :
+           {std::string("allreduce"), fmt::format("on rank {} of {}", pg.rank(), pg.size())}) {
+        if (msg.find(part) == std::string::npos) fail("the error does not say '{}'", part);
+      }
+      return g_failures == 0 ? 0 : 1;
+    }
+    if (round == 2 && pg.rank() == 0) std::ofstream(ready).put('1');
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) {
+      fail("no error after 60 s of allreduces");
+      return 1;
+    }
+  }
 }
 
 std::shared_ptr<janus::nn::Sequential> mlp(uint64_t init_seed) {
@@ -517,6 +549,7 @@ int main(int argc, char** argv) {
     if (scenario == "collectives") return collectives(*pg);
     if (scenario == "die") return fault(*pg, /*die=*/true);
     if (scenario == "stall") return fault(*pg, /*die=*/false);
+    if (scenario == "partition") return partition(*pg);
     std::fprintf(stderr, "dist_worker: unknown scenario '%s'\n", scenario.c_str());
     return 2;
   } catch (const std::exception& e) {
