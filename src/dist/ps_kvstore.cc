@@ -94,22 +94,17 @@ struct Entry {
   std::vector<ps::Part> parts;
 };
 
-class ParameterServerStore final : public kvstore::KVStore {
+class ParameterServerStore final : public kvstore::StoreBase<Entry> {
  public:
-  explicit ParameterServerStore(bool sync) : sync_(sync), client_(Client::get()) {}
+  explicit ParameterServerStore(bool sync)
+      : StoreBase(sync ? "dist_sync" : "dist_async"), sync_(sync), client_(Client::get()) {}
 
-  std::string_view type() const override { return sync_ ? "dist_sync" : "dist_async"; }
   int rank() const override { return client_.pg->rank(); }
   int num_workers() const override { return client_.roles.num_workers; }
 
   /// Rank 0's value becomes the servers'; the other workers' init completes once it is there.
   void init(const Key& key, const NDArray& value) override {
-    check_kind(key, "init");
-    JANUS_CHECK(!entries_.contains(key), ValueError,
-                "kvstore '{}': init: key {} is already initialised (init each key once)", type(),
-                key.to_string());
-    JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
-                type(), key.to_string());
+    check_new_key(key, value);
     JANUS_CHECK(ps::is_summable(value.dtype()), TypeError,
                 "kvstore '{}': init: key {} is {}; the servers hold float32, float64, int32, "
                 "int64 or uint8",
@@ -134,7 +129,7 @@ class ParameterServerStore final : public kvstore::KVStore {
 
   void push(const Key& key, std::span<const NDArray> values, int priority) override {
     const Entry& e = entry(key, "push");
-    check_arrays(key, "push", "value", e, values);
+    check_arrays(key, "push", "value", e.shape, e.dtype, values);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray sum = local_sum(e, values);
@@ -143,7 +138,7 @@ class ParameterServerStore final : public kvstore::KVStore {
 
   void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
     const Entry& e = entry(key, "pull");
-    check_arrays(key, "pull", "output", e, outs);
+    check_arrays(key, "pull", "output", e.shape, e.dtype, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray value = empty(e.shape, e.dtype, e.device);
@@ -154,20 +149,14 @@ class ParameterServerStore final : public kvstore::KVStore {
   void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
                 int priority) override {
     const Entry& e = entry(key, "pushpull");
-    check_arrays(key, "pushpull", "value", e, values);
-    check_arrays(key, "pushpull", "output", e, outs);
+    check_arrays(key, "pushpull", "value", e.shape, e.dtype, values);
+    check_arrays(key, "pushpull", "output", e.shape, e.dtype, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray sum = local_sum(e, values);
     const NDArray value = empty(e.shape, e.dtype, e.device);
     exchange("pushpull", key, e, Op::kPushPull, &sum, &value);
     parallel::broadcast_into(value, outs);
-  }
-
-  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
-                 int priority) override {
-    init(key, value);
-    pull(key, outs, priority);
   }
 
   /// Worker 0 sends the optimizer's description (name and hyperparameters) to every server,
@@ -200,7 +189,6 @@ class ParameterServerStore final : public kvstore::KVStore {
         },
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_optimizer");
   }
-  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
 
  private:
   static std::string describe(const optim::Optimizer* o) {
@@ -354,44 +342,8 @@ class ParameterServerStore final : public kvstore::KVStore {
     return sum;
   }
 
-  void check_kind(const Key& key, std::string_view what) {
-    if (!int_keys_) int_keys_ = key.is_int();
-    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
-                "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type(), what,
-                key.to_string(), key.is_int() ? "an integer" : "a string",
-                *int_keys_ ? "integers" : "strings");
-  }
-
-  const Entry& entry(const Key& key, std::string_view what) const {
-    auto it = entries_.find(key);
-    JANUS_CHECK(it != entries_.end(), ValueError,
-                "kvstore '{}': {}: key {} was never initialised (call init first)", type(), what,
-                key.to_string());
-    return it->second;
-  }
-
-  void check_arrays(const Key& key, std::string_view what, std::string_view role, const Entry& e,
-                    std::span<const NDArray> arrays) const {
-    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type(), what,
-                key.to_string(), role);
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const NDArray& a = arrays[i];
-      JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type(),
-                  what, key.to_string(), role, i);
-      JANUS_CHECK(a.shape() == e.shape, ShapeError,
-                  "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}",
-                  type(), what, key.to_string(), role, i, a.shape(), e.shape);
-      JANUS_CHECK(a.dtype() == e.dtype, TypeError,
-                  "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type(), what,
-                  key.to_string(), role, i, a.dtype(), e.dtype);
-    }
-  }
-
   bool sync_;
   Client& client_;
-  std::map<Key, Entry> entries_;
-  std::optional<bool> int_keys_;
-  optim::OptimizerPtr optimizer_;
 };
 
 const bool kRegistered = [] {
