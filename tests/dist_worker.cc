@@ -22,6 +22,8 @@
 //   ps_train_sync    `train` through dist_sync with the optimizer on the servers
 //   ps_train_sync_buckets  the same with the optimizer on the workers (the servers sum the
 //                    Trainer's gradient buckets: pushpull without an optimizer)
+//   ps_train_sync_schedule  ps_train_sync with a cosine learning-rate schedule, whose rate of
+//                    each update the workers send with their pushes
 //   ps_train_async   dist_async training on each worker's half of the batch: the loss on the
 //                    whole batch must fall below half its initial value
 //   ps_server_dies   push and pull in a loop until an error (the test kills a server, rank
@@ -382,7 +384,14 @@ int ps_async_values() {
 
 // dist_sync equals one process on the whole batch, with the optimizer on the servers or (not
 // `on_servers`) on the workers, the servers then only summing the Trainer's gradient buckets.
-int ps_train_sync(bool on_servers) {
+// An SGD with momentum, and with `schedule` a cosine learning-rate schedule over 10 updates.
+janus::optim::OptimizerPtr sgd(bool schedule) {
+  auto opt = janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5});
+  if (schedule) opt->set_lr_scheduler(std::make_shared<janus::optim::CosineScheduler>(10, 0.05));
+  return opt;
+}
+
+int ps_train_sync(bool on_servers, bool schedule = false) {
   constexpr int64_t kBatch = 64;
   auto kv = janus::kvstore::create("dist_sync");
   g_rank = kv->rank();
@@ -391,13 +400,11 @@ int ps_train_sync(bool on_servers) {
   const NDArray x = janus::random_normal(0, 1, {kBatch, 8});
   const NDArray y = janus::sum(x, {1}, /*keepdims=*/true) * 0.5 + 1.0;
   auto reference = mlp(7);
-  janus::optim::Trainer ref_trainer(reference->collect_params(),
-                                    janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}));
+  janus::optim::Trainer ref_trainer(reference->collect_params(), sgd(schedule));
   train_steps(*reference, ref_trainer, x, y, kBatch);
 
   auto net = mlp(7);
-  janus::optim::Trainer trainer(net->collect_params(),
-                                janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}), kv,
+  janus::optim::Trainer trainer(net->collect_params(), sgd(schedule), kv,
                                 /*update_on_kvstore=*/on_servers);
   const int64_t share = kBatch / workers;
   const int64_t begin = kv->rank() * share;
@@ -536,6 +543,9 @@ int main(int argc, char** argv) {
     if (scenario == "ps_async_values") return ps_async_values();
     if (scenario == "ps_train_sync") return ps_train_sync(/*on_servers=*/true);
     if (scenario == "ps_train_sync_buckets") return ps_train_sync(/*on_servers=*/false);
+    if (scenario == "ps_train_sync_schedule") {
+      return ps_train_sync(/*on_servers=*/true, /*schedule=*/true);
+    }
     if (scenario == "ps_train_async") return ps_train_async();
     if (scenario == "ps_server_dies") return ps_server_dies();
     if (scenario == "ps_worker_dies") return ps_worker_leaves(/*die=*/true);

@@ -91,6 +91,7 @@ struct Entry {
   DType dtype = DType::kFloat32;
   Device device;
   int64_t key_id = 0;
+  int index = 0;  // the optimizer's parameter index (update counts, schedules)
   std::vector<ps::Part> parts;
 };
 
@@ -119,7 +120,15 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
       id = ps::string_key_id(key.as_string());
     }
     autograd::PauseScope pause;
-    Entry e{value.shape(), value.dtype(), value.device(), id,
+    const int64_t index = key.is_int() ? key.as_int() : static_cast<int64_t>(entries_.size());
+    JANUS_CHECK(index <= INT32_MAX, ValueError,
+                "kvstore '{}': init: key {} is too large, expected 0..2^31-1", type(),
+                key.to_string());
+    Entry e{value.shape(),
+            value.dtype(),
+            value.device(),
+            id,
+            static_cast<int>(index),
             ps::split_key(id, value.size(), dtype_size(value.dtype()), client_.roles.num_servers)};
     const NDArray copy = copyto(value, value.device());
     const bool carries = rank() == 0;
@@ -160,13 +169,10 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
   }
 
   /// Worker 0 sends the optimizer's description (name and hyperparameters) to every server,
-  /// which builds its own with make_optimizer; the other workers wait until it is there.
+  /// which builds its own with make_optimizer; the other workers wait until it is there. A
+  /// learning-rate schedule stays on the workers: each push carries the schedule's rate for
+  /// that update (push_rate), which the servers apply.
   void set_optimizer(optim::OptimizerPtr optimizer) override {
-    JANUS_CHECK(optimizer == nullptr || optimizer->lr_scheduler() == nullptr, NotImplementedError,
-                "kvstore '{}': set_optimizer: {} has a learning-rate schedule, which the servers "
-                "cannot run (their optimizer is rebuilt from name and hyperparameters); update "
-                "on the workers instead (Trainer with update_on_kvstore = false)",
-                type(), optimizer->describe());
     optimizer_ = std::move(optimizer);
     auto text = std::make_shared<std::string>(describe(optimizer_.get()));
     auto im = client_.pg->impl();
@@ -258,6 +264,20 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     }
   }
 
+  // The learning rate that a request carries. A push (or pushpull) is one update of the key on
+  // the servers; the worker's optimizer, which updates nothing itself, counts it as its own
+  // update of the key would (Optimizer::update: the count goes up by one, the schedule is read
+  // at the largest count of any key), so a schedule runs as it would on the workers, the
+  // counts land in Trainer::save_states and a resumed run continues them.
+  double push_rate(const Entry& e, Op op) const {
+    if (!optimizer_->lr_scheduler() || (op != Op::kPush && op != Op::kPushPull)) {
+      return optimizer_->learning_rate();
+    }
+    const int64_t count = optimizer_->update_count(e.index) + 1;
+    optimizer_->set_state(e.index, {}, count);  // also raises num_update to count
+    return optimizer_->learning_rate();
+  }
+
   // One exchange with the key's servers as a comm-lane operation: the request of every part,
   // `send` (its part each) as the payload, and for pull and pushpull the reply into `recv`.
   void exchange(std::string_view op_name, const Key& key, const Entry& e, Op op,
@@ -266,6 +286,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     const Roles roles = client_.roles;
     const bool replies = op != Op::kPush;
     const bool wants_round = sync_ && (op == Op::kPull || op == Op::kPushPull);
+    const double rate = optimizer_ && op != Op::kInit ? push_rate(e, op) : 0.0;
     std::vector<Request> reqs;
     for (const ps::Part& p : e.parts) {
       Request r{.op = op,
@@ -279,7 +300,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
       if (optimizer_ && op != Op::kInit) {
         r.has_optimizer = 1;
         r.rescale_grad = optimizer_->rescale_grad();
-        r.learning_rate = optimizer_->learning_rate();
+        r.learning_rate = rate;
       }
       reqs.push_back(r);
     }
