@@ -350,5 +350,41 @@ TEST(TrainCheckpoint, AWriteCutShortLeavesThePreviousOneAndResumeContinuesTheCur
   }
 }
 
+// The same across processes: `janus train --kvstore dist_sync` on 2 workers and a server, cut
+// short by worker 0's exit during epoch 2's checkpoint (the launcher then stops the others), and
+// resumed from epoch 1 by a new job, gives the loss curve of an uninterrupted job bit for bit.
+// The servers only sum (the optimizer and its momentum run on the workers, whose trainer state
+// the checkpoint holds), so a new job with new servers continues exactly.
+TEST(TrainCheckpoint, AResumedDistSyncJobGivesTheCurveOfAnUninterruptedOne) {
+  const auto dir = scratch() / "dist-checkpoints";
+  std::filesystem::remove_all(dir);
+  const std::string job = fmt::format(
+      "launch -n 2 -s 1 -- '{}' train --kvstore dist_sync --limit 600 --epochs 3 --batch-size 128 "
+      "--momentum 0.9 --lr-schedule cosine",
+      JANUS_CLI);
+  const auto whole_log = scratch() / "dist-whole.json",
+             resumed_log = scratch() / "dist-resumed.json";
+  const Result whole =
+      janus(fmt::format("{} --log-json '{}'", job, whole_log.string()), "JANUS_DIST_TIMEOUT=20");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+
+  const std::string checkpointed = fmt::format("{} --checkpoint-dir '{}'", job, dir.string());
+  const Result cut = janus(checkpointed, "JANUS_DIST_TIMEOUT=20 JANUS_CHECKPOINT_TEST_CRASH=2");
+  EXPECT_EQ(cut.status, 1) << cut.err;
+  EXPECT_THAT(cut.err, HasSubstr("janus launch: worker 0 (pid "));
+  EXPECT_THAT(cut.err, HasSubstr("exited with status 75"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0001" / "checkpoint.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "epoch-0002"));
+
+  const Result resumed =
+      janus(fmt::format("{} --resume --log-json '{}'", checkpointed, resumed_log.string()),
+            "JANUS_DIST_TIMEOUT=20");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("after epoch 1\n"));
+  const std::vector<double> want = losses_in(whole_log), got = losses_in(resumed_log);
+  ASSERT_EQ(want.size(), 3u);
+  EXPECT_EQ(got, want);
+}
+
 }  // namespace
 }  // namespace janus::tools
