@@ -409,6 +409,17 @@ int ps_train_sync(bool on_servers, bool schedule = false) {
   const int64_t share = kBatch / workers;
   const int64_t begin = kv->rank() * share;
   train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), kBatch);
+  if (on_servers) {  // the momentum is on the servers: a checkpoint would silently lack it
+    try {
+      trainer.save_states("/nonexistent/states.safetensors");
+      fail("save_states with the optimizer on the servers did not refuse");
+    } catch (const janus::NotImplementedError& e) {
+      if (std::string(e.what()).find("lives on the servers of kvstore 'dist_sync'") ==
+          std::string::npos) {
+        fail("save_states refused with '{}'", e.what());
+      }
+    }
+  }
   const auto& want = reference->collect_params();
   for (const auto& [name, p] : net->collect_params()) {
     const std::vector<float> got = janus::to_vector<float>(p->data());

@@ -102,6 +102,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
 
   int rank() const override { return client_.pg->rank(); }
   int num_workers() const override { return client_.roles.num_workers; }
+  bool keeps_optimizer_state_elsewhere() const override { return optimizer_ != nullptr; }
 
   /// Rank 0's value becomes the servers'; the other workers' init completes once it is there.
   void init(const Key& key, const NDArray& value) override {

@@ -80,6 +80,9 @@ class KVStore {
   /// `optimizer` (Gluon's update_on_kvstore). Null removes it.
   virtual void set_optimizer(optim::OptimizerPtr optimizer) = 0;
   virtual const optim::OptimizerPtr& optimizer() const = 0;
+  /// True when the state of the optimizer set here (momentum, Adam's moments) lives outside
+  /// this process (on parameter servers), where Trainer::save_states cannot read it.
+  virtual bool keeps_optimizer_state_elsewhere() const { return false; }
 
   // List forms: keys[i] with values[i] (and outs[i]).
   void init(std::span<const Key> keys, std::span<const NDArray> values);
