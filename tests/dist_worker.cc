@@ -7,6 +7,9 @@
 //                DistError naming the allreduce, their rank and the gone rank within
 //                JANUS_DIST_TIMEOUT + 2 s
 //   stall        the last rank sleeps past the timeout instead; the others must time out
+//   partition    allreduce in a loop until it fails (rank 0 creates JANUS_TEST_READY_FILE
+//                after 3 rounds, when the test may cut a host's link): every rank must get a
+//                DistError naming the allreduce and itself, prints it and exits 0
 //   train        each rank trains a small MLP on its share of a batch through the
 //                `dist_allreduce` store; the parameters must equal those of training on the
 //                whole batch in one process (computed here too), to 1e-5 + 1e-4 relative
@@ -19,6 +22,8 @@
 //   ps_train_sync    `train` through dist_sync with the optimizer on the servers
 //   ps_train_sync_buckets  the same with the optimizer on the workers (the servers sum the
 //                    Trainer's gradient buckets: pushpull without an optimizer)
+//   ps_train_sync_schedule  ps_train_sync with a cosine learning-rate schedule, whose rate of
+//                    each update the workers send with their pushes
 //   ps_train_async   dist_async training on each worker's half of the batch: the loss on the
 //                    whole batch must fall below half its initial value
 //   ps_server_dies   push and pull in a loop until an error (the test kills a server, rank
@@ -175,6 +180,35 @@ int fault(ProcessGroup& pg, bool die) {
   } catch (const janus::DistError&) {
   }
   return g_failures == 0 ? 0 : 1;
+}
+
+int partition(ProcessGroup& pg) {
+  const char* ready = std::getenv("JANUS_TEST_READY_FILE");
+  if (ready == nullptr) {
+    fail("JANUS_TEST_READY_FILE must be set");
+    return 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0;; ++round) {
+    NDArray a = janus::ones(janus::Shape({100000}));
+    try {
+      janus::dist::allreduce(pg, a);
+      janus::wait_to_read(a);
+    } catch (const janus::DistError& e) {
+      const std::string msg = e.what();
+      std::fprintf(stderr, "[rank %d] DistError in round %d: %s\n", pg.rank(), round, msg.c_str());
+      for (const std::string& part :
+           {std::string("allreduce"), fmt::format("on rank {} of {}", pg.rank(), pg.size())}) {
+        if (msg.find(part) == std::string::npos) fail("the error does not say '{}'", part);
+      }
+      return g_failures == 0 ? 0 : 1;
+    }
+    if (round == 2 && pg.rank() == 0) std::ofstream(ready).put('1');
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) {
+      fail("no error after 60 s of allreduces");
+      return 1;
+    }
+  }
 }
 
 std::shared_ptr<janus::nn::Sequential> mlp(uint64_t init_seed) {
@@ -350,7 +384,14 @@ int ps_async_values() {
 
 // dist_sync equals one process on the whole batch, with the optimizer on the servers or (not
 // `on_servers`) on the workers, the servers then only summing the Trainer's gradient buckets.
-int ps_train_sync(bool on_servers) {
+// An SGD with momentum, and with `schedule` a cosine learning-rate schedule over 10 updates.
+janus::optim::OptimizerPtr sgd(bool schedule) {
+  auto opt = janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5});
+  if (schedule) opt->set_lr_scheduler(std::make_shared<janus::optim::CosineScheduler>(10, 0.05));
+  return opt;
+}
+
+int ps_train_sync(bool on_servers, bool schedule = false) {
   constexpr int64_t kBatch = 64;
   auto kv = janus::kvstore::create("dist_sync");
   g_rank = kv->rank();
@@ -359,17 +400,26 @@ int ps_train_sync(bool on_servers) {
   const NDArray x = janus::random_normal(0, 1, {kBatch, 8});
   const NDArray y = janus::sum(x, {1}, /*keepdims=*/true) * 0.5 + 1.0;
   auto reference = mlp(7);
-  janus::optim::Trainer ref_trainer(reference->collect_params(),
-                                    janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}));
+  janus::optim::Trainer ref_trainer(reference->collect_params(), sgd(schedule));
   train_steps(*reference, ref_trainer, x, y, kBatch);
 
   auto net = mlp(7);
-  janus::optim::Trainer trainer(net->collect_params(),
-                                janus::optim::make_optimizer("sgd", 0.05, {.momentum = 0.5}), kv,
+  janus::optim::Trainer trainer(net->collect_params(), sgd(schedule), kv,
                                 /*update_on_kvstore=*/on_servers);
   const int64_t share = kBatch / workers;
   const int64_t begin = kv->rank() * share;
   train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), kBatch);
+  if (on_servers) {  // the momentum is on the servers: a checkpoint would silently lack it
+    try {
+      trainer.save_states("/nonexistent/states.safetensors");
+      fail("save_states with the optimizer on the servers did not refuse");
+    } catch (const janus::NotImplementedError& e) {
+      if (std::string(e.what()).find("lives on the servers of kvstore 'dist_sync'") ==
+          std::string::npos) {
+        fail("save_states refused with '{}'", e.what());
+      }
+    }
+  }
   const auto& want = reference->collect_params();
   for (const auto& [name, p] : net->collect_params()) {
     const std::vector<float> got = janus::to_vector<float>(p->data());
@@ -504,6 +554,9 @@ int main(int argc, char** argv) {
     if (scenario == "ps_async_values") return ps_async_values();
     if (scenario == "ps_train_sync") return ps_train_sync(/*on_servers=*/true);
     if (scenario == "ps_train_sync_buckets") return ps_train_sync(/*on_servers=*/false);
+    if (scenario == "ps_train_sync_schedule") {
+      return ps_train_sync(/*on_servers=*/true, /*schedule=*/true);
+    }
     if (scenario == "ps_train_async") return ps_train_async();
     if (scenario == "ps_server_dies") return ps_server_dies();
     if (scenario == "ps_worker_dies") return ps_worker_leaves(/*die=*/true);
@@ -517,6 +570,7 @@ int main(int argc, char** argv) {
     if (scenario == "collectives") return collectives(*pg);
     if (scenario == "die") return fault(*pg, /*die=*/true);
     if (scenario == "stall") return fault(*pg, /*die=*/false);
+    if (scenario == "partition") return partition(*pg);
     std::fprintf(stderr, "dist_worker: unknown scenario '%s'\n", scenario.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -131,7 +131,10 @@ TEST(Launch, ACommandThatCannotRunIsNamed) {
   EXPECT_THAT(r.err, HasSubstr("exited with status 127"));
 }
 
-TEST(Launch, ForwardsSigtermToEveryProcess) {
+// Runs `janus ARGS` (two workers that trap SIGTERM, say "got TERM" and exit 0), sends it SIGTERM
+// once both said "ready" and returns its output, stdout and stderr together; the launcher must
+// exit with 128 + SIGTERM.
+std::string interrupted_job(std::vector<std::string> args) {
   const auto out = scratch() / "sigterm.out";
   std::filesystem::remove(out);
   posix_spawn_file_actions_t actions;
@@ -139,43 +142,148 @@ TEST(Launch, ForwardsSigtermToEveryProcess) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<std::string> args = {
-      JANUS_CLI, "launch",
-      "-n",      "2",
-      "--",      "sh",
-      "-c",      "trap 'echo got TERM; exit 0' TERM; echo ready; while :; do sleep 0.05; done"};
+  args.insert(args.begin(), JANUS_CLI);
+  for (const char* a : {"--", "sh", "-c",
+                        "trap 'echo got TERM; exit 0' TERM; echo ready; while :; do sleep 0.05; "
+                        "done"}) {
+    args.emplace_back(a);
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, JANUS_CLI, &actions, nullptr, argv.data(), environ), 0);
+  EXPECT_EQ(posix_spawn(&pid, JANUS_CLI, &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
+  if (pid < 0) return "";
   const auto deadline = Clock::now() + std::chrono::seconds(10);
-  auto count = [&](const std::string& what) {
+  while (Clock::now() < deadline) {
     const std::string text = testing::read_file(out);
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  };
-  while (count("] ready") < 2 && Clock::now() < deadline) {
+    if (text.find("[worker 0] ready") != std::string::npos &&
+        text.find("[worker 1] ready") != std::string::npos) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(pid, SIGTERM);
   int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
   const std::string text = testing::read_file(out);
-  ASSERT_TRUE(WIFEXITED(status)) << text;
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << text;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status << text;
+  return text;
+}
+
+TEST(Launch, ForwardsSigtermToEveryProcess) {
+  const std::string text = interrupted_job({"launch", "-n", "2"});
   EXPECT_THAT(text, HasSubstr("janus launch: got SIGTERM; forwarding it to the 2 processes left"));
   EXPECT_THAT(text, HasSubstr("[worker 0] got TERM\n"));
   EXPECT_THAT(text, HasSubstr("[worker 1] got TERM\n"));
 }
 
-TEST(Launch, RefusesSeveralMachines) {
-  const Result r = janus("launch -n 2 --hosts hosts.txt -- true");
-  EXPECT_EQ(r.status, 1);
-  EXPECT_THAT(r.err, HasSubstr("janus launch: --hosts hosts.txt: starting processes on several "
-                               "machines (over ssh) is not implemented"));
+// A stand-in for a remote shell: says which host it was given on stderr and runs the command
+// line (its last argument) with sh here, as ssh would there.
+std::filesystem::path fake_agent() {
+  const auto agent = scratch() / "agent.sh";
+  testing::write_file(agent, "#!/bin/sh\necho \"agent for $1\" >&2\nexec sh -c \"$2\"\n");
+  std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+  return agent;
+}
+
+std::string hosts_file(const std::string& name, const std::string& text) {
+  const auto path = scratch() / name;
+  testing::write_file(path, text);
+  return path.string();
+}
+
+TEST(LaunchHosts, PlacesTheRanksOnTheHostsThroughTheAgent) {
+  const std::string hosts =
+      hosts_file("hosts", "alpha slots=2  # two ranks\n\nbeta addr=10.9.0.2\n");
+  const Result r = janus(
+      fmt::format("launch -n 2 -s 1 --hosts '{}' --launcher-agent '{}' -- sh -c 'echo $JANUS_RANK "
+                  "$JANUS_LOCAL_RANK $JANUS_ROLE $JANUS_MASTER_ADDR $JANUS_MASTER_PORT "
+                  "$JANUS_DIST_TIMEOUT $OMP_NUM_THREADS $(pwd) \"it'\\''s\"'",
+                  hosts, fake_agent().string()),
+      fmt::format("cd '{}' && JANUS_DIST_TIMEOUT=7 OMP_NUM_THREADS=1", scratch().string()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string rest = fmt::format(" 29500 7 1 {} it's\n", scratch().string());
+  EXPECT_THAT(r.out, HasSubstr("[worker 0] 0 0 worker alpha" + rest));
+  EXPECT_THAT(r.out, HasSubstr("[worker 1] 1 1 worker alpha" + rest));
+  EXPECT_THAT(r.out, HasSubstr("[server 0] 2 0 server alpha" + rest));
+  EXPECT_THAT(r.err, HasSubstr("[worker 1] agent for alpha\n"));
+  EXPECT_THAT(r.err, HasSubstr("[server 0] agent for beta\n"));
+}
+
+TEST(LaunchHosts, TheAgentMayNameTheHostInsideItsCommand) {
+  const std::string hosts = hosts_file("hosts1", "gamma\n");
+  const Result r =
+      janus(fmt::format("launch -n 1 --port 4000 --hosts '{}' --launcher-agent 'env "
+                        "AGENT_HOST={{host}} sh -c' -- sh -c 'echo $AGENT_HOST $JANUS_MASTER_PORT'",
+                        hosts));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "[worker 0] gamma 4000\n");
+}
+
+TEST(LaunchHosts, ForwardsSigtermThroughTheAgent) {
+  const std::string text =
+      interrupted_job({"launch", "-n", "2", "--hosts", hosts_file("hosts2", "alpha slots=2\n"),
+                       "--launcher-agent", fake_agent().string()});
+  // Each rank's trap ran: the signal went by name through the agent's stdin to the relay.
+  EXPECT_THAT(text, HasSubstr("[worker 0] got TERM\n"));
+  EXPECT_THAT(text, HasSubstr("[worker 1] got TERM\n"));
+}
+
+TEST(LaunchHosts, ARemoteDeathBySignalIsNamed) {
+  const std::string hosts = hosts_file("hosts3", "alpha\nbeta\n");
+  const Result r = janus(fmt::format(
+      "launch -n 2 --grace 2 --hosts '{}' --launcher-agent '{}' -- sh -c 'if [ $JANUS_RANK = 1 "
+      "]; then sleep 0.2; kill -9 $$; fi; exec sleep 30'",
+      hosts, fake_agent().string()));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, MatchesRegex("(.|\n)*janus launch: worker 1 on host 'beta' \\(agent pid "
+                                  "[0-9]+\\) was killed by signal 9 \\(SIGKILL\\)\n(.|\n)*"));
+  EXPECT_LT(r.seconds, 10);
+}
+
+TEST(LaunchHosts, AnUnreachableHostIsNamed) {
+  if (!std::filesystem::exists("/usr/bin/ssh")) GTEST_SKIP() << "no /usr/bin/ssh";
+  // Port 1 of this machine's loopback: refused at once, and no traffic leaves the machine.
+  const std::string hosts = hosts_file("hosts4", "127.0.0.1\n");
+  const Result r = janus(fmt::format(
+      "launch -n 1 --hosts '{}' --launcher-agent 'ssh -o BatchMode=yes -p 1' -- true", hosts));
+  EXPECT_EQ(r.status, 1) << r.err;
+  // ssh's message first, then the launcher's line that points to it.
+  const size_t refused = r.err.find(
+      "[worker 0] ssh: connect to host 127.0.0.1 port 1: Connection "
+      "refused");
+  EXPECT_NE(refused, std::string::npos) << r.err;
+  EXPECT_LT(refused, r.err.find("janus launch: worker 0")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("janus launch: worker 0 on host '127.0.0.1' (agent pid "));
+  EXPECT_THAT(r.err, HasSubstr("exited with status 255 (the agent 'ssh -o BatchMode=yes -p 1' "
+                               "could not run the command on host '127.0.0.1'"));
+}
+
+TEST(LaunchHosts, ABadHostsFileNamesTheLineAndWhatWasExpected) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"alpha slots=x\n", ":1: 'slots=x' is not valid; expected slots=N with N a whole number"},
+      {"alpha slots=0\n", ":1: 'slots=0' is not valid"},
+      {"\nalpha\nbeta fast\n",
+       ":3: unexpected 'fast' after host 'beta'; expected NAME [slots=N] [addr=ADDRESS]"},
+      {"slots=2\n", ":1: 'slots=2' is not a host name"},
+      {"a\n# b\na\n", ":3: host 'a' is listed again (first on line 1)"},
+      {"# nothing\n\n", ": names no host; expected NAME [slots=N] [addr=ADDRESS] on each line"},
+  };
+  for (const auto& [text, message] : cases) {
+    const std::string hosts = hosts_file("bad-hosts", text);
+    const Result r = janus(fmt::format("launch -n 1 --hosts '{}' -- true", hosts));
+    EXPECT_EQ(r.status, 1) << text;
+    EXPECT_THAT(r.err, HasSubstr("janus launch: " + hosts + message)) << text;
+  }
+  const Result missing = janus("launch -n 1 --hosts /nonexistent/hosts -- true");
+  EXPECT_THAT(missing.err, HasSubstr("--hosts /nonexistent/hosts: cannot read it: No such file"));
+  const Result few = janus(fmt::format("launch -n 2 -s 1 --hosts '{}' -- true",
+                                       hosts_file("two-hosts", "alpha\nbeta\n")));
+  EXPECT_EQ(few.status, 1);
+  EXPECT_THAT(few.err, HasSubstr("its 2 hosts give 2 slots, but the job has 3 processes (2 "
+                                 "workers, 1 servers); add hosts or slots=N"));
 }
 
 // Two workers of dist_allreduce, each on half of every batch: only worker 0 prints its epoch
@@ -240,6 +348,42 @@ TEST(TrainCheckpoint, AWriteCutShortLeavesThePreviousOneAndResumeContinuesTheCur
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "left over: " << e.path();
   }
+}
+
+// The same across processes: `janus train --kvstore dist_sync` on 2 workers and a server, cut
+// short by worker 0's exit during epoch 2's checkpoint (the launcher then stops the others), and
+// resumed from epoch 1 by a new job, gives the loss curve of an uninterrupted job bit for bit.
+// The servers only sum (the optimizer and its momentum run on the workers, whose trainer state
+// the checkpoint holds), so a new job with new servers continues exactly.
+TEST(TrainCheckpoint, AResumedDistSyncJobGivesTheCurveOfAnUninterruptedOne) {
+  const auto dir = scratch() / "dist-checkpoints";
+  std::filesystem::remove_all(dir);
+  const std::string job = fmt::format(
+      "launch -n 2 -s 1 -- '{}' train --kvstore dist_sync --limit 600 --epochs 3 --batch-size 128 "
+      "--momentum 0.9 --lr-schedule cosine",
+      JANUS_CLI);
+  const auto whole_log = scratch() / "dist-whole.json",
+             resumed_log = scratch() / "dist-resumed.json";
+  const Result whole =
+      janus(fmt::format("{} --log-json '{}'", job, whole_log.string()), "JANUS_DIST_TIMEOUT=20");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+
+  const std::string checkpointed = fmt::format("{} --checkpoint-dir '{}'", job, dir.string());
+  const Result cut = janus(checkpointed, "JANUS_DIST_TIMEOUT=20 JANUS_CHECKPOINT_TEST_CRASH=2");
+  EXPECT_EQ(cut.status, 1) << cut.err;
+  EXPECT_THAT(cut.err, HasSubstr("janus launch: worker 0 (pid "));
+  EXPECT_THAT(cut.err, HasSubstr("exited with status 75"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "epoch-0001" / "checkpoint.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "epoch-0002"));
+
+  const Result resumed =
+      janus(fmt::format("{} --resume --log-json '{}'", checkpointed, resumed_log.string()),
+            "JANUS_DIST_TIMEOUT=20");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("after epoch 1\n"));
+  const std::vector<double> want = losses_in(whole_log), got = losses_in(resumed_log);
+  ASSERT_EQ(want.size(), 3u);
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -295,8 +295,14 @@ void add_launch_command(CLI::App& app, Args& a, Commands& c) {
       .add_option("-s,--servers", l.servers, "parameter-server processes (ranks after the workers)")
       ->check(integer_at_least(0))
       ->capture_default_str();
-  launch.add_option("--hosts", l.hosts, "a file naming several machines (not implemented)");
-  launch.add_option("--port", l.port, "rendezvous port (JANUS_MASTER_PORT; default: a free one)")
+  launch.add_option("--hosts", l.hosts,
+                    "run on the machines of FILE: a line per host, NAME [slots=N] [addr=ADDRESS]");
+  launch.add_option("--launcher-agent", l.agent,
+                    "with --hosts: the remote shell, {host} its host (default: "
+                    "$JANUS_LAUNCH_AGENT, else 'ssh -o BatchMode=yes')");
+  launch
+      .add_option("--port", l.port,
+                  "rendezvous port (JANUS_MASTER_PORT; default: a free one, 29500 with --hosts)")
       ->check(integer_at_least(1));
   launch
       .add_option("--grace", a.grace_seconds,

@@ -15,27 +15,21 @@
 // writes its timings to a file that the parent reads.
 #include "janus/dist/parameter_server.h"
 
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "janus/janus.h"
 #include "janus/optim/kvstore.h"
 
 #include "bench_util.h"
+#include "self_job.h"
 #include "suite.h"
 
 namespace {
@@ -87,26 +81,6 @@ int run_child(const bench::Options& options) {
 
 // ---- the parent: starts each configuration's processes and prints the table ----
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-std::vector<std::string> own_arguments() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  return args;
-}
-
 // Runs one configuration; returns worker 0's (size MB, seconds) lines, empty on failure.
 std::vector<std::pair<int64_t, double>> run_config(const Config& c, int timeout_s) {
   const std::string out_path =
@@ -115,48 +89,16 @@ std::vector<std::pair<int64_t, double>> run_config(const Config& c, int timeout_
           .string();
   std::filesystem::remove(out_path);
   const int world = kWorkers + c.servers;
-  const int port = free_port();
-  const std::vector<std::string> args = own_arguments();
-  std::vector<pid_t> pids;
+  const int port = bench::free_loopback_port();
+  std::vector<bench::Variables> processes;
   for (int r = 0; r < world; ++r) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setenv("JANUS_PS_BENCH_CHILD", "1", 1);
-      ::setenv("JANUS_PS_BENCH_KIND", c.kind, 1);
-      ::setenv("JANUS_PS_BENCH_OUT", out_path.c_str(), 1);
-      ::setenv("JANUS_RANK", std::to_string(r).c_str(), 1);
-      ::setenv("JANUS_WORLD_SIZE", std::to_string(world).c_str(), 1);
-      ::setenv("JANUS_MASTER_ADDR", "127.0.0.1", 1);
-      ::setenv("JANUS_MASTER_PORT", std::to_string(port).c_str(), 1);
-      ::setenv("JANUS_DIST_TIMEOUT", "120", 1);
-      ::setenv("JANUS_ROLE", r < kWorkers ? "worker" : "server", 1);
-      ::setenv("JANUS_NUM_WORKERS", std::to_string(kWorkers).c_str(), 1);
-      ::setenv("JANUS_NUM_SERVERS", std::to_string(c.servers).c_str(), 1);
-      ::setenv("OMP_NUM_THREADS", "1", 1);
-      const int devnull = ::open("/dev/null", O_WRONLY);
-      ::dup2(devnull, STDOUT_FILENO);  // the children's own bench headers; errors go to stderr
-      std::vector<char*> argv;
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv("/proc/self/exe", argv.data());
-      std::_Exit(127);
-    }
-    pids.push_back(pid);
+    bench::Variables v = bench::rank_variables(r, kWorkers, c.servers, port);
+    v.insert(v.end(), {{"JANUS_PS_BENCH_CHILD", "1"},
+                       {"JANUS_PS_BENCH_KIND", c.kind},
+                       {"JANUS_PS_BENCH_OUT", out_path}});
+    processes.push_back(std::move(v));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  bool ok = true;
-  for (pid_t pid : pids) {
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        for (pid_t p : pids) ::kill(p, SIGKILL);
-        ::waitpid(pid, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
+  const bool ok = bench::run_self_job(processes, timeout_s, "seed_parameter_server");
   std::vector<std::pair<int64_t, double>> rows;
   std::ifstream in(out_path);
   int64_t mb = 0;

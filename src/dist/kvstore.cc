@@ -24,36 +24,30 @@ namespace {
 
 using kvstore::Key;
 
-bool same_array(const NDArray& a, const NDArray& b) {
-  return a.storage() == b.storage() && a.offset_bytes() == b.offset_bytes() &&
-         a.shape() == b.shape();
-}
-
 bool in_place(std::span<const NDArray> values, std::span<const NDArray> outs) {
   if (values.size() != outs.size()) return false;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!same_array(values[i], outs[i])) return false;
+    if (!parallel::same_view(values[i], outs[i])) return false;
   }
   return true;
 }
 
-class AllreduceStore final : public kvstore::KVStore {
- public:
-  explicit AllreduceStore(ProcessGroup& pg) : pg_(pg) {}
+// A stored value and the optimizer's index of its parameter.
+struct Entry {
+  NDArray stored;
+  int index;
+};
 
-  std::string_view type() const override { return "dist_allreduce"; }
+class AllreduceStore final : public kvstore::StoreBase<Entry> {
+ public:
+  explicit AllreduceStore(ProcessGroup& pg) : StoreBase("dist_allreduce"), pg_(pg) {}
+
   int rank() const override { return pg_.rank(); }
   int num_workers() const override { return pg_.size(); }
 
   /// Every worker starts from rank 0's value.
   void init(const Key& key, const NDArray& value) override {
-    check_kind(key, "init");
-    JANUS_CHECK(!entries_.contains(key), ValueError,
-                "kvstore 'dist_allreduce': init: key {} is already initialised (init each key "
-                "once)",
-                key.to_string());
-    JANUS_CHECK(value.defined(), ValueError,
-                "kvstore 'dist_allreduce': init: key {}: the value is undefined", key.to_string());
+    check_new_key(key, value);
     autograd::PauseScope pause;
     const int64_t index = key.is_int() ? key.as_int() : static_cast<int64_t>(entries_.size());
     NDArray stored = copyto(value, value.device());
@@ -63,7 +57,7 @@ class AllreduceStore final : public kvstore::KVStore {
 
   void push(const Key& key, std::span<const NDArray> values, int priority) override {
     Entry& e = entry(key, "push");
-    check_arrays(key, "push", "value", e, values);
+    check_arrays(key, "push", "value", e.stored.shape(), e.stored.dtype(), values);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     NDArray sum = empty(e.stored.shape(), e.stored.dtype(), e.stored.device());
@@ -74,7 +68,7 @@ class AllreduceStore final : public kvstore::KVStore {
 
   void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
     Entry& e = entry(key, "pull");
-    check_arrays(key, "pull", "output", e, outs);
+    check_arrays(key, "pull", "output", e.stored.shape(), e.stored.dtype(), outs);
     const ops::ScopedPriority scope(priority);
     parallel::broadcast_into(e.stored, outs);
   }
@@ -82,8 +76,8 @@ class AllreduceStore final : public kvstore::KVStore {
   void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
                 int priority) override {
     Entry& e = entry(key, "pushpull");
-    check_arrays(key, "pushpull", "value", e, values);
-    check_arrays(key, "pushpull", "output", e, outs);
+    check_arrays(key, "pushpull", "value", e.stored.shape(), e.stored.dtype(), values);
+    check_arrays(key, "pushpull", "output", e.stored.shape(), e.stored.dtype(), outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     // Hierarchical: the local sum (into the first value itself when summing in place, the hot
@@ -100,56 +94,7 @@ class AllreduceStore final : public kvstore::KVStore {
     parallel::broadcast_into(optimizer_ ? e.stored : sum, outs);
   }
 
-  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
-                 int priority) override {
-    init(key, value);
-    pull(key, outs, priority);
-  }
-
-  void set_optimizer(optim::OptimizerPtr optimizer) override { optimizer_ = std::move(optimizer); }
-  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
-
  private:
-  struct Entry {
-    NDArray stored;
-    int index;  // the optimizer's parameter index
-  };
-
-  void check_kind(const Key& key, std::string_view what) {
-    if (!int_keys_) int_keys_ = key.is_int();
-    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
-                "kvstore 'dist_allreduce': {}: key {} is {}, but this store's keys are {}", what,
-                key.to_string(), key.is_int() ? "an integer" : "a string",
-                *int_keys_ ? "integers" : "strings");
-  }
-
-  Entry& entry(const Key& key, std::string_view what) {
-    auto it = entries_.find(key);
-    JANUS_CHECK(it != entries_.end(), ValueError,
-                "kvstore 'dist_allreduce': {}: key {} was never initialised (call init first)",
-                what, key.to_string());
-    return it->second;
-  }
-
-  static void check_arrays(const Key& key, std::string_view what, std::string_view role,
-                           const Entry& e, std::span<const NDArray> arrays) {
-    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore 'dist_allreduce': {}: key {}: no {}s given",
-                what, key.to_string(), role);
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const NDArray& a = arrays[i];
-      JANUS_CHECK(a.defined(), ValueError,
-                  "kvstore 'dist_allreduce': {}: key {}: {} {} is undefined", what, key.to_string(),
-                  role, i);
-      JANUS_CHECK(a.shape() == e.stored.shape(), ShapeError,
-                  "kvstore 'dist_allreduce': {}: key {}: {} {} has shape {}, but the key holds "
-                  "shape {}",
-                  what, key.to_string(), role, i, a.shape(), e.stored.shape());
-      JANUS_CHECK(a.dtype() == e.stored.dtype(), TypeError,
-                  "kvstore 'dist_allreduce': {}: key {}: {} {} is {}, but the key holds {}", what,
-                  key.to_string(), role, i, a.dtype(), e.stored.dtype());
-    }
-  }
-
   // The stored value from the summed push: updated by the optimizer, or replaced.
   void apply(Entry& e, const NDArray& sum) {
     if (optimizer_) {
@@ -160,9 +105,6 @@ class AllreduceStore final : public kvstore::KVStore {
   }
 
   ProcessGroup& pg_;
-  std::map<Key, Entry> entries_;
-  std::optional<bool> int_keys_;
-  optim::OptimizerPtr optimizer_;
 };
 
 const bool kRegistered = [] {

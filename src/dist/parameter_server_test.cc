@@ -43,6 +43,14 @@ TEST_P(ParameterServer, SyncTrainingEqualsOneProcessOnTheWholeBatch) {
   EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
 }
 
+// The optimizer on the servers with a cosine learning-rate schedule (down to 0 at the last of
+// the 10 updates): each push carries the schedule's rate for its update, counted on the worker.
+TEST_P(ParameterServer, SyncTrainingWithAScheduleEqualsOneProcessOnTheWholeBatch) {
+  const auto r =
+      dist_job::run_job(ps_job("ps_train_sync_schedule", GetParam()), std::chrono::seconds(60));
+  EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0));
+}
+
 // The same with the optimizer on the workers: the servers only sum the gradient buckets.
 TEST_P(ParameterServer, SyncGradientBucketsEqualOneProcessOnTheWholeBatch) {
   const auto r =

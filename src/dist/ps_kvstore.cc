@@ -91,25 +91,22 @@ struct Entry {
   DType dtype = DType::kFloat32;
   Device device;
   int64_t key_id = 0;
+  int index = 0;  // the optimizer's parameter index (update counts, schedules)
   std::vector<ps::Part> parts;
 };
 
-class ParameterServerStore final : public kvstore::KVStore {
+class ParameterServerStore final : public kvstore::StoreBase<Entry> {
  public:
-  explicit ParameterServerStore(bool sync) : sync_(sync), client_(Client::get()) {}
+  explicit ParameterServerStore(bool sync)
+      : StoreBase(sync ? "dist_sync" : "dist_async"), sync_(sync), client_(Client::get()) {}
 
-  std::string_view type() const override { return sync_ ? "dist_sync" : "dist_async"; }
   int rank() const override { return client_.pg->rank(); }
   int num_workers() const override { return client_.roles.num_workers; }
+  bool keeps_optimizer_state_elsewhere() const override { return optimizer_ != nullptr; }
 
   /// Rank 0's value becomes the servers'; the other workers' init completes once it is there.
   void init(const Key& key, const NDArray& value) override {
-    check_kind(key, "init");
-    JANUS_CHECK(!entries_.contains(key), ValueError,
-                "kvstore '{}': init: key {} is already initialised (init each key once)", type(),
-                key.to_string());
-    JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
-                type(), key.to_string());
+    check_new_key(key, value);
     JANUS_CHECK(ps::is_summable(value.dtype()), TypeError,
                 "kvstore '{}': init: key {} is {}; the servers hold float32, float64, int32, "
                 "int64 or uint8",
@@ -124,7 +121,15 @@ class ParameterServerStore final : public kvstore::KVStore {
       id = ps::string_key_id(key.as_string());
     }
     autograd::PauseScope pause;
-    Entry e{value.shape(), value.dtype(), value.device(), id,
+    const int64_t index = key.is_int() ? key.as_int() : static_cast<int64_t>(entries_.size());
+    JANUS_CHECK(index <= INT32_MAX, ValueError,
+                "kvstore '{}': init: key {} is too large, expected 0..2^31-1", type(),
+                key.to_string());
+    Entry e{value.shape(),
+            value.dtype(),
+            value.device(),
+            id,
+            static_cast<int>(index),
             ps::split_key(id, value.size(), dtype_size(value.dtype()), client_.roles.num_servers)};
     const NDArray copy = copyto(value, value.device());
     const bool carries = rank() == 0;
@@ -134,7 +139,7 @@ class ParameterServerStore final : public kvstore::KVStore {
 
   void push(const Key& key, std::span<const NDArray> values, int priority) override {
     const Entry& e = entry(key, "push");
-    check_arrays(key, "push", "value", e, values);
+    check_arrays(key, "push", "value", e.shape, e.dtype, values);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray sum = local_sum(e, values);
@@ -143,7 +148,7 @@ class ParameterServerStore final : public kvstore::KVStore {
 
   void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
     const Entry& e = entry(key, "pull");
-    check_arrays(key, "pull", "output", e, outs);
+    check_arrays(key, "pull", "output", e.shape, e.dtype, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray value = empty(e.shape, e.dtype, e.device);
@@ -154,8 +159,8 @@ class ParameterServerStore final : public kvstore::KVStore {
   void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
                 int priority) override {
     const Entry& e = entry(key, "pushpull");
-    check_arrays(key, "pushpull", "value", e, values);
-    check_arrays(key, "pushpull", "output", e, outs);
+    check_arrays(key, "pushpull", "value", e.shape, e.dtype, values);
+    check_arrays(key, "pushpull", "output", e.shape, e.dtype, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray sum = local_sum(e, values);
@@ -164,20 +169,11 @@ class ParameterServerStore final : public kvstore::KVStore {
     parallel::broadcast_into(value, outs);
   }
 
-  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
-                 int priority) override {
-    init(key, value);
-    pull(key, outs, priority);
-  }
-
   /// Worker 0 sends the optimizer's description (name and hyperparameters) to every server,
-  /// which builds its own with make_optimizer; the other workers wait until it is there.
+  /// which builds its own with make_optimizer; the other workers wait until it is there. A
+  /// learning-rate schedule stays on the workers: each push carries the schedule's rate for
+  /// that update (push_rate), which the servers apply.
   void set_optimizer(optim::OptimizerPtr optimizer) override {
-    JANUS_CHECK(optimizer == nullptr || optimizer->lr_scheduler() == nullptr, NotImplementedError,
-                "kvstore '{}': set_optimizer: {} has a learning-rate schedule, which the servers "
-                "cannot run (their optimizer is rebuilt from name and hyperparameters); update "
-                "on the workers instead (Trainer with update_on_kvstore = false)",
-                type(), optimizer->describe());
     optimizer_ = std::move(optimizer);
     auto text = std::make_shared<std::string>(describe(optimizer_.get()));
     auto im = client_.pg->impl();
@@ -200,7 +196,6 @@ class ParameterServerStore final : public kvstore::KVStore {
         },
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_optimizer");
   }
-  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
 
  private:
   static std::string describe(const optim::Optimizer* o) {
@@ -270,6 +265,20 @@ class ParameterServerStore final : public kvstore::KVStore {
     }
   }
 
+  // The learning rate that a request carries. A push (or pushpull) is one update of the key on
+  // the servers; the worker's optimizer, which updates nothing itself, counts it as its own
+  // update of the key would (Optimizer::update: the count goes up by one, the schedule is read
+  // at the largest count of any key), so a schedule runs as it would on the workers, the
+  // counts land in Trainer::save_states and a resumed run continues them.
+  double push_rate(const Entry& e, Op op) const {
+    if (!optimizer_->lr_scheduler() || (op != Op::kPush && op != Op::kPushPull)) {
+      return optimizer_->learning_rate();
+    }
+    const int64_t count = optimizer_->update_count(e.index) + 1;
+    optimizer_->set_state(e.index, {}, count);  // also raises num_update to count
+    return optimizer_->learning_rate();
+  }
+
   // One exchange with the key's servers as a comm-lane operation: the request of every part,
   // `send` (its part each) as the payload, and for pull and pushpull the reply into `recv`.
   void exchange(std::string_view op_name, const Key& key, const Entry& e, Op op,
@@ -278,6 +287,7 @@ class ParameterServerStore final : public kvstore::KVStore {
     const Roles roles = client_.roles;
     const bool replies = op != Op::kPush;
     const bool wants_round = sync_ && (op == Op::kPull || op == Op::kPushPull);
+    const double rate = optimizer_ && op != Op::kInit ? push_rate(e, op) : 0.0;
     std::vector<Request> reqs;
     for (const ps::Part& p : e.parts) {
       Request r{.op = op,
@@ -291,7 +301,7 @@ class ParameterServerStore final : public kvstore::KVStore {
       if (optimizer_ && op != Op::kInit) {
         r.has_optimizer = 1;
         r.rescale_grad = optimizer_->rescale_grad();
-        r.learning_rate = optimizer_->learning_rate();
+        r.learning_rate = rate;
       }
       reqs.push_back(r);
     }
@@ -354,44 +364,8 @@ class ParameterServerStore final : public kvstore::KVStore {
     return sum;
   }
 
-  void check_kind(const Key& key, std::string_view what) {
-    if (!int_keys_) int_keys_ = key.is_int();
-    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
-                "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type(), what,
-                key.to_string(), key.is_int() ? "an integer" : "a string",
-                *int_keys_ ? "integers" : "strings");
-  }
-
-  const Entry& entry(const Key& key, std::string_view what) const {
-    auto it = entries_.find(key);
-    JANUS_CHECK(it != entries_.end(), ValueError,
-                "kvstore '{}': {}: key {} was never initialised (call init first)", type(), what,
-                key.to_string());
-    return it->second;
-  }
-
-  void check_arrays(const Key& key, std::string_view what, std::string_view role, const Entry& e,
-                    std::span<const NDArray> arrays) const {
-    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type(), what,
-                key.to_string(), role);
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const NDArray& a = arrays[i];
-      JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type(),
-                  what, key.to_string(), role, i);
-      JANUS_CHECK(a.shape() == e.shape, ShapeError,
-                  "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}",
-                  type(), what, key.to_string(), role, i, a.shape(), e.shape);
-      JANUS_CHECK(a.dtype() == e.dtype, TypeError,
-                  "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type(), what,
-                  key.to_string(), role, i, a.dtype(), e.dtype);
-    }
-  }
-
   bool sync_;
   Client& client_;
-  std::map<Key, Entry> entries_;
-  std::optional<bool> int_keys_;
-  optim::OptimizerPtr optimizer_;
 };
 
 const bool kRegistered = [] {

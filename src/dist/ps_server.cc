@@ -318,7 +318,8 @@ class Server {
   void apply(const Request& req, Shard& s, const NDArray& sum, bool replaces) {
     if (optimizer_) {
       optimizer_->set_rescale_grad(req.rescale_grad);
-      if (req.learning_rate > 0 && !optimizer_->lr_scheduler()) {
+      // The worker's rate for this update (a schedule's may be 0 at its end).
+      if (req.has_optimizer != 0 && !optimizer_->lr_scheduler()) {
         optimizer_->set_learning_rate(req.learning_rate);
       }
       optimizer_->update(s.index, s.stored, sum);

@@ -73,6 +73,13 @@ struct Buffer {
   void put_string(const std::string& s) { put_bytes(s.data(), s.size()); }
 };
 
+// Bounds every recv on `fd` (SO_RCVTIMEO): it then fails with EAGAIN.
+void set_receive_timeout(int fd, std::chrono::milliseconds limit) {
+  timeval tv{static_cast<time_t>(limit.count() / 1000),
+             static_cast<suseconds_t>((limit.count() % 1000) * 1000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 bool send_message(int fd, const Buffer& b) {
   Buffer framed;
   framed.put_u32(static_cast<uint32_t>(b.bytes.size()));
@@ -281,10 +288,7 @@ TcpStore::TcpStore(const std::string& host, int port, int rank, std::chrono::mil
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   // A server that stops answering must not hang us: every reply comes within the timeout (plus
   // slack for the server's own wait).
-  const auto limit = timeout + std::chrono::seconds(2);
-  timeval tv{static_cast<time_t>(limit.count() / 1000),
-             static_cast<suseconds_t>((limit.count() % 1000) * 1000)};
-  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  set_receive_timeout(fd_, timeout + std::chrono::seconds(2));
   Buffer b;
   b.put_u8(static_cast<uint8_t>(Op::kHello));
   b.put_u32(static_cast<uint32_t>(rank));
@@ -350,8 +354,19 @@ std::vector<int> TcpStore::gone_ranks(std::chrono::milliseconds patience) {
   b.put_u8(static_cast<uint8_t>(Op::kGone));
   b.put_u32(static_cast<uint32_t>(patience.count()));
   std::lock_guard lock(mu_);
+  if (fd_ < 0) return {};  // an earlier query found the server unreachable
+  set_receive_timeout(fd_, patience + std::chrono::seconds(1));
   Buffer reply;
-  if (!send_message(fd_, b) || !recv_message(fd_, reply)) return {0};  // rank 0 itself is gone
+  const bool answered = send_message(fd_, b) && recv_message(fd_, reply);
+  const int reason = errno;
+  set_receive_timeout(fd_, timeout_ + std::chrono::seconds(2));
+  if (!answered && (reason == EAGAIN || reason == EWOULDBLOCK)) {
+    // A late answer would come in the place of the next one's: the connection is done for.
+    ::close(fd_);
+    fd_ = -1;
+    return {};
+  }
+  if (!answered) return {0};  // rank 0 itself is gone
   Reader r{reply};
   std::vector<int> gone(r.u32());
   for (int& g : gone) g = static_cast<int>(r.u32());

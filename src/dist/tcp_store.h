@@ -58,7 +58,10 @@ class TcpStore final : public gloo::rendezvous::Store {
             const std::chrono::milliseconds& timeout) override;
 
   /// The ranks whose connection to the server has closed, waiting up to `patience` for at
-  /// least one (a peer's death reaches the server a moment after it reaches Gloo).
+  /// least one (a peer's death reaches the server a moment after it reaches Gloo). {0} when
+  /// the server's connection is closed (rank 0 has gone); empty, and the client unusable from
+  /// then on, when the server does not answer within `patience` + 1 s (it is unreachable: a
+  /// link down), which tells nothing about who has gone.
   std::vector<int> gone_ranks(std::chrono::milliseconds patience);
 
  private:

@@ -57,6 +57,52 @@ void KVStore::pushpull(std::span<const Key> keys, std::span<const std::vector<ND
   for (size_t i = 0; i < keys.size(); ++i) pushpull(keys[i], values[i], outs[i], priority);
 }
 
+namespace detail {
+
+void check_key_kind(std::string_view type, std::optional<bool>& int_keys, const Key& key,
+                    std::string_view what) {
+  if (!int_keys) int_keys = key.is_int();
+  JANUS_CHECK(key.is_int() == *int_keys, ValueError,
+              "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type, what,
+              key.to_string(), key.is_int() ? "an integer" : "a string",
+              *int_keys ? "integers" : "strings");
+}
+
+void throw_key_error(std::string_view type, std::string_view what, const Key& key,
+                     bool initialised) {
+  if (initialised) {
+    JANUS_THROW(ValueError, "kvstore '{}': {}: key {} is already initialised (init each key once)",
+                type, what, key.to_string());
+  }
+  JANUS_THROW(ValueError, "kvstore '{}': {}: key {} was never initialised (call init first)", type,
+              what, key.to_string());
+}
+
+void check_value_defined(std::string_view type, const Key& key, const NDArray& value) {
+  JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
+              type, key.to_string());
+}
+
+void check_arrays(std::string_view type, const Key& key, std::string_view what,
+                  std::string_view role, const Shape& shape, DType dtype,
+                  std::span<const NDArray> arrays) {
+  JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type, what,
+              key.to_string(), role);
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const NDArray& a = arrays[i];
+    JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type, what,
+                key.to_string(), role, i);
+    JANUS_CHECK(a.shape() == shape, ShapeError,
+                "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}", type,
+                what, key.to_string(), role, i, a.shape(), shape);
+    JANUS_CHECK(a.dtype() == dtype, TypeError,
+                "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type, what,
+                key.to_string(), role, i, a.dtype(), dtype);
+  }
+}
+
+}  // namespace detail
+
 KVStorePtr create(std::string_view name) {
   Registry& r = registry();
   Factory factory;

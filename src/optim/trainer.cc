@@ -288,6 +288,12 @@ void Trainer::update(int64_t batch_size) {
 }
 
 void Trainer::save_states(const std::string& path) const {
+  JANUS_CHECK(!(update_on_kvstore_ && kvstore_ && kvstore_->keeps_optimizer_state_elsewhere()),
+              NotImplementedError,
+              "Trainer: save_states: '{}': the optimizer's state lives on the servers of kvstore "
+              "'{}', which cannot save it yet; update on the workers (update_on_kvstore = false) "
+              "to checkpoint this training",
+              path, kvstore_->type());
   const std::vector<std::string> state_names = optimizer_->state_names();
   nn::NamedArrays arrays;
   nn::Metadata meta{{std::string(kContentKey), std::string(kContent)},

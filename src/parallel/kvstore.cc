@@ -30,30 +30,30 @@ bool distinct_devices(std::span<const NDArray> arrays) {
   return true;
 }
 
-class InProcessStore final : public KVStore {
- public:
-  InProcessStore(std::string_view type, Reduce reduce) : type_(type), reduce_(reduce) {}
+// A stored value and the optimizer's index of its parameter.
+struct Entry {
+  NDArray stored;
+  int index;
+};
 
-  std::string_view type() const override { return type_; }
+class InProcessStore final : public StoreBase<Entry> {
+ public:
+  InProcessStore(std::string_view type, Reduce reduce)
+      : StoreBase(std::string(type)), reduce_(reduce) {}
 
   void init(const Key& key, const NDArray& value) override {
-    check_kind(key, "init");
-    JANUS_CHECK(!entries_.contains(key), ValueError,
-                "kvstore '{}': init: key {} is already initialised (init each key once)", type_,
-                key.to_string());
-    JANUS_CHECK(value.defined(), ValueError, "kvstore '{}': init: key {}: the value is undefined",
-                type_, key.to_string());
+    check_new_key(key, value);
     autograd::PauseScope pause;
     const int64_t index = key.is_int() ? key.as_int() : static_cast<int64_t>(entries_.size());
     JANUS_CHECK(index >= 0 && index <= INT32_MAX, ValueError,
-                "kvstore '{}': init: key {} is negative or too large, expected 0..2^31-1", type_,
+                "kvstore '{}': init: key {} is negative or too large, expected 0..2^31-1", type(),
                 key.to_string());
     entries_.emplace(key, Entry{copyto(value, value.device()), static_cast<int>(index)});
   }
 
   void push(const Key& key, std::span<const NDArray> values, int priority) override {
     Entry& e = entry(key, "push");
-    check_arrays(key, "push", "value", e, values);
+    check_arrays(key, "push", "value", e.stored.shape(), e.stored.dtype(), values);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     apply(e, reduce(e, values));
@@ -61,7 +61,7 @@ class InProcessStore final : public KVStore {
 
   void pull(const Key& key, std::span<const NDArray> outs, int priority) override {
     Entry& e = entry(key, "pull");
-    check_arrays(key, "pull", "output", e, outs);
+    check_arrays(key, "pull", "output", e.stored.shape(), e.stored.dtype(), outs);
     const ops::ScopedPriority scope(priority);
     parallel::broadcast_into(e.stored, outs);
   }
@@ -69,8 +69,8 @@ class InProcessStore final : public KVStore {
   void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
                 int priority) override {
     Entry& e = entry(key, "pushpull");
-    check_arrays(key, "pushpull", "value", e, values);
-    check_arrays(key, "pushpull", "output", e, outs);
+    check_arrays(key, "pushpull", "value", e.stored.shape(), e.stored.dtype(), values);
+    check_arrays(key, "pushpull", "output", e.stored.shape(), e.stored.dtype(), outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     if (optimizer_) {
@@ -87,55 +87,7 @@ class InProcessStore final : public KVStore {
     parallel::broadcast_into(reduce(e, values), outs);
   }
 
-  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
-                 int priority) override {
-    init(key, value);
-    pull(key, outs, priority);
-  }
-
-  void set_optimizer(optim::OptimizerPtr optimizer) override { optimizer_ = std::move(optimizer); }
-  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
-
  private:
-  struct Entry {
-    NDArray stored;
-    int index;  // the optimizer's parameter index
-  };
-
-  // One store takes keys of one kind, as MXNet's does.
-  void check_kind(const Key& key, std::string_view what) {
-    if (!int_keys_) int_keys_ = key.is_int();
-    JANUS_CHECK(key.is_int() == *int_keys_, ValueError,
-                "kvstore '{}': {}: key {} is {}, but this store's keys are {}", type_, what,
-                key.to_string(), key.is_int() ? "an integer" : "a string",
-                *int_keys_ ? "integers" : "strings");
-  }
-
-  Entry& entry(const Key& key, std::string_view what) {
-    auto it = entries_.find(key);
-    JANUS_CHECK(it != entries_.end(), ValueError,
-                "kvstore '{}': {}: key {} was never initialised (call init first)", type_, what,
-                key.to_string());
-    return it->second;
-  }
-
-  void check_arrays(const Key& key, std::string_view what, std::string_view role, const Entry& e,
-                    std::span<const NDArray> arrays) const {
-    JANUS_CHECK(!arrays.empty(), ValueError, "kvstore '{}': {}: key {}: no {}s given", type_, what,
-                key.to_string(), role);
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const NDArray& a = arrays[i];
-      JANUS_CHECK(a.defined(), ValueError, "kvstore '{}': {}: key {}: {} {} is undefined", type_,
-                  what, key.to_string(), role, i);
-      JANUS_CHECK(a.shape() == e.stored.shape(), ShapeError,
-                  "kvstore '{}': {}: key {}: {} {} has shape {}, but the key holds shape {}", type_,
-                  what, key.to_string(), role, i, a.shape(), e.stored.shape());
-      JANUS_CHECK(a.dtype() == e.stored.dtype(), TypeError,
-                  "kvstore '{}': {}: key {}: {} {} is {}, but the key holds {}", type_, what,
-                  key.to_string(), role, i, a.dtype(), e.stored.dtype());
-    }
-  }
-
   bool ring(std::span<const NDArray> values) const {
     return reduce_ == Reduce::kRing && values.size() > 1 && distinct_devices(values);
   }
@@ -179,11 +131,7 @@ class InProcessStore final : public KVStore {
     }
   }
 
-  std::string type_;
   Reduce reduce_;
-  std::map<Key, Entry> entries_;
-  std::optional<bool> int_keys_;
-  optim::OptimizerPtr optimizer_;
 };
 
 const bool kRegistered = [] {

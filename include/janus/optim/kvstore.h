@@ -16,7 +16,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,6 +80,9 @@ class KVStore {
   /// `optimizer` (Gluon's update_on_kvstore). Null removes it.
   virtual void set_optimizer(optim::OptimizerPtr optimizer) = 0;
   virtual const optim::OptimizerPtr& optimizer() const = 0;
+  /// True when the state of the optimizer set here (momentum, Adam's moments) lives outside
+  /// this process (on parameter servers), where Trainer::save_states cannot read it.
+  virtual bool keeps_optimizer_state_elsewhere() const { return false; }
 
   // List forms: keys[i] with values[i] (and outs[i]).
   void init(std::span<const Key> keys, std::span<const NDArray> values);
@@ -95,6 +100,64 @@ class KVStore {
   void pull(const Key& key, const NDArray& out, int priority = 0) {
     pull(key, std::span<const NDArray>(&out, 1), priority);
   }
+};
+
+namespace detail {
+// StoreBase's checks, one definition for every Entry.
+void check_key_kind(std::string_view type, std::optional<bool>& int_keys, const Key& key,
+                    std::string_view what);
+[[noreturn]] void throw_key_error(std::string_view type, std::string_view what, const Key& key,
+                                  bool initialised);
+void check_value_defined(std::string_view type, const Key& key, const NDArray& value);
+void check_arrays(std::string_view type, const Key& key, std::string_view what,
+                  std::string_view role, const Shape& shape, DType dtype,
+                  std::span<const NDArray> arrays);
+}  // namespace detail
+
+/// What every store kind shares: its name, keys of one kind (integers or strings, as MXNet's),
+/// its entries by key and their lookup, the checks of the arrays passed in, broadcast as init
+/// then pull, and the optimizer. `Entry` is the kind's record of one key.
+template <class Entry>
+class StoreBase : public KVStore {
+ public:
+  std::string_view type() const override { return type_; }
+  void broadcast(const Key& key, const NDArray& value, std::span<const NDArray> outs,
+                 int priority) override {
+    init(key, value);
+    pull(key, outs, priority);
+  }
+  void set_optimizer(optim::OptimizerPtr optimizer) override { optimizer_ = std::move(optimizer); }
+  const optim::OptimizerPtr& optimizer() const override { return optimizer_; }
+
+ protected:
+  explicit StoreBase(std::string type) : type_(std::move(type)) {}
+
+  /// init's checks: `key` is of this store's kind and not initialised yet, `value` is defined;
+  /// a ValueError naming the key otherwise.
+  void check_new_key(const Key& key, const NDArray& value) {
+    detail::check_key_kind(type_, int_keys_, key, "init");
+    if (entries_.contains(key)) detail::throw_key_error(type_, "init", key, /*initialised=*/true);
+    detail::check_value_defined(type_, key, value);
+  }
+  /// The entry of `key`; a ValueError naming the key and `what` when it was never initialised.
+  Entry& entry(const Key& key, std::string_view what) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) detail::throw_key_error(type_, what, key, /*initialised=*/false);
+    return it->second;
+  }
+  /// `arrays` (the `role`s of `what`: "value", "output") are given, defined and of the key's
+  /// shape and dtype; ValueError, ShapeError or TypeError naming the key and the array.
+  void check_arrays(const Key& key, std::string_view what, std::string_view role,
+                    const Shape& shape, DType dtype, std::span<const NDArray> arrays) const {
+    detail::check_arrays(type_, key, what, role, shape, dtype, arrays);
+  }
+
+  std::map<Key, Entry> entries_;
+  optim::OptimizerPtr optimizer_;
+
+ private:
+  std::string type_;
+  std::optional<bool> int_keys_;
 };
 
 using KVStorePtr = std::shared_ptr<KVStore>;

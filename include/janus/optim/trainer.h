@@ -93,6 +93,9 @@ class Trainer {
 
   /// Writes the optimizer's state (arrays named "<param>.<state>", e.g. "0.weight.mom"), the
   /// update counts and the learning rate to `path` in the safetensors format (a blocker).
+  /// NotImplementedError when the store applies the optimizer and keeps its state elsewhere
+  /// (parameter servers: KVStore::keeps_optimizer_state_elsewhere), which a checkpoint would
+  /// silently lack.
   void save_states(const std::string& path) const;
   /// Restores what save_states wrote, so that training continues bit for bit. The file must
   /// come from the same kind of optimizer (ValueError naming both); a state for a parameter
