@@ -75,8 +75,8 @@ TEST(DeviceBackend, CpuLaneWorkersShareTheDevicesCores) {
   for (int requested : {1, 2, 3}) {
     const LaneWorkers compute = backend.lane_workers(cpu(0), Lane::kCompute, requested);
     EXPECT_EQ(compute.workers, requested);
-    EXPECT_EQ(compute.kernel_threads, std::min(std::max(1, cores / requested),
-                                               omp_get_max_threads()));
+    EXPECT_EQ(compute.kernel_threads,
+              std::min(std::max(1, cores / requested), omp_get_max_threads()));
     for (Lane lane : {Lane::kCopy, Lane::kComm}) {
       const LaneWorkers plan = backend.lane_workers(cpu(0), lane, requested);
       EXPECT_EQ(plan.workers, requested);

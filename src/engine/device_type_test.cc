@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "janus/base/error.h"
@@ -60,15 +61,15 @@ class FakeBackend final : public DeviceBackend {
   std::unique_ptr<Stream> start_worker(Device device, Lane lane, const LaneWorkers&) override {
     auto stream = std::make_unique<FakeStream>(device, lane, syncs);
     std::lock_guard lock(mu_);
-    started_.push_back(stream.get());
+    started_.push_back({device, lane});
     return stream;
   }
 
   // The workers started on `device`'s `lane` so far.
   int started(Device device, Lane lane) {
     std::lock_guard lock(mu_);
-    return static_cast<int>(std::count_if(started_.begin(), started_.end(), [&](FakeStream* s) {
-      return s->device == device && s->lane == lane;
+    return static_cast<int>(std::count_if(started_.begin(), started_.end(), [&](const auto& s) {
+      return s.first == device && s.second == lane;
     }));
   }
 
@@ -76,7 +77,7 @@ class FakeBackend final : public DeviceBackend {
 
  private:
   std::mutex mu_;
-  std::vector<FakeStream*> started_;  // dangling once their workers exit; compared only
+  std::vector<std::pair<Device, Lane>> started_;
 };
 
 // Installs the fake type for the gpu slot for one test (engines made inside are destroyed
@@ -95,8 +96,8 @@ class FakeDeviceType : public testing::Test {
 // Runs `work` on the fake stream the kernel was given.
 void issue_on(const RunContext& ctx, std::function<void()> work) {
   auto* stream = dynamic_cast<FakeStream*>(ctx.stream);
-  if (stream == nullptr) throw ValueError("test: a kernel on " + to_string(ctx.device) +
-                                          " got no fake stream");
+  if (stream == nullptr)
+    throw ValueError("test: a kernel on " + to_string(ctx.device) + " got no fake stream");
   stream->issue(std::move(work));
 }
 
@@ -149,7 +150,8 @@ TEST_F(FakeDeviceType, OperationsRunOnTheTypesWorkersAndStreams) {
 // operation's vars (else the fake's work would run late, or never).
 TEST_F(FakeDeviceType, VarsOrderOperationsAcrossTypes) {
   for (int compute_workers : {1, 2}) {
-    auto e = make_engine(EngineKind::kThreaded, EngineOptions{.cpu_compute_workers = compute_workers});
+    auto e =
+        make_engine(EngineKind::kThreaded, EngineOptions{.cpu_compute_workers = compute_workers});
     Var* x = e->new_var();
     constexpr int kSteps = 300;
     int64_t value = 1;
