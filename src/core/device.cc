@@ -8,8 +8,11 @@
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 
 #include "janus/base/error.h"
+#include "janus/core/device_backend.h"
+#include "janus/core/device_cuda.h"
 
 namespace janus {
 namespace {
@@ -44,10 +47,25 @@ std::atomic<int>& cpu_device_count() {
   return count;
 }
 
+// Why gpu(i) cannot be used while no GPU backend is installed.
+std::string gpu_unavailable_reason() {
+  const CudaRuntimeInfo& cuda = cuda_runtime_info();
+  if (!cuda.built) return cuda.status;
+  if (cuda.devices == 0) return fmt::format("no CUDA device ({})", cuda.status);
+  return fmt::format("the CUDA runtime sees {} device(s) but Janus has no GPU kernels yet",
+                     cuda.devices);
+}
+
 }  // namespace
 
+std::string_view device_type_name(DeviceType type) {
+  constexpr std::string_view kNames[] = {"cpu", "gpu"};
+  static_assert(std::size(kNames) == kNumDeviceTypes);
+  return kNames[static_cast<size_t>(type)];
+}
+
 std::string to_string(Device device) {
-  return fmt::format("{}({})", device.is_cpu() ? "cpu" : "gpu", device.id);
+  return fmt::format("{}({})", device_type_name(device.type), device.id);
 }
 
 Device parse_device(std::string_view text) {
@@ -105,16 +123,25 @@ std::vector<int> device_cores(Device device) {
 }
 
 void check_device(Device device, std::string_view what) {
-  if (device.is_gpu()) {
-    detail::throw_error<DeviceError>(std::source_location::current(),
-                                     "{}: device {} is not available: this build of Janus has no "
-                                     "CUDA backend, expected a cpu device",
-                                     what, device);
+  // CPUs first, without the backend's virtual call (every push checks its device): the CPU
+  // backend's count is num_cpu_devices().
+  if (device.is_cpu()) {
+    JANUS_CHECK(device.id >= 0 && device.id < num_cpu_devices(), DeviceError,
+                "{}: device {} does not exist: there are {} cpu devices (set JANUS_CPU_DEVICES "
+                "or call set_num_cpu_devices to have more)",
+                what, device, num_cpu_devices());
+    return;
   }
-  JANUS_CHECK(device.id >= 0 && device.id < num_cpu_devices(), DeviceError,
-              "{}: device {} does not exist: there are {} cpu devices (set JANUS_CPU_DEVICES or "
-              "call set_num_cpu_devices to have more)",
-              what, device, num_cpu_devices());
+  const DeviceBackend* backend = device_backend(device.type);
+  if (backend == nullptr) {
+    detail::throw_error<DeviceError>(std::source_location::current(),
+                                     "{}: device {} is not available: {}, expected a cpu device",
+                                     what, device, gpu_unavailable_reason());
+  }
+  const int count = backend->count();
+  JANUS_CHECK(device.id >= 0 && device.id < count, DeviceError,
+              "{}: device {} does not exist: there are {} {} devices", what, device, count,
+              device_type_name(device.type));
 }
 
 void check_devices(const std::vector<Device>& devices, std::string_view what) {

@@ -93,16 +93,6 @@ TEST(Device, CheckDeviceRejectsMissingCpusWithContext) {
   }
 }
 
-TEST(Device, CheckDeviceRejectsGpusWithoutCuda) {
-  try {
-    check_device(gpu(0), "allocator");
-    ADD_FAILURE() << "check_device accepted gpu(0) in a build without CUDA";
-  } catch (const DeviceError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("allocator: device gpu(0) is not available"));
-    EXPECT_THAT(e.what(), HasSubstr("no CUDA backend"));
-  }
-}
-
 TEST(Device, HardwareCoresIsPositive) {
   EXPECT_GE(hardware_cores(), 1);
   EXPECT_GE(num_cpu_devices(), 1);

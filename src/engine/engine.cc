@@ -1,7 +1,6 @@
 // The process-wide engine: chosen by JANUS_ENGINE, replaced by set_engine, drained at exit.
 #include <atomic>
 #include <cstdlib>
-#include <iterator>
 #include <mutex>
 #include <string>
 
@@ -73,12 +72,6 @@ std::unique_ptr<Engine> make_engine(EngineKind kind, const EngineOptions& option
 
 std::string_view engine_kind_name(EngineKind kind) {
   return kind == EngineKind::kNaive ? "naive" : "threaded";
-}
-
-std::string_view lane_name(Lane lane) {
-  constexpr std::string_view kNames[] = {"compute", "copy", "comm"};
-  static_assert(std::size(kNames) == kNumLanes);
-  return kNames[static_cast<size_t>(lane)];
 }
 
 Engine& engine() {

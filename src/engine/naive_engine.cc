@@ -2,8 +2,6 @@
 // (JANUS_ENGINE=naive): a failing kernel throws on the caller's stack, so a debugger's
 // `catch throw` stops at the operator call that caused it. Errors still flow through vars
 // exactly as in the threaded engine, so programs behave the same under both.
-#include <omp.h>
-
 #include <mutex>
 
 #include "janus/base/error.h"
@@ -35,7 +33,7 @@ class NaiveEngine final : public Engine {
     op.lane = lane;
     set_dependencies(&op, reads, writes);
     ++pushed_;
-    const RunContext ctx{device, lane, lane == Lane::kCompute ? device_threads(device) : 1};
+    const RunContext ctx{device, lane, kernel_threads(device, lane)};
     run_operation(&op, ctx, errors_, /*hint=*/"");  // already synchronous
     OprList unused;
     for (Var* v : op.reads) {
@@ -61,15 +59,19 @@ class NaiveEngine final : public Engine {
     return EngineStats{pushed_.load(), 0, options_.max_in_flight};
   }
 
-  int kernel_threads(Device device) override { return device_threads(device); }
+  int kernel_threads(Device device) override {
+    check_device(device, "engine: kernel_threads");
+    return kernel_threads(device, Lane::kCompute);
+  }
 
  private:
-  // The device's share of cores, capped by OMP_NUM_THREADS when the user set it (as in the
-  // threaded engine).
-  int device_threads(Device device) const {
-    const int share = std::max<int>(1, static_cast<int>(device_cores(device).size()) /
-                                           std::max(1, options_.cpu_compute_workers));
-    return std::min(share, omp_get_max_threads());
+  // What the threaded engine's workers of the lane would get (for a CPU: the device's share
+  // of cores, capped by OMP_NUM_THREADS when the user set it). Kernels run on the pushing
+  // thread, with no stream.
+  int kernel_threads(Device device, Lane lane) const {
+    return device_backend(device.type)
+        ->lane_workers(device, lane, requested_workers(options_, lane))
+        .kernel_threads;
   }
 
   EngineOptions options_;

@@ -98,11 +98,19 @@ int64_t op_clock_ns() { return now_ns(); }
 
 namespace {
 
+// Runs the kernel, then waits for the work it issued on the worker's stream: the operation
+// is complete, and may release its vars, only when that work is (an asynchronous failure
+// there is the operation's error).
+void run_kernel(OprBlock* op, const RunContext& ctx) {
+  op->fn(ctx);
+  if (ctx.stream != nullptr) ctx.stream->synchronize();
+}
+
 // Runs the kernel and, when a listener is installed, tells it what ran and when.
 void run_timed(OprBlock* op, const RunContext& ctx) {
   OpListener* listener = g_op_listener.load(std::memory_order_acquire);
   if (listener == nullptr) {
-    op->fn(ctx);
+    run_kernel(op, ctx);
     return;
   }
   const int64_t start = now_ns();
@@ -115,7 +123,7 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
       listener->on_operation(op->name, op->detail, ctx.device, ctx.lane, start, now_ns());
     }
   } report{listener, op, ctx, start};
-  op->fn(ctx);
+  run_kernel(op, ctx);
 }
 
 }  // namespace

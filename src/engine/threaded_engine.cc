@@ -1,9 +1,5 @@
 // ThreadedEngine: worker threads per device and lane, dispatching operations as their vars
 // grant them. The default engine.
-#include <omp.h>
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -13,7 +9,7 @@
 #include <thread>
 
 #include "janus/base/error.h"
-#include "janus/base/omp_threads.h"
+#include "janus/core/device_backend.h"
 
 #include "engine_impl.h"
 #include "opr_block.h"
@@ -24,16 +20,17 @@ namespace {
 thread_local bool tls_is_worker = false;
 
 // Ready operations of one (device, lane), served highest priority first, then in push order.
+// Its workers are set up by the device type's backend, each with its own stream.
 class WorkerPool {
  public:
   using Runner = std::function<void(OprBlock*, const RunContext&)>;
 
-  WorkerPool(Device device, Lane lane, int num_workers, int intra_threads, std::vector<int> pin,
+  WorkerPool(Device device, Lane lane, DeviceBackend& backend, const LaneWorkers& plan,
              Runner runner)
-      : runner_(std::move(runner)) {
-    ctx_ = RunContext{device, lane, intra_threads};
-    for (int i = 0; i < num_workers; ++i) {
-      threads_.emplace_back([this, pin] { loop(pin); });
+      : runner_(std::move(runner)), backend_(backend), plan_(plan) {
+    ctx_ = RunContext{device, lane, plan.kernel_threads};
+    for (int i = 0; i < plan.workers; ++i) {
+      threads_.emplace_back([this] { loop(); });
     }
   }
 
@@ -77,16 +74,13 @@ class WorkerPool {
     }
   };
 
-  void loop(const std::vector<int>& pin) {
+  void loop() {
     mark_engine_worker_thread();
-    if (!pin.empty()) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      for (int c : pin) CPU_SET(c, &set);
-      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    }
-    // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
-    const ScopedOmpThreads team(ctx_.num_threads);
+    // The backend prepares this thread (a CPU pins it to its device's cores and sizes its
+    // OpenMP team) and gives it the stream its kernels run on, until the worker exits.
+    const std::unique_ptr<Stream> stream = backend_.start_worker(ctx_.device, ctx_.lane, plan_);
+    RunContext ctx = ctx_;
+    ctx.stream = stream.get();
     for (;;) {
       spin_for_work();
       OprBlock* op = nullptr;
@@ -102,7 +96,7 @@ class WorkerPool {
         queue_.pop();
         queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
       }
-      runner_(op, ctx_);
+      runner_(op, ctx);
     }
   }
 
@@ -122,6 +116,8 @@ class WorkerPool {
   }
 
   Runner runner_;
+  DeviceBackend& backend_;
+  const LaneWorkers plan_;
   RunContext ctx_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -337,8 +333,17 @@ class ThreadedEngine final : public Engine {
     }
   }
 
+  // A pool per (device type, device id, lane), started on first use.
+  static size_t pool_index(Device device, Lane lane) {
+    JANUS_DEBUG_ASSERT(device.id >= 0 && device.id < kMaxDevicesPerType,
+                       "engine: device {} beyond the pool table", device);
+    const size_t slot =
+        static_cast<size_t>(device.type) * kMaxDevicesPerType + static_cast<size_t>(device.id);
+    return slot * kNumLanes + static_cast<size_t>(lane);
+  }
+
   WorkerPool& pool(Device device, Lane lane) {
-    const size_t index = static_cast<size_t>(device.id) * kNumLanes + static_cast<size_t>(lane);
+    const size_t index = pool_index(device, lane);
     WorkerPool* p = pools_[index].load(std::memory_order_acquire);
     if (p != nullptr) return *p;
     std::lock_guard lock(pools_mu_);
@@ -351,23 +356,14 @@ class ThreadedEngine final : public Engine {
   }
 
   WorkerPool* make_pool(Device device, Lane lane) {
-    std::vector<int> cores = device_cores(device);
-    const bool compute = lane == Lane::kCompute;
-    // One comm worker per device: its collectives block while peers take part, and must run
-    // one at a time in the order of the process group's sequence var (dist/collectives.cc).
-    const int workers = compute               ? options_.cpu_compute_workers
-                        : lane == Lane::kCopy ? options_.copy_workers
-                                              : 1;
-    // The device's share of cores, capped by OMP_NUM_THREADS when the user set it.
-    const int share = std::max<int>(1, static_cast<int>(cores.size()) / workers);
-    const int intra = compute ? std::min(share, omp_get_max_threads()) : 1;
-    // Every worker, of either lane, sets its affinity to its device's cores (all the process's
-    // cores when there is one device). A thread inherits its creator's affinity, and pools start
-    // lazily on whichever thread first dispatches to them: often another device's worker, which
-    // completed the op's last input. An unpinned copy worker started by cpu(1)'s compute worker
-    // stayed on cpu(1)'s core, beside the compute it was meant to overlap, while cpu(0)'s core
-    // idled. A copy runs on its destination device's lane, hence on that device's cores.
-    return new WorkerPool(device, lane, workers, intra, std::move(cores),
+    DeviceBackend* backend = device_backend(device.type);
+    JANUS_ASSERT(backend != nullptr, "engine: {} passed check_device but its type has no backend",
+                 device);
+    const LaneWorkers plan = backend->lane_workers(device, lane, requested_workers(options_, lane));
+    JANUS_ASSERT(plan.workers >= 1 && (lane != Lane::kComm || plan.workers == 1),
+                 "engine: the backend of {} planned {} workers for its {} lane", device,
+                 plan.workers, lane_name(lane));
+    return new WorkerPool(device, lane, *backend, plan,
                           [this](OprBlock* op, const RunContext& ctx) { execute(op, ctx); });
   }
 
@@ -380,7 +376,7 @@ class ThreadedEngine final : public Engine {
   std::atomic<uint64_t> seq_{0};
   std::mutex push_mu_;
   std::mutex pools_mu_;
-  std::array<std::atomic<WorkerPool*>, kMaxDevicesPerType * kNumLanes> pools_;
+  std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;
   ErrorLog errors_;
 };
 

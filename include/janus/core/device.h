@@ -1,16 +1,21 @@
 // Devices: logical CPU devices that split the machine's cores, and GPUs (CUDA backend, later).
-// Layer: core.
+// What a device type does for the engine is its DeviceBackend (device_backend.h). Layer: core.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace janus {
 
 enum class DeviceType : uint8_t { kCPU = 0, kGPU = 1 };
+inline constexpr int kNumDeviceTypes = 2;
+
+/// "cpu" or "gpu".
+std::string_view device_type_name(DeviceType type);
 
 /// A device on which arrays live and kernels run. `cpu(i)` is a logical CPU device: the
 /// machine's cores are split among `num_cpu_devices()` of them (one by default, owning all
@@ -49,8 +54,10 @@ void set_num_cpu_devices(int n);
 /// more devices than cores, devices share cores round-robin).
 std::vector<int> device_cores(Device device);
 
-/// Throws DeviceError when `device` does not exist: a CPU id outside [0, num_cpu_devices()), or
-/// any GPU in a build without CUDA. `what` names the caller for the message.
+/// Throws DeviceError when `device` does not exist: an id outside [0, count()) of its type's
+/// backend (num_cpu_devices() for CPUs), or a device of a type with no backend, with the reason
+/// (a build without CUDA; a CUDA build where the runtime sees no device, or sees some but Janus
+/// has no GPU kernels yet). `what` names the caller for the message.
 void check_device(Device device, std::string_view what);
 
 /// Whether a kernel running on `runner` may read memory of `owner` directly (peer access).

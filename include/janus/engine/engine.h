@@ -33,20 +33,11 @@
 
 #include "janus/base/unique_function.h"
 #include "janus/core/device.h"
+#include "janus/core/device_backend.h"
 
 namespace janus {
 
 class Var;
-
-/// Lanes are separate worker queues of a device, so that copies overlap compute, and a
-/// network collective (the dist layer's, which blocks its worker until every peer took part)
-/// never holds up a device's copies or compute. The comm lane has one worker per device, so
-/// collectives of one device run one at a time in the order they became ready.
-enum class Lane : uint8_t { kCompute = 0, kCopy = 1, kComm = 2 };
-inline constexpr int kNumLanes = 3;
-
-/// "compute", "copy" or "comm", for profiles and messages.
-std::string_view lane_name(Lane lane);
 
 /// What a kernel learns about where it runs.
 struct RunContext {
@@ -54,6 +45,10 @@ struct RunContext {
   Lane lane = Lane::kCompute;
   /// Intra-op threads the kernel may use (the device's cores shared among its compute workers).
   int num_threads = 1;
+  /// The worker's stream on its device (DeviceBackend::start_worker), where a GPU kernel
+  /// issues its work; the engine synchronizes it before the operation completes. Null when
+  /// the kernel runs on the pushing thread (the naive engine) or is an engine-internal step.
+  Stream* stream = nullptr;
 };
 
 /// A kernel: move-only, with its captures stored inline (no allocation for captures up to
