@@ -5,8 +5,7 @@
 // a fused_elementwise node, of most other operators, and of a graph with two inputs and two
 // outputs; then, for each of those and for each exported PREFIX given, fixed inputs
 // NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
-// files) and a line "NAME OUTPUTS INPUT,NAMES D0 D1 ..." (the first input's shape) in
-// DIR/cases.txt.
+// files) and a line "NAME OUTPUTS INPUT,NAMES" in DIR/cases.txt.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -223,8 +222,7 @@ void write_case(const std::filesystem::path& dir, const std::string& prefix, std
   for (size_t i = 0; i < ys.size(); ++i) {
     graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
   }
-  list << fmt::format("{} {} {} {}\n", name, ys.size(), fmt::join(inputs, ","),
-                      fmt::join(xs[0].shape().dims(), " "));
+  list << fmt::format("{} {} {}\n", name, ys.size(), fmt::join(inputs, ","));
 }
 
 }  // namespace
