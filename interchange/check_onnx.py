@@ -108,7 +108,7 @@ def main():
         prefix = work / f"{model}_trained"
         run(args.janus, "train", "--model", model, "--epochs", "1", "--limit", "256",
             "--batch-size", "64", "--hybridize", "--no-progress", "--export", prefix)
-        trained.append(prefix)
+        trained.append(f"{prefix}-0001.safetensors")  # the epoch trained
     run(args.cases, work, *trained)
     problems = []
     for line in (work / "cases.txt").read_text().splitlines():
