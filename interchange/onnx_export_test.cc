@@ -204,6 +204,12 @@ TEST(OnnxExport, OperatorsWithoutOnnxEquivalentNameTheNodeAndTheOperator) {
   EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(grad, {}); }),
               HasSubstr("node 'relu_grad' (operator 'relu_backward') cannot be exported: it is "
                         "a gradient"));
+  // A gradient whose name does not end in _backward.
+  const Symbol bias_grad =
+      Symbol::op("conv2d_backward_bias", {Symbol::var("data", Shape{2, 3, 4, 4})}, {}, "bias_grad");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(bias_grad, {}); }),
+              HasSubstr("node 'bias_grad' (operator 'conv2d_backward_bias') cannot be exported: "
+                        "it is a gradient"));
   const Symbol drop = Symbol::op("dropout", {x}, {{"p", 0.5}, {"training", true}}, "drop")[0];
   EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(drop, {}); }),
               HasSubstr("node 'drop' (operator 'dropout'): dropout in training mode"));
