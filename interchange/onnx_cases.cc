@@ -1,12 +1,11 @@
-// onnx_cases DIR [PREFIX...]: the models that check_onnx.py runs through ONNX Runtime. Writes
-// into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of the demo
-// models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with running
-// statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph with
-// a fused_elementwise node, of most other operators, and of a graph with two inputs and two
-// outputs; then, for each of those and for each exported PREFIX given, fixed inputs
+// onnx_cases DIR [PREFIX-NNNN.safetensors...]: the models that check_onnx.py runs through ONNX
+// Runtime. Writes into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of
+// the demo models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with
+// running statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph
+// with a fused_elementwise node, of most other operators, and of a graph with two inputs and two
+// outputs; then, for each of those and for each exported model given, fixed inputs
 // NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
-// files) and a line "NAME OUTPUTS INPUT,NAMES D0 D1 ..." (the first input's shape) in
-// DIR/cases.txt.
+// files) and a line "NAME OUTPUTS INPUT,NAMES" in DIR/cases.txt.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -182,26 +181,16 @@ void export_two_in_two_out(const std::string& prefix) {
                           {{"format", "janus.params"}, {"inputs", "data0,data1"}});
 }
 
-// The latest parameters file of an exported prefix.
-std::string params_of(const std::string& prefix) {
-  const std::filesystem::path p(prefix);
-  std::string best;
-  for (const auto& e : std::filesystem::directory_iterator(p.parent_path())) {
-    const std::string name = e.path().filename().string();
-    if (name.starts_with(p.filename().string() + "-") && name.ends_with(".safetensors") &&
-        name.size() == p.filename().string().size() + 17) {
-      best = std::max(best, e.path().string());
-    }
-  }
-  if (best.empty()) throw IOError(fmt::format("no parameters of '{}'", prefix));
-  return best;
-}
-
 // Janus's outputs for fixed inputs of the recorded shapes, from the files: inputs data or
 // data0, data1, ... (as the parameters' metadata lists them).
-void write_case(const std::filesystem::path& dir, const std::string& prefix, std::ostream& list) {
+// `params` is PREFIX-NNNN.safetensors.
+void write_case(const std::filesystem::path& dir, const std::string& params, std::ostream& list) {
+  constexpr std::string_view kSuffix = "-NNNN.safetensors";
+  if (params.size() <= kSuffix.size() || !params.ends_with(".safetensors")) {
+    throw ValueError(fmt::format("'{}' is not PREFIX-NNNN.safetensors", params));
+  }
+  const std::string prefix = params.substr(0, params.size() - kSuffix.size());
   graph::Metadata metadata;
-  const std::string params = params_of(prefix);
   graph::load_safetensors(params, &metadata);
   std::vector<std::string> inputs = {"data"};
   if (metadata.contains("inputs")) {
@@ -223,15 +212,14 @@ void write_case(const std::filesystem::path& dir, const std::string& prefix, std
   for (size_t i = 0; i < ys.size(); ++i) {
     graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
   }
-  list << fmt::format("{} {} {} {}\n", name, ys.size(), fmt::join(inputs, ","),
-                      fmt::join(xs[0].shape().dims(), " "));
+  list << fmt::format("{} {} {}\n", name, ys.size(), fmt::join(inputs, ","));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: onnx_cases DIR [PREFIX...]\n";
+    std::cerr << "usage: onnx_cases DIR [PREFIX-NNNN.safetensors...]\n";
     return 2;
   }
   try {
@@ -260,9 +248,9 @@ int main(int argc, char** argv) {
     prefixes.push_back((dir / "operators").string());
     export_two_in_two_out((dir / "two_in_two_out").string());
     prefixes.push_back((dir / "two_in_two_out").string());
-    for (int i = 2; i < argc; ++i) prefixes.emplace_back(argv[i]);
     std::ofstream list(dir / "cases.txt");
-    for (const std::string& prefix : prefixes) write_case(dir, prefix, list);
+    for (const std::string& prefix : prefixes) write_case(dir, prefix + "-0000.safetensors", list);
+    for (int i = 2; i < argc; ++i) write_case(dir, argv[i], list);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "onnx_cases: " << e.what() << "\n";

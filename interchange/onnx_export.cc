@@ -254,8 +254,9 @@ void lower_dropout(Builder& b, const Call& c) {
   b.node("Identity", {c.in[0]}, {c.out[0]}, c.name);
 }
 
+// reshape and mxnet_reshape: to the shape that shape inference found for the fixed input shapes
+// (no -1, and none of MXNet's codes, left; ONNX's 0, copy the extent, cannot arise).
 void lower_reshape(Builder& b, const Call& c) {
-  // The inferred shape: no -1 left, and ONNX's 0 (copy the extent) cannot arise.
   b.node("Reshape", {c.in[0], b.ints(c.name + "/shape", c.out_specs[0].shape.dims())}, {c.out[0]},
          c.name);
 }
@@ -525,6 +526,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
          set_int(b.node("Flatten", c.in, {c.out[0]}, c.name), "axis", 1);
        }},
       {"reshape", lower_reshape},
+      {"mxnet_reshape", lower_reshape},
       {"transpose", lower_transpose},
       {"concat", with_axis("Concat")},
       {"stack", lower_stack},
@@ -626,8 +628,8 @@ TensorSpec input_spec(const graph::Node& n, const OnnxExportOptions& o) {
 
 std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& params,
                         const OnnxExportOptions& o) {
-  const graph::ArgumentBinding binding =
-      graph::bind_arguments(symbol.list_arguments(), o.input_names, "ONNX export");
+  const graph::ArgumentBinding binding = graph::bind_arguments(
+      symbol.list_arguments(), o.input_names, fmt::format("ONNX export ('{}')", o.symbol_file));
   const std::vector<NDArray> values =
       graph::bind_parameters(symbol, binding, params, "ONNX export", o.symbol_file, o.params_file);
   std::unordered_map<std::string, NDArray> value_of;

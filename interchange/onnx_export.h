@@ -1,6 +1,6 @@
 // ONNX export: an exported Janus model (a graph and its parameters) as an ONNX model, written
 // through the ONNX project's own protobuf classes (Debian's libonnx-dev). Part of interchange/
-// (below tools/; uses the graph, ops and core layers of libjanus). docs/design/onnx.md lists
+// (below tools/; uses the graph, ops and core layers of libjanus). docs/design/interchange.md lists
 // how each operator maps.
 //
 //   const graph::Symbol net = graph::Symbol::load("lenet-symbol.json");

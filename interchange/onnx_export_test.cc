@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -71,6 +72,25 @@ TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
   o.input_shapes["data"] = Shape{5, 3, 4};
   const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
   EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(5, 3, 4));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
+}
+
+// MXNet's codes (0 copies an extent, -3 merges two axes) are resolved for the input's shape: the
+// Reshape gets the plain target shape, as for reshape.
+TEST(OnnxExport, MxnetReshapeIsReshapeToTheResolvedShape) {
+  const Symbol y = Symbol::op("mxnet_reshape", {Symbol::var("data", Shape{2, 3, 4})},
+                              {{"shape", std::vector<int64_t>{0, -3}}}, "r");
+  OnnxExportOptions o;
+  o.input_shapes["data"] = Shape{5, 3, 4};
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
+  EXPECT_THAT(op_types(m), ElementsAre("Reshape"));
+  ASSERT_EQ(m.graph().initializer_size(), 1);
+  const ::onnx::TensorProto& target = m.graph().initializer(0);
+  EXPECT_EQ(target.name(), m.graph().node(0).input(1));
+  std::vector<int64_t> values(2);
+  ASSERT_EQ(target.raw_data().size(), values.size() * sizeof(int64_t));
+  std::memcpy(values.data(), target.raw_data().data(), target.raw_data().size());
+  EXPECT_THAT(values, ElementsAre(5, 12));
   EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
 }
 
@@ -184,6 +204,12 @@ TEST(OnnxExport, OperatorsWithoutOnnxEquivalentNameTheNodeAndTheOperator) {
   EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(grad, {}); }),
               HasSubstr("node 'relu_grad' (operator 'relu_backward') cannot be exported: it is "
                         "a gradient"));
+  // A gradient whose name does not end in _backward.
+  const Symbol bias_grad =
+      Symbol::op("conv2d_backward_bias", {Symbol::var("data", Shape{2, 3, 4, 4})}, {}, "bias_grad");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(bias_grad, {}); }),
+              HasSubstr("node 'bias_grad' (operator 'conv2d_backward_bias') cannot be exported: "
+                        "it is a gradient"));
   const Symbol drop = Symbol::op("dropout", {x}, {{"p", 0.5}, {"training", true}}, "drop")[0];
   EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(drop, {}); }),
               HasSubstr("node 'drop' (operator 'dropout'): dropout in training mode"));

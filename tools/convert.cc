@@ -7,75 +7,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
-#include <regex>
 
 #include "janus/base/error.h"
-#include "janus/deploy/predictor.h"
+#include "janus/graph/bind.h"
+#include "janus/graph/mxnet_import.h"
 #include "janus/graph/safetensors.h"
-#include "janus/nn/parameter.h"
-#include "janus/nn/symbol_block.h"
 
 #include "onnx_export.h"
+#include "run_model.h"
 
 namespace janus::tools {
 namespace {
-
-constexpr const char* kParamsExtensions[] = {"safetensors", "params"};
-
-// PREFIX-NNNN.<ext> for the given epoch, or else the highest NNNN beside PREFIX; safetensors
-// (Janus) before params (MXNet).
-std::string params_file_of(const std::string& prefix, std::optional<int> epoch) {
-  const std::filesystem::path p(prefix);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  if (epoch) {
-    for (const char* ext : kParamsExtensions) {
-      const std::string f = fmt::format("{}-{:04d}.{}", prefix, *epoch, ext);
-      if (std::filesystem::exists(f)) return f;
-    }
-    JANUS_THROW(IOError, "no {}-{:04d}.safetensors (or .params) in '{}'", p.filename().string(),
-                *epoch, dir.string());
-  }
-  const std::string stem =
-      std::regex_replace(p.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
-  for (const char* ext : kParamsExtensions) {
-    const std::regex pattern(stem + R"(-(\d{4})\.)" + ext);
-    int best = -1;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      std::smatch m;
-      const std::string name = entry.path().filename().string();
-      if (std::regex_match(name, m, pattern)) best = std::max(best, std::stoi(m[1].str()));
-    }
-    if (best >= 0) return fmt::format("{}-{:04d}.{}", prefix, best, ext);
-  }
-  JANUS_THROW(IOError, "no {}-NNNN.safetensors (or .params) found in '{}'", p.filename().string(),
-              dir.string());
-}
-
-struct LoadedModel {
-  std::string symbol_file, params_file;
-  graph::Symbol symbol;
-  graph::NamedArrays params;
-};
-
-// Through the loaders that run exported models, so that every format they read converts:
-// the graph as deploy::Predictor reads it (which checks the parameters against it). Janus's
-// parameters as they are in the file; other formats' through nn::SymbolBlock::imports, whose
-// parameters are float32 (Parameter::set_data casts to the parameter's dtype, which
-// SymbolBlock leaves at float32), so integer parameters of a Janus model are read directly.
-LoadedModel load_model(const ConvertOptions& o) {
-  LoadedModel m;
-  m.symbol_file = o.prefix + "-symbol.json";
-  m.params_file = params_file_of(o.prefix, o.epoch);
-  m.symbol = deploy::Predictor(m.symbol_file, m.params_file, o.inputs).symbol();
-  if (m.params_file.ends_with(".safetensors")) {
-    m.params = graph::load_safetensors(m.params_file);
-    return m;
-  }
-  const auto block = nn::SymbolBlock::imports(m.symbol_file, o.inputs, m.params_file);
-  for (const auto& [name, p] : block->own_params()) m.params.emplace_back(name, p->data(cpu()));
-  return m;
-}
 
 void check_options(const ConvertOptions& o) {
   JANUS_CHECK(o.to == "onnx" || o.to == "janus", ValueError, "--to is '{}', expected onnx or janus",
@@ -98,31 +40,50 @@ int epoch_of(const std::string& params_file) {
   return std::stoi(stem.substr(stem.size() - 4));
 }
 
+// A Janus model rewritten as it is, once its parameters are checked against the graph (integer
+// parameters keep their dtype).
+void copy_janus_model(const ConvertOptions& o, const std::string& symbol_file,
+                      const std::string& params_file, const std::string& out_params_file) {
+  const graph::Symbol symbol = graph::load_symbol_file(symbol_file);
+  const graph::NamedArrays params = graph::load_safetensors(params_file);
+  graph::bind_parameters(symbol,
+                         graph::bind_arguments(symbol.list_arguments(), o.inputs,
+                                               fmt::format("janus convert ('{}')", symbol_file)),
+                         params, "janus convert", symbol_file, params_file);
+  symbol.save(o.output + "-symbol.json");
+  graph::save_safetensors(
+      out_params_file, params,
+      {{"format", "janus.params"}, {"inputs", fmt::format("{}", fmt::join(o.inputs, ","))}});
+}
+
 }  // namespace
 
 void convert_model(const ConvertOptions& o, std::ostream& out) {
   check_options(o);
-  const LoadedModel m = load_model(o);
+  const std::string symbol_file = o.prefix + "-symbol.json";
+  const std::string params_file = params_file_of(o.prefix, o.epoch);
   if (o.to == "onnx") {
     interchange::OnnxExportOptions e;
     e.input_names = o.inputs;
     if (!o.shape.empty()) e.input_shapes[o.inputs[0]] = Shape(o.shape);
-    e.symbol_file = m.symbol_file;
-    e.params_file = m.params_file;
-    interchange::save_onnx(o.output, m.symbol, m.params, e);
+    e.symbol_file = symbol_file;
+    e.params_file = params_file;
+    // The graph first: parameters without it are reported as a missing graph.
+    const graph::Symbol symbol = graph::load_symbol_file(symbol_file);
+    interchange::save_onnx(o.output, symbol, graph::load_params_file(params_file), e);
     out << fmt::format("wrote {} (ONNX opset {}) from {} + {}\n", o.output, interchange::kOnnxOpset,
-                       m.symbol_file, m.params_file);
+                       symbol_file, params_file);
     return;
   }
-  const std::string symbol_file = o.output + "-symbol.json";
-  const std::string params_file =
-      fmt::format("{}-{:04d}.safetensors", o.output, epoch_of(m.params_file));
-  m.symbol.save(symbol_file);
-  graph::save_safetensors(
-      params_file, m.params,
-      {{"format", "janus.params"}, {"inputs", fmt::format("{}", fmt::join(o.inputs, ","))}});
-  out << fmt::format("wrote {} and {} from {} + {}\n", symbol_file, params_file, m.symbol_file,
-                     m.params_file);
+  const int epoch = epoch_of(params_file);
+  if (params_file.ends_with(".params")) {
+    graph::convert_mxnet_model(symbol_file, params_file, o.output, epoch);
+  } else {
+    copy_janus_model(o, symbol_file, params_file,
+                     fmt::format("{}-{:04d}.safetensors", o.output, epoch));
+  }
+  out << fmt::format("wrote {}-symbol.json and {}-{:04d}.safetensors from {} + {}\n", o.output,
+                     o.output, epoch, symbol_file, params_file);
 }
 
 }  // namespace janus::tools

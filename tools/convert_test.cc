@@ -1,5 +1,6 @@
-// `janus convert`: a Janus model rewritten in Janus's format equals the original; ONNX written
-// from it; bad prefixes and options refused with messages that name them.
+// `janus convert`: a Janus model rewritten in Janus's format equals the original; MXNet's
+// fixtures rewritten in it compute MXNet's outputs; ONNX written from a model; bad prefixes and
+// options refused with messages that name them.
 #include "convert.h"
 
 #include <gmock/gmock.h>
@@ -13,11 +14,14 @@
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
+#include "janus/graph/npy.h"
 #include "janus/graph/safetensors.h"
 #include "janus/nn/initializer.h"
 #include "janus/ops/ops.h"
 
 #include "models.h"
+#include "run_model.h"
+#include "testing/mxnet_fixtures.h"
 #include "testing/test_util.h"
 #include "tools_test_util.h"
 
@@ -68,6 +72,51 @@ TEST(Convert, ToJanusRewritesTheSameModel) {
   std::filesystem::remove_all(dir);
 }
 
+// The MXNet 1.9.1 fixtures rewritten in Janus's format: Janus's loaders run them (without the
+// MXNet importer) to MXNet's outputs, through deploy::Predictor and `janus run`.
+TEST(Convert, MxnetFixturesToJanusRunAsInMxnet) {
+  const auto dir = temp_dir("janus_convert_mxnet_");
+  for (const char* flavour : janus::testing::kMxnetFlavours) {
+    for (const char* model : janus::testing::kMxnetModels) {
+      SCOPED_TRACE(fmt::format("{}/{}", flavour, model));
+      const std::string fixture = janus::testing::mxnet_fixture(flavour, model);
+      ConvertOptions o;
+      o.prefix = fixture;
+      o.to = "janus";
+      o.output = (dir / fmt::format("{}_{}", flavour, model)).string();
+      std::ostringstream out;
+      convert_model(o, out);
+      EXPECT_THAT(out.str(), HasSubstr(model + std::string("-0000.params")));
+      const std::string params_file = o.output + "-0000.safetensors";
+      ASSERT_TRUE(std::filesystem::exists(params_file)) << out.str();
+      deploy::Predictor converted(o.output + "-symbol.json", params_file);
+      janus::testing::expect_matches_mxnet(converted.run(graph::load_npy(fixture + "-input.npy")),
+                                           fixture + "-output0.npy");
+    }
+  }
+  // The symbol-API net (three outputs) through `janus run`, which finds the .safetensors.
+  const std::string symops = janus::testing::mxnet_fixture("legacy", "symops");
+  ConvertOptions o;
+  o.prefix = symops;
+  o.to = "janus";
+  o.output = (dir / "symops").string();
+  std::ostringstream out;
+  convert_model(o, out);
+  RunOptions r;
+  r.prefix = o.output;
+  r.input = symops + "-input.npy";
+  r.repeat = 0;
+  r.output = (dir / "symops.npy").string();
+  run_model(r, out);
+  EXPECT_THAT(out.str(), HasSubstr("symops-0000.safetensors"));
+  for (int k = 0; k < 3; ++k) {
+    janus::testing::expect_matches_mxnet(
+        graph::load_npy((dir / fmt::format("symops-{}.npy", k)).string()),
+        fmt::format("{}-output{}.npy", symops, k));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Convert, ToOnnxWritesTheFile) {
   const auto dir = temp_dir("janus_convert_onnx_");
   ConvertOptions o;
@@ -91,11 +140,12 @@ TEST(Convert, BadPrefixNamesItsFolder) {
   o.output = (dir / "m.onnx").string();
   std::ostringstream out;
   EXPECT_THAT(error_of<IOError>([&] { convert_model(o, out); }),
-              HasSubstr(fmt::format("no missing-NNNN.safetensors (or .params) found in '{}'",
+              HasSubstr(fmt::format("no missing-NNNN.safetensors or missing-NNNN.params found "
+                                    "in '{}'",
                                     dir.string())));
   o.epoch = 3;
   EXPECT_THAT(error_of<IOError>([&] { convert_model(o, out); }),
-              HasSubstr("no missing-0003.safetensors (or .params)"));
+              HasSubstr("no missing-0003.safetensors or missing-0003.params"));
   // Parameters without their graph: the graph loader names the missing file.
   o.epoch.reset();
   testing::write_file(dir / "missing-0001.safetensors", "");
@@ -137,14 +187,14 @@ std::pair<int, std::string> janus_convert(const std::filesystem::path& dir,
 TEST(Convert, CommandLineReportsOneLine) {
   const auto dir = temp_dir("janus_convert_cli_");
   EXPECT_EQ(janus_convert(dir, "missing --to onnx m.onnx"),
-            std::make_pair(1, std::string("janus convert: no missing-NNNN.safetensors (or "
-                                          ".params) found in '.'\n")));
+            std::make_pair(1, std::string("janus convert: no missing-NNNN.safetensors or "
+                                          "missing-NNNN.params found in '.'\n")));
   EXPECT_EQ(janus_convert(dir, "missing --to xml out"),
             std::make_pair(1, std::string("janus convert: --to: 'xml' is not one of onnx, "
                                           "janus\n")));
   export_lenet(dir);
   EXPECT_EQ(janus_convert(dir, "lenet --to onnx m.onnx --inputs data,label").second,
-            "janus convert: Predictor ('lenet-symbol.json'): the graph has no argument named "
+            "janus convert: ONNX export ('lenet-symbol.json'): the graph has no argument named "
             "'label' (an input); its arguments are [data, 0.weight, 0.bias, 2.weight, 2.bias, "
             "5.weight, 5.bias, 6.weight, 6.bias, 7.weight, 7.bias]\n");
   const auto [status, err] = janus_convert(dir, "lenet --to onnx lenet.onnx --epoch 5");

@@ -6,42 +6,19 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <regex>
 #include <span>
-#include <sstream>
 
 #include "janus/base/error.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
-#include "janus/graph/mxnet_import.h"
-#include "janus/graph/mxnet_json.h"
 #include "janus/graph/npy.h"
 #include "janus/graph/symbol.h"
 #include "janus/ops/ops.h"
 
 namespace janus::tools {
 namespace {
-
-// The highest NNNN of PREFIX-NNNN<extension> beside PREFIX.
-int latest_epoch(const std::string& prefix, std::string_view extension) {
-  const std::filesystem::path p(prefix);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  const std::regex pattern(
-      std::regex_replace(p.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-      R"(-(\d{4})\)" + std::string(extension));  // the extension: a dot and letters
-  int best = -1;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (std::regex_match(name, m, pattern)) best = std::max(best, std::stoi(m[1].str()));
-  }
-  JANUS_CHECK(best >= 0, IOError, "no {}-NNNN{} found in '{}'", p.filename().string(), extension,
-              dir.string());
-  return best;
-}
 
 void check_options(const RunOptions& o) {
   JANUS_CHECK(o.random != !o.input.empty(), ValueError,
@@ -53,14 +30,6 @@ void check_options(const RunOptions& o) {
   JANUS_CHECK(o.repeat >= 0, ValueError, "--repeat is {}, expected >= 0", o.repeat);
   JANUS_CHECK(o.output.empty() || o.output.ends_with(".npy"), ValueError,
               "--output {}: expected a file name ending in .npy", o.output);
-}
-
-// PREFIX-NNNN.params for an MXNet graph, PREFIX-NNNN.safetensors for Janus's own.
-std::string_view params_extension(const std::string& symbol_file) {
-  std::ifstream in(symbol_file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return graph::is_mxnet_json(text.str()) ? ".params" : ".safetensors";
 }
 
 // Output k of `count` goes to FILE itself when it is the only one, else to STEM-k.npy.
@@ -89,12 +58,44 @@ NDArray make_input(const RunOptions& o, const deploy::Predictor& predictor) {
 
 }  // namespace
 
+std::string params_file_of(const std::string& prefix, std::optional<int> epoch) {
+  const std::filesystem::path p(prefix);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  const std::string name = p.filename().string();
+  constexpr const char* kExtensions[] = {"safetensors", "params"};  // Janus's first
+  if (epoch) {
+    for (const char* ext : kExtensions) {
+      const std::string file = fmt::format("{}-{:04d}.{}", prefix, *epoch, ext);
+      if (std::filesystem::exists(file)) return file;
+    }
+    JANUS_THROW(IOError, "no {0}-{1:04d}.safetensors or {0}-{1:04d}.params in '{2}'", name, *epoch,
+                dir.string());
+  }
+  const std::regex pattern(
+      std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+      R"(-(\d{4})\.(safetensors|params))");
+  int best = -1;
+  std::string best_extension;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const std::string file = entry.path().filename().string();
+    if (!std::regex_match(file, m, pattern)) continue;
+    const int e = std::stoi(m[1].str());
+    if (e > best || (e == best && m[2] == "safetensors")) {
+      best = e;
+      best_extension = m[2].str();
+    }
+  }
+  JANUS_CHECK(best >= 0, IOError, "no {0}-NNNN.safetensors or {0}-NNNN.params found in '{1}'", name,
+              dir.string());
+  return fmt::format("{}-{:04d}.{}", prefix, best, best_extension);
+}
+
 void run_model(const RunOptions& o, std::ostream& out) {
   check_options(o);
   const std::string symbol_file = o.prefix + "-symbol.json";
-  const std::string_view extension = params_extension(symbol_file);
-  const int epoch = o.epoch ? *o.epoch : latest_epoch(o.prefix, extension);
-  const std::string params_file = fmt::format("{}-{:04d}{}", o.prefix, epoch, extension);
+  const std::string params_file = params_file_of(o.prefix, o.epoch);
   deploy::Predictor predictor(symbol_file, params_file);
   const NDArray x = make_input(o, predictor);
   using Clock = std::chrono::steady_clock;

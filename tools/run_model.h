@@ -23,6 +23,12 @@ struct RunOptions {
   std::string output;          // .npy file for the outputs; empty: none written
 };
 
+/// The parameters file of the model exported as PREFIX: PREFIX-NNNN.safetensors (Janus's), else
+/// PREFIX-NNNN.params (Apache MXNet's), for `epoch`, or when it is absent for the highest NNNN
+/// beside PREFIX (Janus's on a tie). IOError naming the files and PREFIX's folder when there is
+/// none. `janus run` and `janus convert` find their parameters with it.
+std::string params_file_of(const std::string& prefix, std::optional<int> epoch);
+
 /// Checks the options (ValueError naming the option) and runs, printing every output of the
 /// graph by name and, with `output`, writing them: one output to that file, several to
 /// STEM-0.npy, STEM-1.npy, ... beside it (graph::save_npy); errors of the files are the Predictor's

@@ -139,6 +139,20 @@ class Call {
   void ignore(std::initializer_list<std::string> keys) {
     for (const std::string& k : keys) used_.insert(k);
   }
+  // The attribute read by `parse`; `fallback` when absent or None, which without one is an
+  // error, as is a value that `parse` refuses (`expected` says what it takes).
+  template <typename T, typename Parse>
+  T parsed(const std::string& key, const std::optional<T>& fallback, Parse parse,
+           std::string_view expected) {
+    const auto v = raw(key);
+    if (!v || *v == "None") {
+      if (!fallback) fail("lacks the attribute {}", key);
+      return *fallback;
+    }
+    const std::optional<T> value = parse(*v);
+    if (!value) fail("attribute {} = '{}', expected {}", key, *v, expected);
+    return *value;
+  }
   std::string str(const std::string& key, std::string fallback) {
     return raw(key).value_or(std::move(fallback));
   }
@@ -150,35 +164,14 @@ class Call {
     return *b;
   }
   int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
-    const auto v = raw(key);
-    if (!v || *v == "None") {
-      if (!fallback) fail("lacks the attribute {}", key);
-      return *fallback;
-    }
-    const auto i = parse_int(*v);
-    if (!i) fail("attribute {} = '{}', expected an integer", key, *v);
-    return *i;
+    return parsed(key, fallback, parse_int, "an integer");
   }
   double real(const std::string& key, std::optional<double> fallback = std::nullopt) {
-    const auto v = raw(key);
-    if (!v || *v == "None") {
-      if (!fallback) fail("lacks the attribute {}", key);
-      return *fallback;
-    }
-    const auto d = parse_float(*v);
-    if (!d) fail("attribute {} = '{}', expected a number", key, *v);
-    return *d;
+    return parsed(key, fallback, parse_float, "a number");
   }
   // A tuple ("(1, 2)", or one integer); `fallback` when absent or None.
   Ints ints(const std::string& key, std::optional<Ints> fallback = std::nullopt) {
-    const auto v = raw(key);
-    if (!v || *v == "None") {
-      if (!fallback) fail("lacks the attribute {}", key);
-      return *fallback;
-    }
-    const auto t = parse_ints(*v);
-    if (!t) fail("attribute {} = '{}', expected a tuple of integers", key, *v);
-    return *t;
+    return parsed(key, fallback, parse_ints, "a tuple of integers");
   }
   // A tuple of two (height, width) for the 2-D operators that Janus has.
   Ints pair(const std::string& key, Ints fallback) {
