@@ -115,6 +115,31 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
   }
 }
 
+// One row of 2x2 average windows, summed in the generic loop's order (from 0, row by row: the
+// same bits). One copy per instruction set (simd_loop.h): the loop vectorizes.
+template <typename T>
+JANUS_TARGET_CLONES void avg_pool_2x2_row(const T* __restrict r0, const T* __restrict r1,
+                                          T* __restrict o, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) {
+    const int64_t x = 2 * ox;
+    o[ox] = (((T(0) + r0[x]) + r0[x + 1]) + r1[x] + r1[x + 1]) / T(4);
+  }
+}
+
+// The backward of avg_pool_2x2_row: each tap gets its window's dy / 4, as 0 += dy / 4.
+template <typename T>
+JANUS_TARGET_CLONES void avg_pool_2x2_backward_row(const T* __restrict d, T* __restrict o0,
+                                                   T* __restrict o1, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) {
+    const int64_t x = 2 * ox;
+    const T share = T(0) + d[ox] / T(4);
+    o0[x] = share;
+    o0[x + 1] = share;
+    o1[x] = share;
+    o1[x + 1] = share;
+  }
+}
+
 template <typename F>
 void float_dispatch(DType dtype, F f) {
   if (dtype == DType::kFloat64) {
@@ -229,6 +254,13 @@ void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const
     for_each_plane(g, ctx, [&](int64_t p) {
       const T* in = xp + p * g.h * g.w;
       T* out = yp + p * g.oh * g.ow;
+      if (is_2x2_stride_2(g)) {  // no padding: every window has 4 taps
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const T* r0 = in + 2 * oy * g.w;
+          avg_pool_2x2_row(r0, r0 + g.w, out + oy * g.ow, g.ow);
+        }
+        return;
+      }
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
@@ -252,6 +284,14 @@ void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, con
     for_each_plane(g, ctx, [&](int64_t p) {
       const T* d = dyp + p * g.oh * g.ow;
       T* out = dxp + p * g.h * g.w;
+      if (is_2x2_stride_2(g)) {
+        if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(out, out + g.h * g.w, T(0));  // unread taps
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          T* o0 = out + 2 * oy * g.w;
+          avg_pool_2x2_backward_row(d + oy * g.ow, o0, o0 + g.w, g.ow);
+        }
+        return;
+      }
       std::fill(out, out + g.h * g.w, T(0));
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
