@@ -211,6 +211,51 @@ TEST(OpPool, AvgPool2x2MatchesTheRuleBitForBit) {
   }
 }
 
+// Unpadded windows of any size and stride (a loop adding one tap of every window at a time)
+// sum each window row by row from 0, as the generic loop does: the same bits, NaN included.
+// Rows of 8 to 21 windows: vector bodies and remainders.
+TEST(OpPool, AvgPoolUnpaddedMatchesTheRuleBitForBit) {
+  struct Case {
+    Shape shape;
+    int64_t kh, kw, sh, sw;
+  };
+  const Case cases[] = {{{2, 2, 7, 23}, 3, 3, 1, 1},
+                        {{1, 3, 9, 30}, 3, 2, 2, 3},
+                        {{1, 1, 5, 17}, 2, 2, 1, 1},
+                        {{1, 1, 4, 44}, 1, 4, 3, 2}};
+  for (const Case& c : cases) {
+    const int64_t planes = c.shape[0] * c.shape[1], h = c.shape[2], w = c.shape[3];
+    const int64_t oh = (h - c.kh) / c.sh + 1, ow = (w - c.kw) / c.sw + 1;
+    std::vector<float> xs(static_cast<size_t>(planes * h * w));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> value(-3, 3);
+    for (float& x : xs) x = rng() % 50 == 0 ? std::nanf("") : value(rng);
+    const std::vector<float> y = to_vector<float>(
+        avg_pool2d(from_vector<float>(xs, c.shape), {c.kh, c.kw}, {c.sh, c.sw}));
+    ASSERT_EQ(y.size(), static_cast<size_t>(planes * oh * ow));
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float total = 0;
+          for (int64_t ky = 0; ky < c.kh; ++ky) {
+            for (int64_t kx = 0; kx < c.kw; ++kx)
+              total += xs[static_cast<size_t>((p * h + oy * c.sh + ky) * w + ox * c.sw + kx)];
+          }
+          const float want = total / static_cast<float>(c.kh * c.kw);
+          const float got = y[static_cast<size_t>((p * oh + oy) * ow + ox)];
+          const std::string where = fmt::format("window ({}, {}) of plane {} of {}, kernel {}x{}",
+                                                oy, ox, p, c.shape, c.kh, c.kw);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(got)) << where;
+          } else {
+            EXPECT_EQ(got, want) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(OpPool, BadInputsNameTheProblem) {
   std::string msg = error_of<ValueError>([] { max_pool2d(zeros({1, 1, 4, 4}), {2}, {}, {2}); });
   EXPECT_THAT(msg, HasSubstr("max_pool2d: padding [2, 2] is more than half the kernel [2, 2]"));

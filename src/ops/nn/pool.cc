@@ -140,6 +140,35 @@ JANUS_TARGET_CLONES void avg_pool_2x2_backward_row(const T* __restrict d, T* __r
   }
 }
 
+// acc[ox] += in[ox * stride] for a row of windows: one tap of each window. Adding the taps of
+// unpadded windows tap by tap (row by row, from 0) sums each window in the generic loop's order,
+// and the loop over the windows vectorizes.
+template <typename T>
+JANUS_TARGET_CLONES void add_tap_row(T* __restrict acc, const T* __restrict in, int64_t stride,
+                                     int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) acc[ox] += in[ox * stride];
+}
+
+template <typename T>
+JANUS_TARGET_CLONES void divide_row(T* __restrict o, T divisor, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) o[ox] /= divisor;
+}
+
+// Average pooling of one plane without padding: every window holds kh x kw taps.
+template <typename T>
+void avg_pool_unpadded_plane(const PoolGeom& g, const T* in, T* out) {
+  const T taps = static_cast<T>(g.kh * g.kw);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    T* o = out + oy * g.ow;
+    std::fill(o, o + g.ow, T(0));
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      const T* row = in + (oy * g.stride_h + ky) * g.w;
+      for (int64_t kx = 0; kx < g.kw; ++kx) add_tap_row(o, row + kx, g.stride_w, g.ow);
+    }
+    divide_row(o, taps, g.ow);
+  }
+}
+
 template <typename F>
 void float_dispatch(DType dtype, F f) {
   if (dtype == DType::kFloat64) {
@@ -259,6 +288,12 @@ void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const
           const T* r0 = in + 2 * oy * g.w;
           avg_pool_2x2_row(r0, r0 + g.w, out + oy * g.ow, g.ow);
         }
+        return;
+      }
+      // Rows of at least 8 windows: shorter ones (global pooling's single window) would pay a
+      // call per tap for a loop too short to vectorize.
+      if (g.pad_h == 0 && g.pad_w == 0 && g.ow >= 8) {
+        avg_pool_unpadded_plane(g, in, out);
         return;
       }
       for (int64_t oy = 0; oy < g.oh; ++oy) {
