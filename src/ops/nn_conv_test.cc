@@ -162,6 +162,100 @@ TEST(OpPool, MaxPool2x2BackwardSendsTheGradientToTheFirstMaximum) {
   }
 }
 
+// The 2x2, stride-2 average pooling (vectorized loops of their own) against the rule: each
+// output is ((0 + a) + b + c + d) / 4 over its window row by row, bit for bit (NaN and the
+// infinities included); backward gives each tap of a window 0 + dy / 4 (so -0.0 becomes +0.0)
+// and 0 to the last row and column of an odd input. Rows of 3, 7 and 19 windows cover the
+// vector bodies and their remainders.
+TEST(OpPool, AvgPool2x2MatchesTheRuleBitForBit) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  for (const Shape& shape : {Shape{2, 3, 6, 6}, Shape{1, 2, 5, 15}, Shape{1, 1, 4, 38}}) {
+    const int64_t planes = shape[0] * shape[1], h = shape[2], w = shape[3];
+    const int64_t oh = h / 2, ow = w / 2;
+    std::vector<float> xs(static_cast<size_t>(planes * h * w)), dys;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-3, 3);
+    for (float& x : xs) {
+      const uint32_t k = rng() % 40;
+      x = k == 0 ? nan : (k == 1 ? inf : (k == 2 ? -inf : value(rng)));
+    }
+    for (int64_t i = 0; i < planes * oh * ow; ++i) dys.push_back(i % 3 ? value(rng) : -0.0f);
+    const Shape dy_shape{shape[0], shape[1], oh, ow};
+    const std::vector<float> y = to_vector<float>(avg_pool2d(from_vector<float>(xs, shape), {2}));
+    const std::vector<float> dx =
+        to_vector<float>(avg_pool2d_backward(from_vector<float>(dys, dy_shape), {h, w}, {2}));
+    std::vector<float> want_dx(xs.size(), 0.0f);
+    ASSERT_EQ(y.size(), dys.size());
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          const auto at = [&](int64_t t) {
+            return static_cast<size_t>((p * h + 2 * oy + t / 2) * w + 2 * ox + t % 2);
+          };
+          const size_t o = static_cast<size_t>((p * oh + oy) * ow + ox);
+          const float want = (((0.0f + xs[at(0)]) + xs[at(1)]) + xs[at(2)] + xs[at(3)]) / 4;
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(y[o])) << "output " << o << " of " << fmt::format("{}", shape);
+          } else {
+            EXPECT_EQ(y[o], want) << "output " << o << " of " << fmt::format("{}", shape);
+          }
+          for (int64_t t = 0; t < 4; ++t) want_dx[at(t)] = 0.0f + dys[o] / 4;
+        }
+      }
+    }
+    for (size_t i = 0; i < dx.size(); ++i) {
+      EXPECT_EQ(dx[i], want_dx[i]) << "element " << i << " of " << fmt::format("{}", shape);
+      EXPECT_EQ(std::signbit(dx[i]), std::signbit(want_dx[i]))
+          << "element " << i << " of " << fmt::format("{}", shape);
+    }
+  }
+}
+
+// Unpadded windows of any size and stride (a loop adding one tap of every window at a time)
+// sum each window row by row from 0, as the generic loop does: the same bits, NaN included.
+// Rows of 8 to 21 windows: vector bodies and remainders.
+TEST(OpPool, AvgPoolUnpaddedMatchesTheRuleBitForBit) {
+  struct Case {
+    Shape shape;
+    int64_t kh, kw, sh, sw;
+  };
+  const Case cases[] = {{{2, 2, 7, 23}, 3, 3, 1, 1},
+                        {{1, 3, 9, 30}, 3, 2, 2, 3},
+                        {{1, 1, 5, 17}, 2, 2, 1, 1},
+                        {{1, 1, 4, 44}, 1, 4, 3, 2}};
+  for (const Case& c : cases) {
+    const int64_t planes = c.shape[0] * c.shape[1], h = c.shape[2], w = c.shape[3];
+    const int64_t oh = (h - c.kh) / c.sh + 1, ow = (w - c.kw) / c.sw + 1;
+    std::vector<float> xs(static_cast<size_t>(planes * h * w));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> value(-3, 3);
+    for (float& x : xs) x = rng() % 50 == 0 ? std::nanf("") : value(rng);
+    const std::vector<float> y = to_vector<float>(
+        avg_pool2d(from_vector<float>(xs, c.shape), {c.kh, c.kw}, {c.sh, c.sw}));
+    ASSERT_EQ(y.size(), static_cast<size_t>(planes * oh * ow));
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float total = 0;
+          for (int64_t ky = 0; ky < c.kh; ++ky) {
+            for (int64_t kx = 0; kx < c.kw; ++kx)
+              total += xs[static_cast<size_t>((p * h + oy * c.sh + ky) * w + ox * c.sw + kx)];
+          }
+          const float want = total / static_cast<float>(c.kh * c.kw);
+          const float got = y[static_cast<size_t>((p * oh + oy) * ow + ox)];
+          const std::string where = fmt::format("window ({}, {}) of plane {} of {}, kernel {}x{}",
+                                                oy, ox, p, c.shape, c.kh, c.kw);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(got)) << where;
+          } else {
+            EXPECT_EQ(got, want) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(OpPool, BadInputsNameTheProblem) {
   std::string msg = error_of<ValueError>([] { max_pool2d(zeros({1, 1, 4, 4}), {2}, {}, {2}); });
   EXPECT_THAT(msg, HasSubstr("max_pool2d: padding [2, 2] is more than half the kernel [2, 2]"));

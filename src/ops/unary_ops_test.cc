@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -74,6 +76,57 @@ TEST(OpUnary, SpecialFloatValues) {
   NDArray h = from_vector<float>({0.25f, 4.0f}, {2}, DType::kFloat16);
   EXPECT_EQ(to_vector<float>(sqrt(h)), (std::vector<float>{0.5f, 2.0f}));
   EXPECT_EQ(to_vector<float>(rsqrt(h)), (std::vector<float>{2.0f, 0.5f}));
+}
+
+// float32 exp, sigmoid and tanh run a vectorized loop with a scalar remainder
+// (unary/vector_math.h): both must agree with float64 to a few ulp, keep NaN and the infinities,
+// and give the same bits whether an element falls in the vector body or the remainder (so
+// results do not depend on how threads split the array).
+TEST(OpUnary, Float32ExpSigmoidTanhAgainstFloat64) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> special = {-inf, inf,     nan,     -0.0f,  0.0f,   1e-30f,  -1e-30f, 1e-4f,
+                                -1e-4f, 0.34f, -0.35f, 9.0f,   -9.0f,  17.5f,   -18.5f,  88.7f,
+                                88.8f, 89.5f, -87.3f, -87.4f, -100.0f, -103.9f, -104.5f, -200.0f};
+  for (int i = 0; i < 400; ++i) special.push_back(-120.0f + 0.55f * static_cast<float>(i));
+  struct Case {
+    NDArray (*op)(const NDArray&);
+    double (*ref)(double);
+  };
+  const Case cases[] = {
+      {exp, [](double x) { return std::exp(x); }},
+      {sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {tanh, [](double x) { return std::tanh(x); }},
+  };
+  for (const Case& c : cases) {
+    // Odd lengths: each element in turn lands in a vector body and in a remainder.
+    for (int64_t len : {int64_t{1}, int64_t{7}, int64_t{17}, int64_t{67},
+                        static_cast<int64_t>(special.size())}) {
+      for (size_t start = 0; start + static_cast<size_t>(len) <= special.size();
+           start += static_cast<size_t>(len)) {
+        const std::vector<float> x(special.begin() + static_cast<std::ptrdiff_t>(start),
+                                   special.begin() + static_cast<std::ptrdiff_t>(start) + len);
+        const std::vector<float> y = to_vector<float>(c.op(from_vector<float>(x, {len})));
+        for (size_t i = 0; i < x.size(); ++i) {
+          const double want = static_cast<float>(c.ref(x[i]));  // inf where float overflows
+          SCOPED_TRACE(testing::Message() << "x = " << x[i] << ", length " << len);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(y[i]));
+          } else if (std::isinf(want) || want == 0) {
+            EXPECT_EQ(y[i], want);
+            EXPECT_EQ(std::signbit(y[i]), std::signbit(want));
+          } else {
+            // 4 ulp, or within the smallest subnormal where the result is subnormal.
+            EXPECT_LE(std::fabs(y[i] - want), std::max(4 * 0x1p-24 * std::fabs(want), 0x1p-149));
+          }
+          if (len == 67) {  // each element also alone, in the scalar remainder only
+            const float alone = to_vector<float>(c.op(from_vector<float>({x[i]}, {1})))[0];
+            EXPECT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(alone));
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(OpLeakyRelu, DefaultAndGivenSlope) {

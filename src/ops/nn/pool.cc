@@ -115,6 +115,60 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
   }
 }
 
+// One row of 2x2 average windows, summed in the generic loop's order (from 0, row by row: the
+// same bits). One copy per instruction set (simd_loop.h): the loop vectorizes.
+template <typename T>
+JANUS_TARGET_CLONES void avg_pool_2x2_row(const T* __restrict r0, const T* __restrict r1,
+                                          T* __restrict o, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) {
+    const int64_t x = 2 * ox;
+    o[ox] = (((T(0) + r0[x]) + r0[x + 1]) + r1[x] + r1[x + 1]) / T(4);
+  }
+}
+
+// The backward of avg_pool_2x2_row: each tap gets its window's dy / 4, as 0 += dy / 4.
+template <typename T>
+JANUS_TARGET_CLONES void avg_pool_2x2_backward_row(const T* __restrict d, T* __restrict o0,
+                                                   T* __restrict o1, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) {
+    const int64_t x = 2 * ox;
+    const T share = T(0) + d[ox] / T(4);
+    o0[x] = share;
+    o0[x + 1] = share;
+    o1[x] = share;
+    o1[x + 1] = share;
+  }
+}
+
+// acc[ox] += in[ox * stride] for a row of windows: one tap of each window. Adding the taps of
+// unpadded windows tap by tap (row by row, from 0) sums each window in the generic loop's order,
+// and the loop over the windows vectorizes.
+template <typename T>
+JANUS_TARGET_CLONES void add_tap_row(T* __restrict acc, const T* __restrict in, int64_t stride,
+                                     int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) acc[ox] += in[ox * stride];
+}
+
+template <typename T>
+JANUS_TARGET_CLONES void divide_row(T* __restrict o, T divisor, int64_t ow) {
+  for (int64_t ox = 0; ox < ow; ++ox) o[ox] /= divisor;
+}
+
+// Average pooling of one plane without padding: every window holds kh x kw taps.
+template <typename T>
+void avg_pool_unpadded_plane(const PoolGeom& g, const T* in, T* out) {
+  const T taps = static_cast<T>(g.kh * g.kw);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    T* o = out + oy * g.ow;
+    std::fill(o, o + g.ow, T(0));
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      const T* row = in + (oy * g.stride_h + ky) * g.w;
+      for (int64_t kx = 0; kx < g.kw; ++kx) add_tap_row(o, row + kx, g.stride_w, g.ow);
+    }
+    divide_row(o, taps, g.ow);
+  }
+}
+
 template <typename F>
 void float_dispatch(DType dtype, F f) {
   if (dtype == DType::kFloat64) {
@@ -229,6 +283,19 @@ void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const
     for_each_plane(g, ctx, [&](int64_t p) {
       const T* in = xp + p * g.h * g.w;
       T* out = yp + p * g.oh * g.ow;
+      if (is_2x2_stride_2(g)) {  // no padding: every window has 4 taps
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const T* r0 = in + 2 * oy * g.w;
+          avg_pool_2x2_row(r0, r0 + g.w, out + oy * g.ow, g.ow);
+        }
+        return;
+      }
+      // Rows of at least 8 windows: shorter ones (global pooling's single window) would pay a
+      // call per tap for a loop too short to vectorize.
+      if (g.pad_h == 0 && g.pad_w == 0 && g.ow >= 8) {
+        avg_pool_unpadded_plane(g, in, out);
+        return;
+      }
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
@@ -252,6 +319,14 @@ void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, con
     for_each_plane(g, ctx, [&](int64_t p) {
       const T* d = dyp + p * g.oh * g.ow;
       T* out = dxp + p * g.h * g.w;
+      if (is_2x2_stride_2(g)) {
+        if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(out, out + g.h * g.w, T(0));  // unread taps
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          T* o0 = out + 2 * oy * g.w;
+          avg_pool_2x2_backward_row(d + oy * g.ow, o0, o0 + g.w, g.ow);
+        }
+        return;
+      }
       std::fill(out, out + g.h * g.w, T(0));
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {

@@ -6,6 +6,7 @@
 #include "janus/ops/ops.h"
 
 #include "unary_op.h"
+#include "vector_math.h"
 
 namespace janus::ops {
 namespace {
@@ -19,7 +20,7 @@ constexpr double kInvSqrt2 = 1.0 / std::numbers::sqrt2;
 }  // namespace
 
 JANUS_DEFINE_OP({floating_unary_op(
-    "exp", "Exponential, elementwise.", [](auto x) { return std::exp(x); },
+    "exp", "Exponential, elementwise.", [](auto x) { return vmath::exp(x); },
     [](const GradArgs& g) -> Grads { return {g.dy(0) * g.y(0)}; })});
 
 JANUS_DEFINE_OP({floating_unary_op(
@@ -49,7 +50,7 @@ JANUS_DEFINE_OP({floating_unary_op(
     [](const GradArgs& g) -> Grads { return {negative(g.dy(0) * sin(g.x(0)))}; })});
 
 JANUS_DEFINE_OP({floating_unary_op(
-    "tanh", "Hyperbolic tangent, elementwise.", [](auto x) { return std::tanh(x); },
+    "tanh", "Hyperbolic tangent, elementwise.", [](auto x) { return vmath::tanh(x); },
     [](const GradArgs& g) -> Grads { return {g.dy(0) * (1.0 - square(g.y(0)))}; })});
 
 JANUS_DEFINE_OP({floating_unary_op(
@@ -60,13 +61,7 @@ JANUS_DEFINE_OP({floating_unary_op(
 
 JANUS_DEFINE_OP({floating_unary_op(
     "sigmoid", "Logistic function 1 / (1 + exp(-x)), elementwise.",
-    // Never exp of a large positive number: no overflow for either sign.
-    [](auto x) {
-      using C = decltype(x);
-      if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-      const C e = std::exp(x);
-      return e / (C(1) + e);
-    },
+    [](auto x) { return vmath::sigmoid(x); },
     [](const GradArgs& g) -> Grads { return {g.dy(0) * g.y(0) * (1.0 - g.y(0))}; })});
 
 JANUS_DEFINE_OP({floating_unary_op(
