@@ -230,8 +230,8 @@ TEST(OpPool, AvgPoolUnpaddedMatchesTheRuleBitForBit) {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> value(-3, 3);
     for (float& x : xs) x = rng() % 50 == 0 ? std::nanf("") : value(rng);
-    const std::vector<float> y = to_vector<float>(
-        avg_pool2d(from_vector<float>(xs, c.shape), {c.kh, c.kw}, {c.sh, c.sw}));
+    const std::vector<float> y =
+        to_vector<float>(avg_pool2d(from_vector<float>(xs, c.shape), {c.kh, c.kw}, {c.sh, c.sw}));
     ASSERT_EQ(y.size(), static_cast<size_t>(planes * oh * ow));
     for (int64_t p = 0; p < planes; ++p) {
       for (int64_t oy = 0; oy < oh; ++oy) {

@@ -85,9 +85,9 @@ TEST(OpUnary, SpecialFloatValues) {
 TEST(OpUnary, Float32ExpSigmoidTanhAgainstFloat64) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> special = {-inf, inf,     nan,     -0.0f,  0.0f,   1e-30f,  -1e-30f, 1e-4f,
-                                -1e-4f, 0.34f, -0.35f, 9.0f,   -9.0f,  17.5f,   -18.5f,  88.7f,
-                                88.8f, 89.5f, -87.3f, -87.4f, -100.0f, -103.9f, -104.5f, -200.0f};
+  std::vector<float> special = {-inf,   inf,   nan,    -0.0f,  0.0f,    1e-30f,  -1e-30f, 1e-4f,
+                                -1e-4f, 0.34f, -0.35f, 9.0f,   -9.0f,   17.5f,   -18.5f,  88.7f,
+                                88.8f,  89.5f, -87.3f, -87.4f, -100.0f, -103.9f, -104.5f, -200.0f};
   for (int i = 0; i < 400; ++i) special.push_back(-120.0f + 0.55f * static_cast<float>(i));
   struct Case {
     NDArray (*op)(const NDArray&);
@@ -100,8 +100,8 @@ TEST(OpUnary, Float32ExpSigmoidTanhAgainstFloat64) {
   };
   for (const Case& c : cases) {
     // Odd lengths: each element in turn lands in a vector body and in a remainder.
-    for (int64_t len : {int64_t{1}, int64_t{7}, int64_t{17}, int64_t{67},
-                        static_cast<int64_t>(special.size())}) {
+    for (int64_t len :
+         {int64_t{1}, int64_t{7}, int64_t{17}, int64_t{67}, static_cast<int64_t>(special.size())}) {
       for (size_t start = 0; start + static_cast<size_t>(len) <= special.size();
            start += static_cast<size_t>(len)) {
         const std::vector<float> x(special.begin() + static_cast<std::ptrdiff_t>(start),

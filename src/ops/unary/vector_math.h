@@ -28,7 +28,7 @@ constexpr float kLn2Lo = 1.42860682030941723e-6f;
 constexpr float kRound = 12582912.0f;
 
 struct Reduced {
-  float r;    // |r| <= ln2 / 2 (NaN for NaN)
+  float r;     // |r| <= ln2 / 2 (NaN for NaN)
   uint32_t n;  // the integer n, two's complement
 };
 
