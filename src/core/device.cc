@@ -31,8 +31,10 @@ std::vector<int> process_cores() {
 }
 
 const std::vector<int>& cores_of_process() {
-  static const std::vector<int> cores = process_cores();
-  return cores;
+  // Never destroyed: an engine worker may still be starting, and pinning itself to its
+  // device's cores, while the process exits and destroys its statics.
+  static const auto* cores = new std::vector<int>(process_cores());
+  return *cores;
 }
 
 int cpu_devices_from_env() {

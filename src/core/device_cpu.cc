@@ -59,8 +59,10 @@ class CpuBackend final : public DeviceBackend {
 }  // namespace
 
 DeviceBackend& cpu_device_backend() {
-  static CpuBackend backend;
-  return backend;
+  // Never destroyed, like the engine whose workers use it: a worker may still be starting
+  // while the process exits and destroys its statics.
+  static auto* backend = new CpuBackend;
+  return *backend;
 }
 
 }  // namespace janus
