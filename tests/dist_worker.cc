@@ -22,6 +22,8 @@
 //   ps_train_sync    `train` through dist_sync with the optimizer on the servers
 //   ps_train_sync_buckets  the same with the optimizer on the workers (the servers sum the
 //                    Trainer's gradient buckets: pushpull without an optimizer)
+//   ps_checkpoint_save, ps_checkpoint_resume  a checkpoint with the optimizer on the servers,
+//                    and its resumption by a new job (JANUS_TEST_CHECKPOINT_DIR)
 //   ps_train_sync_schedule  ps_train_sync with a cosine learning-rate schedule, whose rate of
 //                    each update the workers send with their pushes
 //   ps_train_async   dist_async training on each worker's half of the batch: the loss on the
@@ -54,6 +56,7 @@
 #include "janus/nn/block.h"
 #include "janus/nn/layers.h"
 #include "janus/nn/loss.h"
+#include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
 #include "janus/optim/kvstore.h"
 #include "janus/optim/trainer.h"
@@ -409,17 +412,6 @@ int ps_train_sync(bool on_servers, bool schedule = false) {
   const int64_t share = kBatch / workers;
   const int64_t begin = kv->rank() * share;
   train_steps(*net, trainer, x.slice(begin, begin + share), y.slice(begin, begin + share), kBatch);
-  if (on_servers) {  // the momentum is on the servers: a checkpoint would silently lack it
-    try {
-      trainer.save_states("/nonexistent/states.safetensors");
-      fail("save_states with the optimizer on the servers did not refuse");
-    } catch (const janus::NotImplementedError& e) {
-      if (std::string(e.what()).find("lives on the servers of kvstore 'dist_sync'") ==
-          std::string::npos) {
-        fail("save_states refused with '{}'", e.what());
-      }
-    }
-  }
   const auto& want = reference->collect_params();
   for (const auto& [name, p] : net->collect_params()) {
     const std::vector<float> got = janus::to_vector<float>(p->data());
@@ -432,6 +424,87 @@ int ps_train_sync(bool on_servers, bool schedule = false) {
       }
     }
   }
+  return g_failures == 0 ? 0 : 1;
+}
+
+// A checkpoint with the optimizer (SGD with momentum) on the servers, resumed by a new job with
+// new servers. Phase "save": 10 dist_sync steps; after step 5 rank 0 writes the parameters and
+// Trainer::save_states (the momentum gathered from the servers) to JANUS_TEST_CHECKPOINT_DIR,
+// after step 10 the parameters of this uninterrupted run. Phase "resume": the parameters and
+// trainer state of step 5 (the momentum goes to the new servers), then steps 6 to 10: every
+// parameter equals the uninterrupted run's bit for bit.
+int ps_checkpoint(const std::string& phase) {
+  constexpr int64_t kBatch = 64;
+  const char* dir_env = std::getenv("JANUS_TEST_CHECKPOINT_DIR");
+  if (dir_env == nullptr || (phase != "save" && phase != "resume")) {
+    fail("ps_checkpoint: phase '{}' (expected save or resume), JANUS_TEST_CHECKPOINT_DIR {}", phase,
+         dir_env == nullptr ? "unset" : dir_env);
+    return 1;
+  }
+  const std::string dir = dir_env;
+  auto kv = janus::kvstore::create("dist_sync");
+  g_rank = kv->rank();
+  janus::seed(42);
+  const NDArray x = janus::random_normal(0, 1, {kBatch, 8});
+  const NDArray y = janus::sum(x, {1}, /*keepdims=*/true) * 0.5 + 1.0;
+  const int64_t share = kBatch / kv->num_workers();
+  const NDArray xs = x.slice(kv->rank() * share, (kv->rank() + 1) * share);
+  const NDArray ys = y.slice(kv->rank() * share, (kv->rank() + 1) * share);
+
+  auto net = mlp(7);
+  if (phase == "resume") janus::nn::load_parameters(*net, dir + "/params-5.safetensors");
+  janus::optim::Trainer trainer(net->collect_params(), sgd(false), kv,
+                                /*update_on_kvstore=*/true);
+  if (phase == "resume") {
+    try {  // a state of another shape: refused on the worker, naming the key
+      kv->push_optimizer_state(0, {{janus::zeros({3})}, 5});
+      fail("push_optimizer_state of a state of shape [3] did not refuse");
+    } catch (const janus::ShapeError& e) {
+      if (std::string(e.what()).find("push_optimizer_state") == std::string::npos) {
+        fail("push_optimizer_state refused with '{}'", e.what());
+      }
+    }
+    trainer.load_states(dir + "/trainer-5.safetensors");
+  } else {
+    train_steps(*net, trainer, xs, ys, kBatch, 5);
+    if (kv->rank() == 0) {
+      janus::nn::save_parameters(*net, dir + "/params-5.safetensors");
+      trainer.save_states(dir + "/trainer-5.safetensors");
+    }
+  }
+  train_steps(*net, trainer, xs, ys, kBatch, 5);
+  if (phase == "save") {
+    if (kv->rank() == 0) janus::nn::save_parameters(*net, dir + "/params-10.safetensors");
+  } else {
+    auto whole = mlp(8);
+    janus::nn::load_parameters(*whole, dir + "/params-10.safetensors");
+    const auto& want = whole->collect_params();
+    for (const auto& [name, p] : net->collect_params()) {
+      const std::vector<float> got = janus::to_vector<float>(p->data());
+      const std::vector<float> ref = janus::to_vector<float>(want.at(name)->data());
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (got[i] != ref[i]) {
+          fail("parameter {} element {}: {} after resuming, {} uninterrupted", name, i, got[i],
+               ref[i]);
+          break;
+        }
+      }
+    }
+    if (kv->rank() == 0) {  // two arrays for SGD's one: refused by the servers, saying why
+      const NDArray w = net->collect_params().begin()->second->data();
+      try {
+        kv->push_optimizer_state(0, {{w, w}, 5});
+        fail("push_optimizer_state of two arrays did not refuse");
+      } catch (const janus::DistError& e) {
+        if (std::string(e.what()).find("set_state of key 0 part 0: ") == std::string::npos ||
+            std::string(e.what()).find("expected 1 arrays") == std::string::npos) {
+          fail("push_optimizer_state refused with '{}'", e.what());
+        }
+      }
+      return g_failures == 0 ? 0 : 1;
+    }
+  }
+  janus::wait_all();
   return g_failures == 0 ? 0 : 1;
 }
 
@@ -558,6 +631,8 @@ int main(int argc, char** argv) {
       return ps_train_sync(/*on_servers=*/true, /*schedule=*/true);
     }
     if (scenario == "ps_train_async") return ps_train_async();
+    if (scenario == "ps_checkpoint_save") return ps_checkpoint("save");
+    if (scenario == "ps_checkpoint_resume") return ps_checkpoint("resume");
     if (scenario == "ps_server_dies") return ps_server_dies();
     if (scenario == "ps_worker_dies") return ps_worker_leaves(/*die=*/true);
     if (scenario == "ps_worker_stalls") return ps_worker_leaves(/*die=*/false);

@@ -156,6 +156,25 @@ TEST(DistMpiParameterServer, SyncGradientBucketsEqualOneProcessWithTwoServers) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+// A checkpoint with SGD with momentum on 2 servers (keys split across both), resumed by a new
+// mpirun job: the parameters equal the uninterrupted job's bit for bit (checked by the workers).
+TEST(DistMpiParameterServer, CheckpointWithTheOptimizerOnTheServersResumesInANewJob) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   fmt::format("janus_mpi_ps_checkpoint_{}", ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* phase : {"ps_checkpoint_save", "ps_checkpoint_resume"}) {
+    std::vector<Apps> apps = ps_apps(2, 2);
+    for (Apps& a : apps) {
+      a.env += fmt::format(" -x JANUS_TEST_CHECKPOINT_DIR={} -x JANUS_PS_BIGARRAY_BOUND=64",
+                           dir.string());
+    }
+    const Result r = mpirun(phase, apps, 20);
+    EXPECT_EQ(r.status, 0) << phase << "\n" << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DistMpiParameterServer, AsyncTrainingConverges) {
   const Result r = mpirun("ps_train_async", ps_apps(2, 1), 20);
   EXPECT_EQ(r.status, 0) << r.output;

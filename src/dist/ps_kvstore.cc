@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -197,7 +198,163 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_optimizer");
   }
 
+  /// Each part's state from its server (one request per part, in parallel), the parts of a
+  /// split key put back together.
+  OptimizerState pull_optimizer_state(const Key& key) override {
+    const Entry& e = entry(key, "pull_optimizer_state");
+    if (!optimizer_) return {};
+    auto im = client_.pg->impl();
+    const Roles roles = client_.roles;
+    const std::string what = state_what("pull_optimizer_state", key, e);
+    auto got = std::make_shared<std::vector<std::vector<char>>>(e.parts.size());
+    Var* writes[] = {client_.sequence};
+    engine().push(
+        [im, roles, what, got, reqs = state_requests(e, Op::kGetState, {}),
+         parts = e.parts](const RunContext&) {
+          ps::Transfers t(*im);
+          std::vector<Reply> replies(parts.size());
+          for (size_t i = 0; i < parts.size(); ++i) {
+            const int server = roles.num_workers + parts[i].server;
+            t.send(server, ps::kRequestSlot, &reqs[i], sizeof(Request));
+            t.recv(server, ps::kReplySlot, &replies[i], sizeof(Reply));
+          }
+          int peer = -1;
+          try {
+            t.wait(im->timeout, &peer);
+          } catch (const std::exception& e) {
+            fail(*im, what, peer, e.what());
+          }
+          ps::Transfers data(*im);
+          for (size_t i = 0; i < parts.size(); ++i) {
+            (*got)[i].resize(replies[i].bytes);
+            if (replies[i].bytes > 0) {
+              data.recv(roles.num_workers + parts[i].server, ps::kReplyDataSlot, (*got)[i].data(),
+                        replies[i].bytes);
+            }
+          }
+          try {
+            data.wait(im->timeout, &peer);
+          } catch (const std::exception& e) {
+            fail(*im, what, peer, e.what());
+          }
+          for (size_t i = 0; i < parts.size(); ++i) {
+            if (replies[i].status != 0) {
+              fail(*im, what, roles.num_workers + parts[i].server,
+                   std::string((*got)[i].begin(), (*got)[i].end()));
+            }
+          }
+        },
+        {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_get_state");
+    engine().wait_for_var(client_.sequence);
+
+    // Every part holds as many arrays and the same count (each applies every update).
+    OptimizerState state;
+    const size_t esize = dtype_size(e.dtype);
+    for (size_t i = 0; i < e.parts.size(); ++i) {
+      const std::vector<char>& bytes = (*got)[i];
+      ps::StateHeader h;
+      JANUS_ASSERT(bytes.size() >= sizeof(h), "dist: {}: a reply of {} bytes", what, bytes.size());
+      std::memcpy(&h, bytes.data(), sizeof(h));
+      const size_t part_bytes = static_cast<size_t>(e.parts[i].count) * esize;
+      JANUS_CHECK(bytes.size() == sizeof(h) + static_cast<size_t>(h.num_arrays) * part_bytes &&
+                      (i == 0 || (h.num_arrays == static_cast<int64_t>(state.arrays.size()) &&
+                                  h.update_count == state.update_count)),
+                  DistError,
+                  "dist: {}: server rank {} sent {} arrays, update count {} ({} bytes); the "
+                  "parts before it: {} arrays, count {}",
+                  what, roles.num_workers + e.parts[i].server, h.num_arrays, h.update_count,
+                  bytes.size(), state.arrays.size(), state.update_count);
+      if (i == 0) {
+        state.update_count = h.update_count;
+        for (int64_t k = 0; k < h.num_arrays; ++k) state.arrays.push_back(empty(e.shape, e.dtype));
+      }
+      for (size_t k = 0; k < state.arrays.size(); ++k) {
+        std::memcpy(static_cast<char*>(state.arrays[k].raw_data()) + e.parts[i].begin * esize,
+                    bytes.data() + sizeof(h) + k * part_bytes, part_bytes);
+      }
+    }
+    return state;
+  }
+
+  /// Worker 0 sends each part its slice of `state`; the other workers send nothing.
+  void push_optimizer_state(const Key& key, const OptimizerState& state) override {
+    const Entry& e = entry(key, "push_optimizer_state");
+    JANUS_CHECK(optimizer_ != nullptr, ValueError,
+                "kvstore '{}': push_optimizer_state of key {}: no optimizer is set on the store",
+                type(), key.to_string());
+    if (!state.arrays.empty()) {
+      check_arrays(key, "push_optimizer_state", "state", e.shape, e.dtype, state.arrays);
+    }
+    if (rank() != 0) return;
+    const size_t esize = dtype_size(e.dtype);
+    auto payloads = std::make_shared<std::vector<std::vector<char>>>();
+    std::vector<NDArray> host;
+    for (const NDArray& a : state.arrays) host.push_back(copyto(a, cpu(0)));
+    for (const NDArray& a : host) wait_to_read(a);
+    for (const ps::Part& p : e.parts) {
+      const size_t part_bytes = static_cast<size_t>(p.count) * esize;
+      const ps::StateHeader h{.update_count = state.update_count,
+                              .num_arrays = static_cast<int64_t>(host.size())};
+      std::vector<char> bytes(sizeof(h) + host.size() * part_bytes);
+      std::memcpy(bytes.data(), &h, sizeof(h));
+      for (size_t k = 0; k < host.size(); ++k) {
+        std::memcpy(bytes.data() + sizeof(h) + k * part_bytes,
+                    static_cast<const char*>(host[k].raw_data()) + p.begin * esize, part_bytes);
+      }
+      payloads->push_back(std::move(bytes));
+    }
+    std::vector<uint64_t> sizes;
+    for (const auto& b : *payloads) sizes.push_back(b.size());
+    auto im = client_.pg->impl();
+    const Roles roles = client_.roles;
+    Var* writes[] = {client_.sequence};
+    engine().push(
+        [im, roles, payloads, what = state_what("push_optimizer_state", key, e),
+         reqs = state_requests(e, Op::kSetState, sizes), parts = e.parts](const RunContext&) {
+          ps::Transfers t(*im);
+          std::vector<Reply> replies(parts.size());
+          for (size_t i = 0; i < parts.size(); ++i) {
+            const int server = roles.num_workers + parts[i].server;
+            t.send(server, ps::kRequestSlot, &reqs[i], sizeof(Request));
+            t.send(server, ps::kRequestDataSlot, (*payloads)[i].data(), (*payloads)[i].size());
+            t.recv(server, ps::kReplySlot, &replies[i], sizeof(Reply));
+          }
+          complete(*im, t, what, roles, replies, nullptr, parts);
+        },
+        {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_state");
+    engine().wait_for_var(client_.sequence);
+  }
+
  private:
+  std::string state_what(std::string_view op_name, const Key& key, const Entry& e) const {
+    return fmt::format("kvstore '{}': {} of key {} ({} {}, {} part{}) on worker rank {} of {}",
+                       type(), op_name, key.to_string(), e.shape, dtype_name(e.dtype),
+                       e.parts.size(), e.parts.size() == 1 ? "" : "s", rank(), num_workers());
+  }
+
+  // The request of each part of `e` for a state exchange; `bytes[i]`: part i's payload.
+  std::vector<Request> state_requests(const Entry& e, Op op,
+                                      const std::vector<uint64_t>& bytes) const {
+    std::vector<Request> reqs;
+    for (size_t i = 0; i < e.parts.size(); ++i) {
+      reqs.push_back(Request{.op = op,
+                             .dtype = static_cast<uint32_t>(e.dtype),
+                             .key = e.key_id,
+                             .bytes = bytes.empty() ? 0 : bytes[i],
+                             .elements = static_cast<uint64_t>(e.parts[i].count),
+                             .part = static_cast<int32_t>(i),
+                             .num_parts = static_cast<int32_t>(e.parts.size()),
+                             .sync = sync_ ? 1U : 0U});
+    }
+    return reqs;
+  }
+
+  [[noreturn]] static void fail(ProcessGroup::Impl& im, const std::string& what, int server_rank,
+                                const std::string& why) {
+    JANUS_THROW(DistError, "dist: {} with server rank {} failed (timeout {} ms): {}{}", what,
+                server_rank, im.timeout.count(), why, im.describe_gone_ranks());
+  }
+
   static std::string describe(const optim::Optimizer* o) {
     if (o == nullptr) return "null";
     nlohmann::json j{{"name", std::string(o->name())},

@@ -28,6 +28,8 @@ enum class Op : uint32_t {
   kPushPull = 4,      // payload, then reply: the updated value (or the round's sum)
   kSetOptimizer = 5,  // worker 0: payload = JSON description; others: wait for it. Reply: ack
   kGoodbye = 6,       // the worker is done; no reply
+  kGetState = 7,      // reply: the part's optimizer state (StateHeader, then its arrays)
+  kSetState = 8,      // payload: StateHeader, then the arrays. Reply: ack
 };
 
 /// A request, worker to server. Plain bytes on the wire (the job's processes run the same
@@ -52,6 +54,13 @@ struct Reply {
   int32_t status = 0;
   uint32_t padding = 0;
   uint64_t bytes = 0;
+};
+
+/// The optimizer state of one part of a key on the wire: this header, then `num_arrays` arrays
+/// of the part's elements and dtype, one after the other.
+struct StateHeader {
+  int64_t update_count = 0;
+  int64_t num_arrays = 0;
 };
 
 // Gloo's collectives build their slots from a small prefix and a tag (gloo::Slot); these use a

@@ -172,6 +172,10 @@ class Server {
         return push(w, req, id);
       case Op::kPull:
         return pull(w, req, id);
+      case Op::kGetState:
+        return get_state(w, req, id);
+      case Op::kSetState:
+        return set_state(w, req, id);
       default:
         throw WorkerGone{fmt::format("unknown request {}", static_cast<uint32_t>(req.op))};
     }
@@ -367,6 +371,81 @@ class Server {
     std::memcpy(out.raw_data(), s.stored.raw_data(), s.bytes());
     lock.unlock();
     reply_value(w, out.raw_data(), s.bytes());
+  }
+
+  // The shard of a state request, or why there is none (no such shard, no optimizer).
+  std::string state_error(const Request& req, const ShardId& id, std::string_view what) const {
+    if (!shards_.contains(id)) {
+      return fmt::format("{}: {} of key {} part {}: the key was never initialised", where(), what,
+                         key_name(req.key), req.part);
+    }
+    if (!optimizer_) {
+      return fmt::format("{}: {} of key {}: no optimizer is set on the servers", where(), what,
+                         key_name(req.key));
+    }
+    return "";
+  }
+
+  // The optimizer's state of a shard and its update count (a checkpoint of worker 0), copied
+  // under the lock: no update of the shard runs meanwhile, and a dist_sync round cannot
+  // complete without this worker's next push, which comes after this request.
+  void get_state(int w, const Request& req, const ShardId& id) {
+    std::unique_lock lock(mu_);
+    const std::string error = state_error(req, id, "get_state");
+    if (!error.empty()) {
+      lock.unlock();
+      return reply_error(w, error);
+    }
+    const Shard& s = shards_.at(id);
+    const std::vector<NDArray>& state = optimizer_->state(s.index);
+    const ps::StateHeader header{.update_count = optimizer_->update_count(s.index),
+                                 .num_arrays = static_cast<int64_t>(state.size())};
+    std::vector<char> out(sizeof(header) + state.size() * s.bytes());
+    std::memcpy(out.data(), &header, sizeof(header));
+    for (size_t k = 0; k < state.size(); ++k) {
+      wait_to_read(state[k]);
+      std::memcpy(out.data() + sizeof(header) + k * s.bytes(), state[k].raw_data(), s.bytes());
+    }
+    lock.unlock();
+    reply_value(w, out.data(), out.size());
+  }
+
+  // Replaces a shard's optimizer state and update count (resuming from a checkpoint).
+  void set_state(int w, const Request& req, const ShardId& id) {
+    std::vector<char> in(req.bytes);
+    recv_from(w, ps::kRequestDataSlot, in.data(), in.size());
+    std::unique_lock lock(mu_);
+    std::string error = state_error(req, id, "set_state");
+    ps::StateHeader header;
+    if (error.empty()) {
+      const Shard& s = shards_.at(id);
+      if (in.size() >= sizeof(header)) std::memcpy(&header, in.data(), sizeof(header));
+      const size_t want = static_cast<size_t>(header.num_arrays) * s.bytes() + sizeof(header);
+      const size_t names = optimizer_->state_names().size();
+      if (in.size() < sizeof(header) || header.num_arrays < 0 || in.size() != want ||
+          (header.num_arrays != 0 && static_cast<size_t>(header.num_arrays) != names) ||
+          header.update_count < 0) {
+        error = fmt::format(
+            "{}: set_state of key {} part {}: {} bytes, {} arrays, update count {}; expected {} "
+            "arrays of {} {} and a count >= 0",
+            where(), key_name(req.key), req.part, in.size(), header.num_arrays, header.update_count,
+            names, s.elements, dtype_name(s.dtype));
+      }
+    }
+    if (!error.empty()) {
+      lock.unlock();
+      return reply_error(w, error);
+    }
+    const Shard& s = shards_.at(id);
+    std::vector<NDArray> arrays;
+    for (int64_t k = 0; k < header.num_arrays; ++k) {
+      NDArray a = empty(Shape({s.elements}), s.dtype);
+      std::memcpy(a.raw_data(), in.data() + sizeof(header) + k * s.bytes(), s.bytes());
+      arrays.push_back(std::move(a));
+    }
+    optimizer_->set_state(s.index, std::move(arrays), header.update_count);
+    lock.unlock();
+    reply_value(w, nullptr, 0);
   }
 
   // Waits for `done` up to the timeout; false when it timed out.

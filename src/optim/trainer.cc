@@ -228,6 +228,22 @@ void Trainer::setup_store() {
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
   }
   store_ready_ = true;
+  if (states_for_store_) push_states_to_store();
+}
+
+bool Trainer::state_on_store() const {
+  return update_on_kvstore_ && kvstore_ && kvstore_->keeps_optimizer_state_elsewhere();
+}
+
+void Trainer::push_states_to_store() {
+  states_for_store_ = false;
+  if (!state_on_store()) return;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (!is_trained(*params_[i].second)) continue;
+    const int index = static_cast<int>(i);
+    kvstore_->push_optimizer_state(index,
+                                   {optimizer_->state(index), optimizer_->update_count(index)});
+  }
 }
 
 bool Trainer::uses_store() const {
@@ -288,12 +304,7 @@ void Trainer::update(int64_t batch_size) {
 }
 
 void Trainer::save_states(const std::string& path) const {
-  JANUS_CHECK(!(update_on_kvstore_ && kvstore_ && kvstore_->keeps_optimizer_state_elsewhere()),
-              NotImplementedError,
-              "Trainer: save_states: '{}': the optimizer's state lives on the servers of kvstore "
-              "'{}', which cannot save it yet; update on the workers (update_on_kvstore = false) "
-              "to checkpoint this training",
-              path, kvstore_->type());
+  const bool on_store = state_on_store();
   const std::vector<std::string> state_names = optimizer_->state_names();
   nn::NamedArrays arrays;
   nn::Metadata meta{{std::string(kContentKey), std::string(kContent)},
@@ -304,10 +315,13 @@ void Trainer::save_states(const std::string& path) const {
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string& name = params_[i].first;
     const int index = static_cast<int>(i);
-    const int64_t count = optimizer_->update_count(index);
+    // On the store: its state and count (in dist_sync the count is the worker's own too).
+    kvstore::KVStore::OptimizerState stored;
+    if (on_store && is_trained(*params_[i].second)) stored = kvstore_->pull_optimizer_state(index);
+    const int64_t count = on_store ? stored.update_count : optimizer_->update_count(index);
     if (count == 0) continue;
     meta.emplace(fmt::format("{}{}", kCountPrefix, name), std::to_string(count));
-    const std::vector<NDArray>& state = optimizer_->state(index);
+    const std::vector<NDArray>& state = on_store ? stored.arrays : optimizer_->state(index);
     for (size_t k = 0; k < state.size(); ++k) {
       arrays.emplace_back(fmt::format("{}.{}", name, state_names[k]), state[k]);
     }
@@ -335,6 +349,10 @@ void Trainer::load_states(const std::string& path) {
   }
   optimizer_->set_num_update(num_update);
   if (restore_rate) optimizer_->set_learning_rate(rate);
+  if (update_on_kvstore_) {
+    states_for_store_ = true;
+    if (store_ready_) push_states_to_store();
+  }
 }
 
 }  // namespace janus::optim

@@ -84,6 +84,27 @@ class KVStore {
   /// this process (on parameter servers), where Trainer::save_states cannot read it.
   virtual bool keeps_optimizer_state_elsewhere() const { return false; }
 
+  /// One key's optimizer state: its arrays (in Optimizer::state_names() order, of the key's
+  /// shape and dtype; empty before its first update) and its update count.
+  struct OptimizerState {
+    std::vector<NDArray> arrays;
+    int64_t update_count = 0;
+  };
+  /// Where the store keeps the optimizer's state (keeps_optimizer_state_elsewhere): gathers the
+  /// state of `key` into this process (on the CPU), reassembling a key split across servers.
+  /// Nothing is kept elsewhere by default: an empty state.
+  virtual OptimizerState pull_optimizer_state(const Key& key) {
+    static_cast<void>(key);
+    return {};
+  }
+  /// The converse (resuming from a checkpoint): `state` replaces the state of `key` where the
+  /// store keeps it. Every worker may call it with the same state; the store takes worker 0's
+  /// (it orders it before worker 0's next push of the key). Nothing to do by default.
+  virtual void push_optimizer_state(const Key& key, const OptimizerState& state) {
+    static_cast<void>(key);
+    static_cast<void>(state);
+  }
+
   // List forms: keys[i] with values[i] (and outs[i]).
   void init(std::span<const Key> keys, std::span<const NDArray> values);
   void push(std::span<const Key> keys, std::span<const std::vector<NDArray>> values,

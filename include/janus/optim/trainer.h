@@ -93,15 +93,15 @@ class Trainer {
 
   /// Writes the optimizer's state (arrays named "<param>.<state>", e.g. "0.weight.mom"), the
   /// update counts and the learning rate to `path` in the safetensors format (a blocker).
-  /// NotImplementedError when the store applies the optimizer and keeps its state elsewhere
-  /// (parameter servers: KVStore::keeps_optimizer_state_elsewhere), which a checkpoint would
-  /// silently lack.
+  /// When the store applies the optimizer and keeps its state elsewhere (parameter servers:
+  /// KVStore::keeps_optimizer_state_elsewhere), the state and counts are gathered from there.
   void save_states(const std::string& path) const;
   /// Restores what save_states wrote, so that training continues bit for bit. The file must
   /// come from the same kind of optimizer (ValueError naming both); a state for a parameter
   /// this trainer does not have, or of another shape, is a ValueError/ShapeError naming it;
   /// malformed files are FormatErrors, missing ones IOErrors. Parameters without a state in
-  /// the file start afresh.
+  /// the file start afresh. With the optimizer on a store that keeps its state elsewhere, the
+  /// state goes there too (now, or once the store is set up at the first step).
   void load_states(const std::string& path);
 
  private:
@@ -111,6 +111,10 @@ class Trainer {
   // processes. Once, when every trained value exists; the buckets follow at the first step.
   void setup_store();
   bool uses_store() const;
+  // The optimizer's state on the store, when the store keeps it elsewhere.
+  bool state_on_store() const;
+  // Hands the optimizer's state of every trained parameter to the store (after load_states).
+  void push_states_to_store();
 
   std::vector<std::pair<std::string, nn::ParameterPtr>> params_;
   OptimizerPtr optimizer_;
@@ -118,6 +122,7 @@ class Trainer {
   kvstore::KVStorePtr kvstore_;
   bool update_on_kvstore_;
   bool store_ready_ = false;
+  bool states_for_store_ = false;  // load_states ran before the store was set up
   size_t bucket_bytes_ = kDefaultBucketBytes;
   std::shared_ptr<const GradientBuckets> buckets_;  // made with the store's keys
 };
