@@ -30,9 +30,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <mpi.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +50,7 @@
 #include "janus/janus.h"
 
 #include "bench_util.h"
+#include "self_job.h"
 #include "suite.h"
 
 namespace {
@@ -132,18 +131,6 @@ int run_child(const bench::Options& options) {
 
 // ---- the parent: starts the ranks of each backend and prints the table ----
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 // How a rank runs this benchmark alone: this program (the path of /proc/self/exe) as `janus
 // bench allreduce` when it is the janus command, or as the standalone build/bench/allreduce,
 // with --quick when this run has it. (Not this run's own arguments: `janus bench --all` would
@@ -185,7 +172,7 @@ std::vector<Row> run_gloo(const std::vector<std::string>& args, int timeout_s) {
   const std::string store = temp_path("store");
   std::filesystem::remove_all(store);
   std::filesystem::create_directories(store);
-  const int port = free_port();
+  const int port = bench::free_loopback_port();
   std::vector<pid_t> pids;
   for (int r = 0; r < kRanks; ++r) {
     const pid_t pid = ::fork();
