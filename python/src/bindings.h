@@ -33,6 +33,13 @@ Device ensure_device(Device d);
 /// momentum, wd, ...; None for the defaults); ValueError naming an unknown parameter.
 optim::OptimizerPtr to_optimizer(const std::string& name, const py::object& options);
 
+/// wait_to_read and wait_all for Python, called with the GIL held: they wait with it released,
+/// in slices, and between slices take it and run Python's signal handlers, so Ctrl-C raises
+/// KeyboardInterrupt (py::error_already_set) during the wait; the pending work keeps running
+/// and the next wait sees its results and errors. `caller` names the public call in errors.
+void wait_to_read_interruptibly(const NDArray& a, const char* caller = "wait_to_read");
+void wait_all_interruptibly();
+
 void bind_ndarray(py::module_& m);
 void bind_kvstore(py::module_& m);
 void bind_metrics(py::module_& m);

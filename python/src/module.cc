@@ -166,8 +166,27 @@ void bind_scope(py::module_& m, const char* name) {
       .def("__exit__", [](Guard& g, py::args) { g.scope.reset(); });
 }
 
+// Long enough that a wait costs a handful of wake-ups per second, short enough that Ctrl-C
+// feels immediate.
+constexpr std::chrono::milliseconds kSignalCheckSlice{20};
+
+struct Interrupted {};  // a signal handler raised: the Python error is set
+
+template <typename Wait>
+void wait_interruptibly(Wait wait) {
+  try {
+    py::gil_scoped_release release;
+    wait(kSignalCheckSlice, [] {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) throw Interrupted{};
+    });
+  } catch (const Interrupted&) {
+    throw py::error_already_set();  // the GIL is held again here
+  }
+}
+
 void bind_engine_and_autograd(py::module_& m) {
-  m.def("waitall", &wait_all, ReleaseGil());
+  m.def("waitall", &wait_all_interruptibly);
   m.def("seed", [](uint64_t s) { seed(s); });
   // The engine's counters (tests and benchmarks count the operations a call pushes).
   m.def("_engine_stats", [] {
@@ -191,6 +210,18 @@ void bind_engine_and_autograd(py::module_& m) {
 }
 
 }  // namespace
+
+void wait_to_read_interruptibly(const NDArray& a, const char* caller) {
+  wait_interruptibly([&](std::chrono::milliseconds slice, const WaitPoll& poll) {
+    wait_to_read(a, slice, poll, caller);
+  });
+}
+
+void wait_all_interruptibly() {
+  wait_interruptibly(
+      [](std::chrono::milliseconds slice, const WaitPoll& poll) { wait_all(slice, poll); });
+}
+
 }  // namespace janus::python
 
 PYBIND11_MODULE(_janus, m) {

@@ -93,6 +93,7 @@ py::array to_numpy(const NDArray& a) {
   const DType out_dtype = a.dtype() == DType::kBFloat16 ? DType::kFloat32 : a.dtype();
   py::array out(to_numpy_dtype(out_dtype), a.shape().dims());
   void* ptr = out.mutable_data();
+  wait_to_read_interruptibly(a, "asnumpy");  // then the copy finds the array ready
   {
     py::gil_scoped_release release;
     copy_to_host(a, ptr, out_dtype, "asnumpy");
@@ -101,6 +102,8 @@ py::array to_numpy(const NDArray& a) {
 }
 
 py::object to_item(const NDArray& a) {
+  if (a.defined() && a.size() == 1)
+    wait_to_read_interruptibly(a, "item");  // then item finds it ready
   switch (a.dtype()) {
     case DType::kBool: {
       bool v;
@@ -172,8 +175,8 @@ py::buffer_info to_buffer(const NDArray& a) {
     py::gil_scoped_release release;
     engine().push([](const RunContext&) {}, {}, {a.var()}, a.device(), Lane::kCopy, 0,
                   "buffer_export");
-    wait_to_read(a);
   }
+  wait_to_read_interruptibly(a, "buffer");
   const auto item = static_cast<py::ssize_t>(dtype_size(a.dtype()));
   std::vector<py::ssize_t> shape(a.shape().dims().begin(), a.shape().dims().end());
   std::vector<py::ssize_t> strides(shape.size());
@@ -303,7 +306,7 @@ void bind_class(py::module_& m) {
            })
       .def("asnumpy", &to_numpy)
       .def("item", &to_item)
-      .def("wait_to_read", &wait_to_read, ReleaseGil())
+      .def("wait_to_read", [](const NDArray& a) { wait_to_read_interruptibly(a); })
       .def("copyto",
            [](const NDArray& a, py::object target) -> NDArray {
              if (py::isinstance<NDArray>(target)) {

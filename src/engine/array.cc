@@ -104,6 +104,16 @@ void wait_to_read(const NDArray& a) {
 
 void wait_all() { engine().wait_all(); }
 
+void wait_to_read(const NDArray& a, std::chrono::milliseconds slice, const WaitPoll& poll,
+                  const char* caller) {
+  check_readable(a, caller);
+  engine().wait_for_var(a.var(), slice, poll);
+}
+
+void wait_all(std::chrono::milliseconds slice, const WaitPoll& poll) {
+  engine().wait_all(slice, poll);
+}
+
 void copy_to_host(const NDArray& a, void* out, DType dtype, const char* caller) {
   check_readable(a, caller);
   engine().wait_for_var(a.var());

@@ -275,6 +275,24 @@ TEST_P(EngineTest, KernelsMayPushMoreWork) {
 
 // kernel_threads(device) is what a kernel on the device's compute lane is given (operators
 // build oneDNN primitives for that many threads).
+TEST_P(EngineTest, SlicedWaitsOnFinishedWorkDoNotPollAndRethrowOnce) {
+  auto e = make();
+  Var* a = e->new_var();
+  Var* b = e->new_var();
+  e->push([](const RunContext&) { throw ShapeError("bad shapes"); }, {}, {a}, cpu(), Lane::kCompute,
+          0, "failing_op");
+  e->push([](const RunContext&) {}, {}, {b}, cpu());
+  e->wait_for_var(b);
+  int polls = 0;
+  const WaitPoll poll = [&] { ++polls; };
+  EXPECT_NO_THROW(e->wait_for_var(b, milliseconds(1), poll));
+  EXPECT_THROW(e->wait_all(milliseconds(1), poll), ShapeError);
+  EXPECT_NO_THROW(e->wait_all(milliseconds(1), poll));  // reported once
+  EXPECT_THROW(e->wait_for_var(a, milliseconds(1), poll), ShapeError);
+  EXPECT_EQ(polls, 0);
+  for (Var* v : {a, b}) e->delete_var(v, nullptr);
+}
+
 TEST_P(EngineTest, KernelThreadsIsTheComputeLanesRunContext) {
   auto e = make();
   std::atomic<int> seen{0};
@@ -307,6 +325,60 @@ TEST(ThreadedEngine, PushReturnsBeforeTheKernelRuns) {
   release = true;
   e->wait_for_var(x);
   EXPECT_TRUE(ran.load());
+  e->delete_var(x, nullptr);
+}
+
+struct Interrupted {};
+
+TEST(ThreadedEngine, SlicedWaitPollsWhileWorkIsPendingAndAThrowingPollEndsIt) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* x = e->new_var();
+  std::atomic<bool> release{false};
+  std::atomic<bool> ran{false};
+  e->push(
+      [&](const RunContext&) {
+        while (!release) sleep_ms(1);
+        ran = true;
+      },
+      {}, {x}, cpu());
+  int polls = 0;
+  const WaitPoll interrupt = [&] {
+    ++polls;
+    throw Interrupted{};
+  };
+  // The kernel cannot finish before `release`, so each wait ends through the poll.
+  EXPECT_THROW(e->wait_for_var(x, milliseconds(1), interrupt), Interrupted);
+  EXPECT_THROW(e->wait_all(milliseconds(1), interrupt), Interrupted);
+  EXPECT_EQ(polls, 2);
+  EXPECT_FALSE(ran.load());
+  // The work kept running: a poll that lets it finish sees the wait return normally.
+  const WaitPoll let_finish = [&] { release = true; };
+  e->wait_for_var(x, milliseconds(1), let_finish);
+  EXPECT_TRUE(ran.load());
+  e->wait_all(milliseconds(1), let_finish);
+  e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, AnErrorOfWorkPendingAtAnInterruptedWaitSurfacesAtTheNextWait) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* x = e->new_var();
+  std::atomic<bool> release{false};
+  e->push(
+      [&](const RunContext&) {
+        while (!release) sleep_ms(1);
+        throw ValueError("late failure");
+      },
+      {}, {x}, cpu(), Lane::kCompute, 0, "slow_op");
+  EXPECT_THROW(e->wait_all(milliseconds(1), [] { throw Interrupted{}; }), Interrupted);
+  release = true;
+  try {
+    e->wait_all(milliseconds(1), [] {});
+    FAIL() << "wait_all should have thrown";
+  } catch (const ValueError& err) {
+    EXPECT_THAT(err.what(), HasSubstr("operator 'slow_op' failed"));
+  }
+  EXPECT_NO_THROW(e->wait_all());  // once
+  EXPECT_THROW(e->wait_for_var(x, milliseconds(1), [] {}), ValueError);
   e->delete_var(x, nullptr);
 }
 

@@ -55,6 +55,12 @@ class NaiveEngine final : public Engine {
 
   void wait_all() override { rethrow_if_error(errors_.take_unreported()); }
 
+  // Every push ran to completion before it returned: nothing is pending, no slice to poll after.
+  void wait_for_var(Var* var, std::chrono::milliseconds, const WaitPoll&) override {
+    wait_for_var(var);
+  }
+  void wait_all(std::chrono::milliseconds, const WaitPoll&) override { wait_all(); }
+
   EngineStats stats() const override {
     return EngineStats{pushed_.load(), 0, options_.max_in_flight};
   }

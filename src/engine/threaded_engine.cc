@@ -140,7 +140,7 @@ class ThreadedEngine final : public Engine {
   }
 
   ~ThreadedEngine() override {
-    drain();
+    wait_until_in_flight_below(1);
     std::lock_guard lock(pools_mu_);
     for (auto& p : pools_) {
       delete p.load(std::memory_order_acquire);
@@ -189,7 +189,9 @@ class ThreadedEngine final : public Engine {
     submit(op);
   }
 
-  void wait_for_var(Var* var) override {
+  void wait_for_var(Var* var) override { wait_for_var(var, std::chrono::milliseconds::max(), {}); }
+
+  void wait_for_var(Var* var, std::chrono::milliseconds slice, const WaitPoll& poll) override {
     if (!var->is_readable()) {
       JANUS_CHECK(!tls_is_worker, EngineError,
                   "engine: a kernel waited on an array; kernels run on engine workers and must "
@@ -210,17 +212,24 @@ class ThreadedEngine final : public Engine {
       op->name = "wait_for_var";
       op->reads.push_back(var);
       submit(op);
+      // The op owns a reference to the state, so a wait that `poll` ends early leaves it alive.
       std::unique_lock lock(state->mu);
-      state->cv.wait(lock, [&] { return state->done; });
+      while (!wait_slice(state->cv, lock, slice, [&] { return state->done; })) {
+        lock.unlock();
+        poll();
+        lock.lock();
+      }
     }
     rethrow_if_error(var->error());
   }
 
-  void wait_all() override {
+  void wait_all() override { wait_all(std::chrono::milliseconds::max(), {}); }
+
+  void wait_all(std::chrono::milliseconds slice, const WaitPoll& poll) override {
     JANUS_CHECK(!tls_is_worker, EngineError,
                 "engine: wait_all called from a kernel; kernels run on engine workers and must not "
                 "block");
-    drain();
+    wait_until_in_flight_below(1, slice, poll);
     rethrow_if_error(errors_.take_unreported());
   }
 
@@ -234,7 +243,16 @@ class ThreadedEngine final : public Engine {
   }
 
  private:
-  void drain() { wait_until_in_flight_below(1); }
+  // One slice of a sliced wait: true once `done` holds. An unbounded slice waits for it.
+  template <typename Done>
+  static bool wait_slice(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                         std::chrono::milliseconds slice, Done done) {
+    if (slice == std::chrono::milliseconds::max()) {
+      cv.wait(lock, done);
+      return true;
+    }
+    return cv.wait_for(lock, slice, done);
+  }
 
   // Back-pressure: once the window is full, the frontend waits until half of it has drained,
   // then pushes a run of operations without waiting; a wake-up per completion (a futex call on
@@ -256,14 +274,21 @@ class ThreadedEngine final : public Engine {
   // it at or above its bound, the step that takes it below comes after that test and sees the
   // waiter. So a completion that no waiter waits for costs no system call, and a drain of a
   // thousand operations wakes its waiter once, not a thousand times.
-  void wait_until_in_flight_below(int64_t bound) {
+  void wait_until_in_flight_below(
+      int64_t bound, std::chrono::milliseconds slice = std::chrono::milliseconds::max(),
+      const WaitPoll& poll = {}) {
     if (in_flight_.load() < bound) return;
     waiters_.fetch_add(1);
-    {
-      std::unique_lock lock(wait_mu_);
-      wait_cv_.wait(lock, [&] { return in_flight_.load() < bound; });
+    struct Leave {
+      std::atomic<int>& waiters;
+      ~Leave() { waiters.fetch_sub(1); }
+    } leave{waiters_};
+    std::unique_lock lock(wait_mu_);
+    while (!wait_slice(wait_cv_, lock, slice, [&] { return in_flight_.load() < bound; })) {
+      lock.unlock();
+      poll();
+      lock.lock();
     }
-    waiters_.fetch_sub(1);
   }
 
   void submit(OprBlock* op) {

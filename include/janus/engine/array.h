@@ -36,6 +36,13 @@ void wait_to_read(const NDArray& a);
 /// Blocks until every operation pushed so far has finished; rethrows the first unreported error.
 void wait_all();
 
+/// wait_to_read and wait_all that run `poll` every `slice` while they block (Engine's sliced
+/// waits: an exception from `poll` ends the wait, the work keeps running). `caller` names the
+/// public call in errors (waiting on a placeholder while tracing).
+void wait_to_read(const NDArray& a, std::chrono::milliseconds slice, const WaitPoll& poll,
+                  const char* caller = "wait_to_read");
+void wait_all(std::chrono::milliseconds slice, const WaitPoll& poll);
+
 /// Copies the elements out, converted to `dtype`, after waiting (a blocker). `caller` names
 /// the public call in errors (reading a placeholder while tracing).
 void copy_to_host(const NDArray& a, void* out, DType dtype, const char* caller = "copy_to_host");

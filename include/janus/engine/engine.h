@@ -23,6 +23,7 @@
 // never blocks a worker thread).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -38,6 +39,9 @@
 namespace janus {
 
 class Var;
+
+/// Called between the slices of a sliced wait (Engine::wait_for_var, Engine::wait_all).
+using WaitPoll = std::function<void()>;
 
 /// What a kernel learns about where it runs.
 struct RunContext {
@@ -141,6 +145,13 @@ class Engine {
   /// Blocks until every pushed operation has finished; rethrows the first error that no
   /// blocker has rethrown yet, and forgets the rest.
   virtual void wait_all() = 0;
+
+  /// wait_for_var and wait_all in slices of `slice`: `poll` runs on the waiting thread after
+  /// each slice that ended with work still pending, with no engine lock held. An exception from
+  /// `poll` ends the wait and propagates (e.g. Python's KeyboardInterrupt): the pending work
+  /// keeps running, and its errors stay for the next blocker.
+  virtual void wait_for_var(Var* var, std::chrono::milliseconds slice, const WaitPoll& poll) = 0;
+  virtual void wait_all(std::chrono::milliseconds slice, const WaitPoll& poll) = 0;
 
   virtual EngineStats stats() const = 0;
 
