@@ -148,10 +148,8 @@ std::string device_list_error(const std::string& text, std::vector<Device>& out)
       return fmt::format("cannot read '{}' as a device, expected cpu:N", item);
     }
     if (!device.is_cpu()) {
-      return fmt::format(
-          "device {} is not available: this build of Janus has no CUDA backend, "
-          "expected cpu:N",
-          item);
+      return fmt::format("device {} is not available: Janus has no GPU kernels yet, expected cpu:N",
+                         item);
     }
     if (device.id >= kMaxDevicesPerType) {
       return fmt::format("device {}: expected an id below {}", item, kMaxDevicesPerType);

@@ -93,6 +93,9 @@ TEST(Cli, TrainRefusesABadDeviceList) {
                  "separated by commas, e.g. cpu:0,cpu:1");
   expect_refused("train --devices cpu:0,tpu",
                  "janus train: --devices: cannot read 'tpu' as a device, expected cpu:N");
+  expect_refused("train --devices cpu:0,gpu:0",
+                 "janus train: --devices: device gpu:0 is not available: Janus has no GPU kernels "
+                 "yet, expected cpu:N");
   expect_refused("train --device cpu:0 --devices cpu:0,cpu:1",
                  "janus train: --device excludes --devices");
   expect_refused("train --devices cpu:0,cpu:1 --kvstore nccl",

@@ -16,7 +16,7 @@ def gpu(device_id=0):
 
 
 def num_gpus():
-    """GPUs Janus can use: none (no CUDA backend yet)."""
+    """GPUs Janus can use: none, as Janus has no GPU kernels yet (even where CUDA sees devices)."""
     return 0
 
 
