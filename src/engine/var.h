@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "recycler.h"
+
 namespace janus {
 
 struct OprBlock;
@@ -42,6 +44,8 @@ using OprList = std::vector<OprBlock*>;
 
 class Var {
  public:
+  JANUS_RECYCLED(Var)  // made by the frontend, often deleted by a worker
+
   Var() = default;
   Var(const Var&) = delete;
   Var& operator=(const Var&) = delete;
@@ -65,6 +69,7 @@ class Var {
 
  private:
   struct Waiter {
+    JANUS_RECYCLED(Waiter)  // queued by the pusher, granted by a worker
     OprBlock* op;
     bool write;
     Waiter* next;
