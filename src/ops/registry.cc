@@ -333,31 +333,49 @@ class VarList {
   std::vector<Var*> heap_;
 };
 
-// The vars a call reads (its inputs) and writes (its outputs, then the inputs it mutates), for
-// `arrays` holding the inputs and then the outputs.
+// The vars a call reads (its inputs) and writes (its outputs, then the inputs it mutates).
 struct CallVars {
-  CallVars(const OpDef& op, std::span<const NDArray> arrays, size_t n_in) {
-    for (size_t i = 0; i < n_in; ++i) reads.push_back(arrays[i].var());
-    for (size_t i = n_in; i < arrays.size(); ++i) writes.push_back(arrays[i].var());
-    for (int i : op.mutable_inputs) writes.push_back(arrays[static_cast<size_t>(i)].var());
+  CallVars(const OpDef& op, std::span<const NDArray> inputs, std::span<const NDArray> outputs) {
+    for (const NDArray& a : inputs) reads.push_back(a.var());
+    for (const NDArray& a : outputs) writes.push_back(a.var());
+    for (int i : op.mutable_inputs) writes.push_back(inputs[static_cast<size_t>(i)].var());
   }
   VarList reads, writes;
 };
 
-// Pushes `kernel` on `arrays` (the inputs, then the outputs) to the engine; the kernel sees
-// both as spans into that one vector, which it owns until it has run.
-void push_kernel(const OpDef& op, KernelFn kernel, std::vector<NDArray> arrays, size_t n_in,
+// The arrays of a call with at most kMax inputs and outputs together (most calls), held inline
+// so that the kernel's captures fit in the Kernel itself: nothing to allocate on the pushing
+// thread and free on the worker.
+struct SmallArrays {
+  static constexpr size_t kMax = 3;
+  SmallArrays(std::span<const NDArray> inputs, std::span<const NDArray> outputs)
+      : count(static_cast<uint32_t>(inputs.size() + outputs.size())) {
+    std::copy(inputs.begin(), inputs.end(), items.begin());
+    std::copy(outputs.begin(), outputs.end(), items.begin() + inputs.size());
+  }
+  const NDArray* data() const { return items.data(); }
+  size_t size() const { return count; }
+  std::array<NDArray, kMax> items;
+  uint32_t count;
+};
+
+// Pushes `kernel` on `arrays` (the inputs, then the outputs: a SmallArrays or a vector) to the
+// engine; the kernel sees both as spans into `arrays`, which it owns until it has run.
+template <typename Arrays>
+void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars& vars, size_t n_in,
                  Attrs attrs, Device device, OpDetail detail) {
-  const CallVars vars(op, arrays, n_in);
   const RngKey rng = op.random ? next_rng_key() : RngKey{};
-  engine().push(
-      [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
-       rng](const RunContext& ctx) {
-        std::span<const NDArray> all(arrays);
-        kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
-      },
-      vars.reads.span(), vars.writes.span(), device, op.copy_lane ? Lane::kCopy : Lane::kCompute,
-      tls_priority, op.name, std::move(detail));
+  auto run = [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
+              rng](const RunContext& ctx) {
+    std::span<const NDArray> all(arrays.data(), arrays.size());
+    kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
+  };
+  // Kernel (engine.h) keeps captures of up to 120 bytes inline.
+  static_assert(!std::is_same_v<Arrays, SmallArrays> || sizeof(run) <= 120,
+                "a small call's kernel no longer fits in the Kernel's inline storage");
+  engine().push(std::move(run), vars.reads.span(), vars.writes.span(), device,
+                op.copy_lane ? Lane::kCopy : Lane::kCompute, tls_priority, op.name,
+                std::move(detail));
 }
 
 }  // namespace
@@ -372,17 +390,25 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   const KernelFn kernel = kernel_on(op, device);
-  std::vector<NDArray> arrays(inputs.begin(), inputs.end());
-  arrays.reserve(inputs.size() + out_specs.size());
-  for (const auto& spec : out_specs) arrays.push_back(empty(spec.shape, spec.dtype, spec.device));
-  std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(inputs.size()),
-                               arrays.end());
+  std::vector<NDArray> outputs;
+  outputs.reserve(out_specs.size());
+  for (const auto& spec : out_specs) outputs.push_back(empty(spec.shape, spec.dtype, spec.device));
   // Observers (autograd, tracing) need the attributes after the kernel took them.
   const Attrs observed = tls_observers.empty() ? Attrs() : attrs;
   OpDetail detail;
   if (op_listener_installed()) detail = describe_call(inputs, outputs);
-  push_kernel(op, kernel, std::move(arrays), inputs.size(), std::move(attrs), device,
-              std::move(detail));
+  const CallVars vars(op, inputs, outputs);
+  if (inputs.size() + outputs.size() <= SmallArrays::kMax) {
+    push_kernel(op, kernel, SmallArrays(inputs, outputs), vars, inputs.size(), std::move(attrs),
+                device, std::move(detail));
+  } else {
+    std::vector<NDArray> arrays;
+    arrays.reserve(inputs.size() + outputs.size());
+    arrays.insert(arrays.end(), inputs.begin(), inputs.end());
+    arrays.insert(arrays.end(), outputs.begin(), outputs.end());
+    push_kernel(op, kernel, std::move(arrays), vars, inputs.size(), std::move(attrs), device,
+                std::move(detail));
+  }
   notify_observers(op, inputs, observed, outputs);
   return outputs;
 }
