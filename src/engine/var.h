@@ -65,6 +65,9 @@ class Var {
   bool is_readable();
   /// True when nothing is active or queued.
   bool is_idle();
+  /// True when `op` holds the var's only active read or its active write, and nothing is
+  /// queued.
+  bool used_only_by(const OprBlock& op);
   std::shared_ptr<ErrorRecord> error();
 
  private:
