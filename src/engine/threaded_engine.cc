@@ -281,9 +281,9 @@ class ThreadedEngine final : public Engine {
   // the worker, the critical path) would cost more than a small operation. Workers never wait
   // here, or a kernel that pushes could deadlock the engine.
   void throttle() {
-    if (tls_is_worker) return;
     if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
       return;
+    if (tls_is_worker) return;
     wait_until_in_flight_below(resume_below());
   }
 
@@ -314,17 +314,25 @@ class ThreadedEngine final : public Engine {
   }
 
   void submit(OprBlock* op) {
-    op->seq = seq_.fetch_add(1, std::memory_order_relaxed);
     in_flight_.fetch_add(1, std::memory_order_relaxed);
-    pushed_.fetch_add(1, std::memory_order_relaxed);
-    op->wait.store(op->reads.size() + op->writes.size() + 1, std::memory_order_relaxed);
+    const int deps = op->reads.size() + op->writes.size();
+    op->wait.store(deps + 1, std::memory_order_relaxed);
     int granted = 0;
     {
       // One push registers at a time, so dependencies of concurrent pushes cannot interleave
-      // into a cycle (A before B on one var, B before A on another).
+      // into a cycle (A before B on one var, B before A on another). The counters only change
+      // here, so they need no read-modify-write.
       std::lock_guard lock(push_mu_);
+      op->seq = seq_;
+      ++seq_;
+      pushed_.store(pushed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       for (Var* v : op->reads) granted += v->append_read(op);
       for (Var* v : op->writes) granted += v->append_write(op);
+    }
+    // Every var granted it at once: no var queued it, so no completion can touch its count.
+    if (granted == deps) {
+      dispatch(op);
+      return;
     }
     // acq_rel: the last decrement, by us or by a completing op, sees every registration.
     if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) dispatch(op);
@@ -432,8 +440,8 @@ class ThreadedEngine final : public Engine {
   std::atomic<int> waiters_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
-  std::atomic<int64_t> pushed_{0};
-  std::atomic<uint64_t> seq_{0};
+  std::atomic<int64_t> pushed_{0};  // written under push_mu_, read without it
+  uint64_t seq_ = 0;                // guarded by push_mu_
   std::mutex push_mu_;
   std::mutex pools_mu_;
   std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;

@@ -264,12 +264,12 @@ std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> input
 
 // The specs of a call's inputs, after checking them: their count, each one defined, one device
 // (unless the operator spans devices), no placeholder of a traced graph outside its trace.
-std::vector<TensorSpec> input_specs(const OpDef& op, std::span<const NDArray> inputs) {
+// Written into `specs`, whose elements (and their shapes' storage) are reused when it has them.
+void input_specs(const OpDef& op, std::span<const NDArray> inputs, std::vector<TensorSpec>& specs) {
   JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
               op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
               fmt::join(op.inputs, ", "));
-  std::vector<TensorSpec> specs;
-  specs.reserve(inputs.size());
+  specs.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     JANUS_CHECK(inputs[i].defined(), ValueError, "{}: input '{}' is an undefined array", op.name,
                 op.input_name(i));
@@ -284,10 +284,31 @@ std::vector<TensorSpec> input_specs(const OpDef& op, std::span<const NDArray> in
                 "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
                 "outside the trace that made it; placeholders hold no data",
                 op.name, op.input_name(i), inputs[i].shape());
-    specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
+    specs[i].shape = inputs[i].shape();
+    specs[i].dtype = inputs[i].dtype();
+    specs[i].device = inputs[i].device();
   }
-  return specs;
 }
+
+// The input specs of this thread's calls, kept from one call to the next so that a small call
+// allocates nothing for them. A call nested in another (an observer that invokes) finds the
+// spare taken and makes its own.
+thread_local std::vector<TensorSpec> tls_spare_specs;
+
+class InputSpecs {
+ public:
+  InputSpecs(const OpDef& op, std::span<const NDArray> inputs)
+      : specs_(std::move(tls_spare_specs)) {
+    input_specs(op, inputs, specs_);
+  }
+  InputSpecs(const InputSpecs&) = delete;
+  InputSpecs& operator=(const InputSpecs&) = delete;
+  ~InputSpecs() { tls_spare_specs = std::move(specs_); }
+  std::span<const TensorSpec> get() const { return specs_; }
+
+ private:
+  std::vector<TensorSpec> specs_;
+};
 
 // The specs of a call's outputs, from the operator's shape rule (which throws the caller's
 // mistakes here, synchronously).
@@ -381,7 +402,8 @@ void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars
 }  // namespace
 
 std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
-  const std::vector<TensorSpec> in_specs = input_specs(op, inputs);
+  const InputSpecs input_specs_of_call(op, inputs);
+  const std::span<const TensorSpec> in_specs = input_specs_of_call.get();
   complete_attrs(op, attrs);
   std::vector<TensorSpec> out_specs = output_specs(op, in_specs, attrs);
   if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
