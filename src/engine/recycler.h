@@ -35,10 +35,8 @@ template <typename T>
 class Recycler {
  public:
   static void* allocate() {
-    Local& local = local_list();
-    if (local.head == nullptr && !local.exited) {
-      local.head = shared().exchange(nullptr, std::memory_order_acquire);
-    }
+    Local& local = local_list;
+    if (local.head == nullptr) refill(local);
     Node* n = local.head;
     if (n == nullptr) return ::operator new(kSize);
     local.head = n->next;
@@ -59,29 +57,41 @@ class Recycler {
   };
   static constexpr size_t kSize = sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T);
 
-  // The calling thread's list. After the thread's exit handlers have run it (`exited`), the
-  // thread allocates with ::operator new, so that nothing is kept where no one will look.
+  // The calling thread's list. Trivially destructible, so that an access is one TLS lookup
+  // (no guard); ExitHandler gives the list back when the thread exits, after which the thread
+  // allocates with ::operator new (`exited`), so that nothing is kept where no one will look.
   struct Local {
-    Node* head = nullptr;
-    bool exited = false;
-    ~Local() {
-      exited = true;
-      if (head == nullptr) return;
-      Node* tail = head;
+    Node* head;
+    bool registered;
+    bool exited;
+  };
+  static inline thread_local Local local_list{nullptr, false, false};
+
+  struct ExitHandler {
+    ~ExitHandler() {
+      Local& local = local_list;
+      local.exited = true;
+      if (local.head == nullptr) return;
+      Node* tail = local.head;
       while (tail->next != nullptr) tail = tail->next;
-      push_chain(head, tail);
-      head = nullptr;
+      push_chain(local.head, tail);
+      local.head = nullptr;
     }
   };
+
+  static void refill(Local& local) {
+    if (local.exited) return;
+    if (!local.registered) {
+      thread_local ExitHandler handler;  // constructed on first use: registers its destructor
+      (void)handler;
+      local.registered = true;
+    }
+    local.head = shared().exchange(nullptr, std::memory_order_acquire);
+  }
 
   static std::atomic<Node*>& shared() {
     static std::atomic<Node*> stack{nullptr};  // trivially destructible: usable at exit
     return stack;
-  }
-
-  static Local& local_list() {
-    thread_local Local local;
-    return local;
   }
 
   // Pushes the chain first..last (already linked) on the shared stack. release: the storage's
