@@ -37,6 +37,17 @@ void convert_any(const void* src, DType src_dtype, void* dst, DType dst_dtype, i
   });
 }
 
+// Storage whose var and memory are released through the engine after the last pending use of
+// the var. One allocation with its shared_ptr's count (make_shared).
+struct EngineStorage : Storage {
+  EngineStorage(Block b, Device d) : Storage{b, d, engine().new_var()} {}
+  EngineStorage(const EngineStorage&) = delete;
+  EngineStorage& operator=(const EngineStorage&) = delete;
+  ~EngineStorage() {
+    engine().delete_var(var, [b = block, d = device] { allocator_for(d).free(b); });
+  }
+};
+
 }  // namespace
 
 NDArray empty(const Shape& shape, DType dtype, Device device) {
@@ -52,14 +63,7 @@ NDArray empty(const Shape& shape, DType dtype, Device device) {
               kMaxBytes);
   Allocator& alloc = allocator_for(device);
   const size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
-  auto* storage = new Storage{alloc.allocate(bytes), device, engine().new_var()};
-  auto release = [](Storage* s) {
-    Block block = s->block;
-    Device dev = s->device;
-    engine().delete_var(s->var, [block, dev] { allocator_for(dev).free(block); });
-    delete s;
-  };
-  return NDArray(std::shared_ptr<Storage>(storage, release), shape, dtype);
+  return NDArray(std::make_shared<EngineStorage>(alloc.allocate(bytes), device), shape, dtype);
 }
 
 NDArray placeholder(const Shape& shape, DType dtype, Device device) {

@@ -11,8 +11,10 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <latch>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -236,6 +238,44 @@ TEST_P(EngineTest, DeleteVarRunsAfterThePendingOperations) {
   EXPECT_TRUE(released_after_kernel.load());
 }
 
+// Releases `var` when destroyed, as an array's storage does when its last reference goes.
+struct ReleasesVar {
+  Engine* engine;
+  Var* var;
+  std::function<void()> on_release;
+  ~ReleasesVar() {
+    engine->delete_var(var, [f = on_release] { f(); });
+  }
+};
+
+TEST_P(EngineTest, AVarWhoseLastReferenceDiesWithAKernelIsReleasedWhenItsOperationCompletes) {
+  auto e = make();
+  Var* x = e->new_var();
+  Var* y = e->new_var();
+  std::atomic<bool> go{false}, kernel_done{false}, released_after_kernel{false};
+  std::atomic<int> releases{0};
+  auto holder = std::make_shared<ReleasesVar>(e.get(), x, [&] {
+    released_after_kernel = kernel_done.load();
+    ++releases;
+  });
+  const bool naive = GetParam() == EngineKind::kNaive;
+  e->push(
+      [&, holder](const RunContext&) {
+        while (!naive && !go) sleep_ms(1);
+        kernel_done = true;
+      },
+      {y}, {x}, cpu());
+  holder.reset();  // the kernel's captures hold the last reference now
+  go = true;
+  std::atomic<bool> y_written{false};
+  e->push([&](const RunContext&) { y_written = true; }, {}, {y}, cpu());
+  e->wait_all();
+  EXPECT_TRUE(released_after_kernel.load());
+  EXPECT_EQ(releases.load(), 1);
+  EXPECT_TRUE(y_written.load());
+  e->delete_var(y, nullptr);
+}
+
 TEST_P(EngineTest, NullVarIsRejected) {
   auto e = make();
   try {
@@ -326,6 +366,29 @@ TEST(ThreadedEngine, PushReturnsBeforeTheKernelRuns) {
   e->wait_for_var(x);
   EXPECT_TRUE(ran.load());
   e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, AVarReleasedByAKernelsCapturesWaitsForTheOperationsQueuedBehindIt) {
+  auto e = make_engine(EngineKind::kThreaded);
+  Var* x = e->new_var();
+  std::atomic<bool> go{false}, read_done{false}, released_after_read{false};
+  auto holder =
+      std::make_shared<ReleasesVar>(e.get(), x, [&] { released_after_read = read_done.load(); });
+  e->push(
+      [&, holder](const RunContext&) {
+        while (!go) sleep_ms(1);
+      },
+      {}, {x}, cpu());
+  e->push(
+      [&](const RunContext&) {
+        sleep_ms(10);
+        read_done = true;
+      },
+      {x}, {}, cpu());  // queued behind the write, still to run when the write's captures go
+  holder.reset();
+  go = true;
+  e->wait_all();
+  EXPECT_TRUE(released_after_read.load());
 }
 
 struct Interrupted {};

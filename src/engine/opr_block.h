@@ -11,6 +11,7 @@
 
 #include "janus/engine/engine.h"
 
+#include "recycler.h"
 #include "var.h"
 
 namespace janus {
@@ -51,6 +52,8 @@ class VarList {
 };
 
 struct OprBlock {
+  JANUS_RECYCLED(OprBlock)  // made by the pusher, freed by a worker
+
   Kernel fn;
   VarList reads;   // no duplicates, none of them also in writes
   VarList writes;  // no duplicates

@@ -19,6 +19,19 @@ namespace {
 
 thread_local bool tls_is_worker = false;
 
+struct DeferredRelease {
+  Var* var;
+  ReleaseFn on_release;
+};
+// While a worker drops the captures of the kernel it ran (ThreadedEngine::execute): that
+// operation, and the vars released meanwhile that no other operation uses, freed once it
+// completes. One thread_local, so that a worker looks it up once per operation.
+struct Dropping {
+  const OprBlock* op = nullptr;
+  std::vector<DeferredRelease> released;
+};
+thread_local Dropping tls_dropping;
+
 // Ready operations of one (device, lane), served highest priority first, then in push order.
 // Its workers are set up by the device type's backend, each with its own stream.
 class WorkerPool {
@@ -179,6 +192,15 @@ class ThreadedEngine final : public Engine {
       delete var;
       return;
     }
+    // An array that dies with the captures of the kernel now completing on this thread (its
+    // last reference was one of them): nothing but that operation uses the var, and nothing
+    // can be pushed on it any more, so it is released when that operation completes, without
+    // queueing an operation behind it.
+    Dropping& dropping = tls_dropping;
+    if (dropping.op != nullptr && var->used_only_by(*dropping.op)) {
+      dropping.released.push_back(DeferredRelease{var, std::move(on_release)});
+      return;
+    }
     auto* op = new OprBlock();
     op->kind = OpKind::kDelete;
     op->fn = [f = std::move(on_release)](const RunContext&) mutable {
@@ -259,9 +281,9 @@ class ThreadedEngine final : public Engine {
   // the worker, the critical path) would cost more than a small operation. Workers never wait
   // here, or a kernel that pushes could deadlock the engine.
   void throttle() {
-    if (tls_is_worker) return;
     if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
       return;
+    if (tls_is_worker) return;
     wait_until_in_flight_below(resume_below());
   }
 
@@ -292,17 +314,25 @@ class ThreadedEngine final : public Engine {
   }
 
   void submit(OprBlock* op) {
-    op->seq = seq_.fetch_add(1, std::memory_order_relaxed);
     in_flight_.fetch_add(1, std::memory_order_relaxed);
-    pushed_.fetch_add(1, std::memory_order_relaxed);
-    op->wait.store(op->reads.size() + op->writes.size() + 1, std::memory_order_relaxed);
+    const int deps = op->reads.size() + op->writes.size();
+    op->wait.store(deps + 1, std::memory_order_relaxed);
     int granted = 0;
     {
       // One push registers at a time, so dependencies of concurrent pushes cannot interleave
-      // into a cycle (A before B on one var, B before A on another).
+      // into a cycle (A before B on one var, B before A on another). The counters only change
+      // here, so they need no read-modify-write.
       std::lock_guard lock(push_mu_);
+      op->seq = seq_;
+      ++seq_;
+      pushed_.store(pushed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       for (Var* v : op->reads) granted += v->append_read(op);
       for (Var* v : op->writes) granted += v->append_write(op);
+    }
+    // Every var granted it at once: no var queued it, so no completion can touch its count.
+    if (granted == deps) {
+      dispatch(op);
+      return;
     }
     // acq_rel: the last decrement, by us or by a completing op, sees every registration.
     if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) dispatch(op);
@@ -333,17 +363,30 @@ class ThreadedEngine final : public Engine {
 
   void execute(OprBlock* op, const RunContext& ctx) {
     run_operation(op, ctx, errors_, kRunNaiveHint);
-    op->fn = nullptr;  // drop the kernel's captures before its dependents run
-    complete(op);
+    // Drop the kernel's captures before its dependents run.
+    Dropping& dropping = tls_dropping;
+    dropping.op = op;
+    op->fn = nullptr;
+    dropping.op = nullptr;
+    complete(op, &dropping.released);
   }
 
-  void complete(OprBlock* op) {
+  // Releases `op`'s vars and dispatches what that grants; then releases the vars that
+  // delete_var left to this completion (`released`, emptied), before the op counts as
+  // finished.
+  void complete(OprBlock* op, std::vector<DeferredRelease>* released = nullptr) {
     OprList granted;
     for (Var* v : op->reads) v->complete_read(granted);
     for (Var* v : op->writes) v->complete_write(op->error, granted);
     delete op;
     for (OprBlock* g : granted) {
       if (g->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(g);
+    }
+    if (released != nullptr && !released->empty()) {
+      // Idle now. delete_var appends nothing to the list here (no captures are being dropped)
+      // and completes no operation, so the list stays as it is while it is walked.
+      for (DeferredRelease& d : *released) delete_var(d.var, std::move(d.on_release));
+      released->clear();
     }
     finish_one();
   }
@@ -397,8 +440,8 @@ class ThreadedEngine final : public Engine {
   std::atomic<int> waiters_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
-  std::atomic<int64_t> pushed_{0};
-  std::atomic<uint64_t> seq_{0};
+  std::atomic<int64_t> pushed_{0};  // written under push_mu_, read without it
+  uint64_t seq_ = 0;                // guarded by push_mu_
   std::mutex push_mu_;
   std::mutex pools_mu_;
   std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;

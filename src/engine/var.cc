@@ -5,6 +5,8 @@
 
 #include "janus/base/error.h"
 
+#include "opr_block.h"
+
 namespace janus {
 
 Var::~Var() {
@@ -90,6 +92,14 @@ bool Var::is_readable() {
 bool Var::is_idle() {
   std::lock_guard guard(lock_);
   return !write_active_ && active_reads_ == 0 && head_ == nullptr;
+}
+
+bool Var::used_only_by(const OprBlock& op) {
+  std::lock_guard guard(lock_);
+  if (head_ != nullptr) return false;
+  // One write is active at a time, and `op` lists each var once, as a read or as a write.
+  if (write_active_) return op.writes.contains(this);
+  return active_reads_ == 1 && op.reads.contains(this);
 }
 
 std::shared_ptr<ErrorRecord> Var::error() {

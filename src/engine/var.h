@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "recycler.h"
+
 namespace janus {
 
 struct OprBlock;
@@ -42,6 +44,8 @@ using OprList = std::vector<OprBlock*>;
 
 class Var {
  public:
+  JANUS_RECYCLED(Var)  // made by the frontend, often deleted by a worker
+
   Var() = default;
   Var(const Var&) = delete;
   Var& operator=(const Var&) = delete;
@@ -61,10 +65,14 @@ class Var {
   bool is_readable();
   /// True when nothing is active or queued.
   bool is_idle();
+  /// True when `op` holds the var's only active read or its active write, and nothing is
+  /// queued.
+  bool used_only_by(const OprBlock& op);
   std::shared_ptr<ErrorRecord> error();
 
  private:
   struct Waiter {
+    JANUS_RECYCLED(Waiter)  // queued by the pusher, granted by a worker
     OprBlock* op;
     bool write;
     Waiter* next;

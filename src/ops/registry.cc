@@ -90,9 +90,17 @@ void complete_attrs(const OpDef& op, Attrs& attrs) {
 
 namespace {
 
-thread_local std::vector<InvokeObserver*> tls_observers;
-thread_local TraceHook* tls_trace_hook = nullptr;
-thread_local int tls_priority = 0;
+// What this thread's calls see. One thread_local (each access to one from a shared library is
+// a call), which a call looks up once.
+struct ThreadCalls {
+  std::vector<InvokeObserver*> observers;
+  TraceHook* trace_hook = nullptr;
+  int priority = 0;
+  // The input specs of the last call, kept so that the next one reuses them and their shapes'
+  // storage (InputSpecs).
+  std::vector<TensorSpec> spare_specs;
+};
+thread_local ThreadCalls tls_calls;
 
 std::atomic<uint64_t> g_seed{0};
 std::atomic<uint64_t> g_rng_counter{0};
@@ -239,9 +247,9 @@ void run_prepare(const OpDef& op, const InferArgs& args, std::span<const TensorS
 namespace {
 
 // Tells the observers of this thread (autograd, tracing) about a call, innermost first.
-void notify_observers(const OpDef& op, std::span<const NDArray> inputs, const Attrs& attrs,
-                      std::span<const NDArray> outputs) {
-  for (auto it = tls_observers.rbegin(); it != tls_observers.rend(); ++it) {
+void notify_observers(const ThreadCalls& calls, const OpDef& op, std::span<const NDArray> inputs,
+                      const Attrs& attrs, std::span<const NDArray> outputs) {
+  for (auto it = calls.observers.rbegin(); it != calls.observers.rend(); ++it) {
     (*it)->on_invoke(op, inputs, attrs, outputs);
   }
 }
@@ -258,18 +266,19 @@ std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> input
       op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
       src.device());
   std::vector<NDArray> outputs{src.reshape(out.shape)};
-  notify_observers(op, inputs, attrs, outputs);
+  notify_observers(tls_calls, op, inputs, attrs, outputs);
   return outputs;
 }
 
 // The specs of a call's inputs, after checking them: their count, each one defined, one device
 // (unless the operator spans devices), no placeholder of a traced graph outside its trace.
-std::vector<TensorSpec> input_specs(const OpDef& op, std::span<const NDArray> inputs) {
+// Written into `specs`, whose elements (and their shapes' storage) are reused when it has them.
+void input_specs(const OpDef& op, std::span<const NDArray> inputs, bool tracing,
+                 std::vector<TensorSpec>& specs) {
   JANUS_CHECK(op.accepts_inputs(inputs.size()), ValueError, "{}: got {} inputs, expected {}{} ({})",
               op.name, inputs.size(), op.variadic ? "at least " : "", op.inputs.size(),
               fmt::join(op.inputs, ", "));
-  std::vector<TensorSpec> specs;
-  specs.reserve(inputs.size());
+  specs.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     JANUS_CHECK(inputs[i].defined(), ValueError, "{}: input '{}' is an undefined array", op.name,
                 op.input_name(i));
@@ -280,14 +289,34 @@ std::vector<TensorSpec> input_specs(const OpDef& op, std::span<const NDArray> in
                   op.name, op.input_name(i), inputs[i].device(), op.input_name(0),
                   inputs[0].device());
     }
-    JANUS_CHECK(tls_trace_hook != nullptr || !inputs[i].is_placeholder(), TraceError,
+    JANUS_CHECK(tracing || !inputs[i].is_placeholder(), TraceError,
                 "{}: input '{}' is a symbolic placeholder of a traced graph (shape {}), used "
                 "outside the trace that made it; placeholders hold no data",
                 op.name, op.input_name(i), inputs[i].shape());
-    specs.push_back(TensorSpec{inputs[i].shape(), inputs[i].dtype(), inputs[i].device()});
+    specs[i].shape = inputs[i].shape();
+    specs[i].dtype = inputs[i].dtype();
+    specs[i].device = inputs[i].device();
   }
-  return specs;
 }
+
+// A call's input specs, in the thread's spare (ThreadCalls::spare_specs) while the call runs:
+// a small call allocates nothing for them. A call nested in another (an observer that invokes)
+// finds the spare taken and makes its own.
+class InputSpecs {
+ public:
+  InputSpecs(ThreadCalls& calls, const OpDef& op, std::span<const NDArray> inputs)
+      : calls_(calls), specs_(std::move(calls.spare_specs)) {
+    input_specs(op, inputs, calls.trace_hook != nullptr, specs_);
+  }
+  InputSpecs(const InputSpecs&) = delete;
+  InputSpecs& operator=(const InputSpecs&) = delete;
+  ~InputSpecs() { calls_.spare_specs = std::move(specs_); }
+  std::span<const TensorSpec> get() const { return specs_; }
+
+ private:
+  ThreadCalls& calls_;
+  std::vector<TensorSpec> specs_;
+};
 
 // The specs of a call's outputs, from the operator's shape rule (which throws the caller's
 // mistakes here, synchronously).
@@ -333,75 +362,106 @@ class VarList {
   std::vector<Var*> heap_;
 };
 
-// The vars a call reads (its inputs) and writes (its outputs, then the inputs it mutates), for
-// `arrays` holding the inputs and then the outputs.
+// The vars a call reads (its inputs) and writes (its outputs, then the inputs it mutates).
 struct CallVars {
-  CallVars(const OpDef& op, std::span<const NDArray> arrays, size_t n_in) {
-    for (size_t i = 0; i < n_in; ++i) reads.push_back(arrays[i].var());
-    for (size_t i = n_in; i < arrays.size(); ++i) writes.push_back(arrays[i].var());
-    for (int i : op.mutable_inputs) writes.push_back(arrays[static_cast<size_t>(i)].var());
+  CallVars(const OpDef& op, std::span<const NDArray> inputs, std::span<const NDArray> outputs) {
+    for (const NDArray& a : inputs) reads.push_back(a.var());
+    for (const NDArray& a : outputs) writes.push_back(a.var());
+    for (int i : op.mutable_inputs) writes.push_back(inputs[static_cast<size_t>(i)].var());
   }
   VarList reads, writes;
 };
 
-// Pushes `kernel` on `arrays` (the inputs, then the outputs) to the engine; the kernel sees
-// both as spans into that one vector, which it owns until it has run.
-void push_kernel(const OpDef& op, KernelFn kernel, std::vector<NDArray> arrays, size_t n_in,
-                 Attrs attrs, Device device, OpDetail detail) {
-  const CallVars vars(op, arrays, n_in);
+// The arrays of a call with at most kMax inputs and outputs together (most calls), held inline
+// so that the kernel's captures fit in the Kernel itself: nothing to allocate on the pushing
+// thread and free on the worker.
+struct SmallArrays {
+  static constexpr size_t kMax = 3;
+  SmallArrays(std::span<const NDArray> inputs, std::span<const NDArray> outputs)
+      : count(static_cast<uint32_t>(inputs.size() + outputs.size())) {
+    std::copy(inputs.begin(), inputs.end(), items.begin());
+    std::copy(outputs.begin(), outputs.end(), items.begin() + inputs.size());
+  }
+  const NDArray* data() const { return items.data(); }
+  size_t size() const { return count; }
+  std::array<NDArray, kMax> items;
+  uint32_t count;
+};
+
+// Pushes `kernel` on `arrays` (the inputs, then the outputs: a SmallArrays or a vector) to the
+// engine; the kernel sees both as spans into `arrays`, which it owns until it has run.
+template <typename Arrays>
+void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars& vars, size_t n_in,
+                 Attrs attrs, Device device, int priority, OpDetail detail) {
   const RngKey rng = op.random ? next_rng_key() : RngKey{};
-  engine().push(
-      [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
-       rng](const RunContext& ctx) {
-        std::span<const NDArray> all(arrays);
-        kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
-      },
-      vars.reads.span(), vars.writes.span(), device, op.copy_lane ? Lane::kCopy : Lane::kCompute,
-      tls_priority, op.name, std::move(detail));
+  auto run = [kernel, arrays = std::move(arrays), n_in, attrs = std::move(attrs),
+              rng](const RunContext& ctx) {
+    std::span<const NDArray> all(arrays.data(), arrays.size());
+    kernel(KernelArgs{all.first(n_in), all.subspan(n_in), attrs, ctx, rng});
+  };
+  // Kernel (engine.h) keeps captures of up to 120 bytes inline.
+  static_assert(!std::is_same_v<Arrays, SmallArrays> || sizeof(run) <= 120,
+                "a small call's kernel no longer fits in the Kernel's inline storage");
+  engine().push(std::move(run), vars.reads.span(), vars.writes.span(), device,
+                op.copy_lane ? Lane::kCopy : Lane::kCompute, priority, op.name, std::move(detail));
 }
 
 }  // namespace
 
 std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
-  const std::vector<TensorSpec> in_specs = input_specs(op, inputs);
+  ThreadCalls& calls = tls_calls;
+  const InputSpecs input_specs_of_call(calls, op, inputs);
+  const std::span<const TensorSpec> in_specs = input_specs_of_call.get();
   complete_attrs(op, attrs);
   std::vector<TensorSpec> out_specs = output_specs(op, in_specs, attrs);
-  if (tls_trace_hook != nullptr) return tls_trace_hook->on_trace(op, inputs, attrs, out_specs);
+  if (calls.trace_hook != nullptr) return calls.trace_hook->on_trace(op, inputs, attrs, out_specs);
   if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0]);
 
   run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   const KernelFn kernel = kernel_on(op, device);
-  std::vector<NDArray> arrays(inputs.begin(), inputs.end());
-  arrays.reserve(inputs.size() + out_specs.size());
-  for (const auto& spec : out_specs) arrays.push_back(empty(spec.shape, spec.dtype, spec.device));
-  std::vector<NDArray> outputs(arrays.begin() + static_cast<std::ptrdiff_t>(inputs.size()),
-                               arrays.end());
+  std::vector<NDArray> outputs;
+  outputs.reserve(out_specs.size());
+  for (const auto& spec : out_specs) outputs.push_back(empty(spec.shape, spec.dtype, spec.device));
   // Observers (autograd, tracing) need the attributes after the kernel took them.
-  const Attrs observed = tls_observers.empty() ? Attrs() : attrs;
+  const Attrs observed = calls.observers.empty() ? Attrs() : attrs;
   OpDetail detail;
   if (op_listener_installed()) detail = describe_call(inputs, outputs);
-  push_kernel(op, kernel, std::move(arrays), inputs.size(), std::move(attrs), device,
-              std::move(detail));
-  notify_observers(op, inputs, observed, outputs);
+  const CallVars vars(op, inputs, outputs);
+  if (inputs.size() + outputs.size() <= SmallArrays::kMax) {
+    push_kernel(op, kernel, SmallArrays(inputs, outputs), vars, inputs.size(), std::move(attrs),
+                device, calls.priority, std::move(detail));
+  } else {
+    std::vector<NDArray> arrays;
+    arrays.reserve(inputs.size() + outputs.size());
+    arrays.insert(arrays.end(), inputs.begin(), inputs.end());
+    arrays.insert(arrays.end(), outputs.begin(), outputs.end());
+    push_kernel(op, kernel, std::move(arrays), vars, inputs.size(), std::move(attrs), device,
+                calls.priority, std::move(detail));
+  }
+  notify_observers(calls, op, inputs, observed, outputs);
   return outputs;
 }
 
 ScopedInvokeObserver::ScopedInvokeObserver(InvokeObserver* observer) {
-  tls_observers.push_back(observer);
+  tls_calls.observers.push_back(observer);
 }
 
-ScopedInvokeObserver::~ScopedInvokeObserver() { tls_observers.pop_back(); }
+ScopedInvokeObserver::~ScopedInvokeObserver() { tls_calls.observers.pop_back(); }
 
-ScopedTraceHook::ScopedTraceHook(TraceHook* hook) : prev_(tls_trace_hook) { tls_trace_hook = hook; }
+ScopedTraceHook::ScopedTraceHook(TraceHook* hook) : prev_(tls_calls.trace_hook) {
+  tls_calls.trace_hook = hook;
+}
 
-ScopedTraceHook::~ScopedTraceHook() { tls_trace_hook = prev_; }
+ScopedTraceHook::~ScopedTraceHook() { tls_calls.trace_hook = prev_; }
 
-TraceHook* current_trace_hook() { return tls_trace_hook; }
+TraceHook* current_trace_hook() { return tls_calls.trace_hook; }
 
-ScopedPriority::ScopedPriority(int priority) : prev_(tls_priority) { tls_priority = priority; }
+ScopedPriority::ScopedPriority(int priority) : prev_(tls_calls.priority) {
+  tls_calls.priority = priority;
+}
 
-ScopedPriority::~ScopedPriority() { tls_priority = prev_; }
+ScopedPriority::~ScopedPriority() { tls_calls.priority = prev_; }
 
 std::string_view attr_type_name(AttrType type) {
   constexpr std::string_view kNames[] = {"int",  "float", "bool",  "string",
