@@ -606,23 +606,25 @@ TEST(ThreadedEngine, WaitingInsideAKernelIsAnError) {
   Var* slow = e->new_var();
   Var* out = e->new_var();
   Engine* raw = e.get();
+  // `slow` stays unwritten until the impatient kernel has failed, so its wait always finds it
+  // unreadable; the minute's bound only keeps a regression (a kernel that does block) from
+  // hanging the suite.
   std::atomic<bool> release{false};
   e->push(
       [&](const RunContext&) {
-        while (!release) sleep_ms(1);
+        for (int i = 0; i < 60000 && !release; ++i) sleep_ms(1);
       },
       {}, {slow}, cpu(), Lane::kCopy);
   e->push([raw, slow](const RunContext&) { raw->wait_for_var(slow); }, {}, {out}, cpu(),
           Lane::kCompute, 0, "impatient");
-  sleep_ms(20);
-  release = true;
   try {
     e->wait_for_var(out);
-    FAIL();
+    ADD_FAILURE() << "the kernel's wait did not fail";
   } catch (const EngineError& err) {
     EXPECT_THAT(err.what(), HasSubstr("operator 'impatient' failed"));
     EXPECT_THAT(err.what(), HasSubstr("must not block"));
   }
+  release = true;
   e->wait_all();
   e->delete_var(slow, nullptr);
   e->delete_var(out, nullptr);
