@@ -39,8 +39,16 @@ def dropout(data, p=0.5, mode="training", axes=None):
 
 
 def pick(data, index, axis=-1, keepdims=False):
-    """data[..., index] along ``axis`` (the class scores of labels)."""
+    """data[..., index] along ``axis`` (the class scores of labels): ``index`` has data's shape
+    without ``axis`` (or with it at extent 1)."""
+    axis = axis % data.ndim
+    if index.ndim == data.ndim:
+        index = index.reshape(tuple(d for i, d in enumerate(index.shape) if i != axis))
     oh = _janus.one_hot(index.astype("int64", copy=False), data.shape[axis], data.dtype)
+    if axis != data.ndim - 1:  # one_hot puts the classes last: move them to `axis`
+        perm = list(range(data.ndim - 1))
+        perm.insert(axis, data.ndim - 1)
+        oh = _janus.transpose(oh, perm)
     return (data * oh).sum(axis=axis, keepdims=keepdims)
 
 

@@ -44,5 +44,6 @@ void bind_ndarray(py::module_& m);
 void bind_kvstore(py::module_& m);
 void bind_metrics(py::module_& m);
 void bind_gluon(py::module_& m);
+void bind_dlpack(py::module_& m);
 
 }  // namespace janus::python

@@ -384,6 +384,21 @@ std::shared_ptr<T> make_layer_norm(int64_t axis, double epsilon, int64_t in_chan
   return std::make_shared<T>(epsilon, in_channels);
 }
 
+template <class T>
+std::shared_ptr<T> make_group_norm(int64_t num_groups, double epsilon, bool center, bool scale,
+                                   py::object beta_init, py::object gamma_init, const py::kwargs&) {
+  return std::make_shared<T>(num_groups, epsilon, center, scale, to_init(beta_init),
+                             to_init(gamma_init));
+}
+
+template <class T>
+std::shared_ptr<T> make_instance_norm(int64_t axis, double epsilon, bool center, bool scale,
+                                      py::object beta_init, py::object gamma_init,
+                                      int64_t in_channels, const py::kwargs&) {
+  return std::make_shared<T>(axis, epsilon, center, scale, to_init(beta_init), to_init(gamma_init),
+                             in_channels);
+}
+
 void bind_blocks(py::module_& m) {
   py::class_<Block, PyBlock, BlockPtr>(m, "Block", py::dynamic_attr())
       .def(py::init([](py::object prefix, py::object params, const py::kwargs&) {
@@ -529,6 +544,19 @@ void bind_blocks(py::module_& m) {
   layer_class<nn::LayerNorm>(m, "LayerNorm")
       .def(JANUS_LAYER_INIT(make_layer_norm, nn::LayerNorm), py::arg("axis") = -1,
            py::arg("epsilon") = 1e-5, py::arg("in_channels") = 0);
+  layer_class<nn::GroupNorm>(m, "GroupNorm")
+      .def(JANUS_LAYER_INIT(make_group_norm, nn::GroupNorm), py::arg("num_groups") = 1,
+           py::arg("epsilon") = 1e-5, py::arg("center") = true, py::arg("scale") = true,
+           py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones")
+      .def_property_readonly("gamma", &nn::GroupNorm::gamma)
+      .def_property_readonly("beta", &nn::GroupNorm::beta);
+  layer_class<nn::InstanceNorm>(m, "InstanceNorm")
+      .def(JANUS_LAYER_INIT(make_instance_norm, nn::InstanceNorm), py::arg("axis") = 1,
+           py::arg("epsilon") = 1e-5, py::arg("center") = true, py::arg("scale") = false,
+           py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones",
+           py::arg("in_channels") = 0)
+      .def_property_readonly("gamma", &nn::InstanceNorm::gamma)
+      .def_property_readonly("beta", &nn::InstanceNorm::beta);
   py::class_<nn::SymbolBlock, Block, std::shared_ptr<nn::SymbolBlock>>(m, "SymbolBlock")
       .def_static(
           "imports",

@@ -233,5 +233,6 @@ PYBIND11_MODULE(_janus, m) {
   bind_engine_and_autograd(m);
   bind_gluon(m);
   bind_kvstore(m);
+  bind_dlpack(m);
   bind_metrics(m);
 }

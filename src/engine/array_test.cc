@@ -5,8 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
 #include <sstream>
 #include <thread>
+
+#include "janus/engine/external.h"
+
+#include "testing/test_util.h"
 
 namespace janus {
 namespace {
@@ -150,6 +156,56 @@ TEST(Array, EmptyRefusesShapesTooLargeToCount) {
     EXPECT_THAT(e.what(), HasSubstr("empty: shape [2305843009213693952, 2] of float64 needs more "
                                     "than 9223372036854775807 bytes"));
   }
+}
+
+}  // namespace
+}  // namespace janus
+
+namespace janus {
+namespace {
+
+// from_external: the owner's memory is used in place, and released once, only after the last
+// handle is gone and the operations pushed on it have run (a pending write is held back by a
+// gate that the test opens after dropping every handle).
+TEST(Array, ExternalMemoryIsReleasedAfterTheLastHandleAndPendingWork) {
+  std::vector<float> owned = {1, 2, 3, 4, 5, 6};
+  std::atomic<int> released{0};
+  std::atomic<bool> written_before_release{false};
+  std::promise<void> gate;
+  std::shared_future<void> open = gate.get_future().share();
+  {
+    NDArray a = from_external(owned.data(), {2, 3}, DType::kFloat32, cpu(), [&] {
+      written_before_release = owned[0] == 42.0f;
+      ++released;
+    });
+    EXPECT_EQ(a.raw_data(), owned.data());
+    EXPECT_EQ(to_vector<float>(a.reshape({6})), owned);  // read in place
+    NDArray view = a.slice(1, 2);
+    engine().push(
+        [open, &owned](const RunContext&) {
+          open.wait();
+          owned[0] = 42.0f;  // a write the engine ordered on the array
+        },
+        {}, {a.var()}, cpu());
+    a = NDArray();
+    EXPECT_EQ(released, 0);  // the view still holds the storage
+    view = NDArray();
+  }
+  EXPECT_EQ(released, 0);  // the write is pending
+  gate.set_value();
+  wait_all();
+  EXPECT_EQ(released, 1);
+  EXPECT_TRUE(written_before_release);
+}
+
+TEST(Array, ExternalMemoryIsChecked) {
+  alignas(8) char bytes[16] = {};
+  EXPECT_THAT(
+      error_of<ValueError>([&] { from_external(bytes + 1, {2}, DType::kFloat32, cpu(), [] {}); }),
+      HasSubstr("is not aligned to the 4-byte elements of float32"));
+  EXPECT_THAT(
+      error_of<ValueError>([] { from_external(nullptr, {2}, DType::kFloat32, cpu(), [] {}); }),
+      HasSubstr("from_external: null data for shape [2] of float32"));
 }
 
 }  // namespace

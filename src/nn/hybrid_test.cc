@@ -110,6 +110,10 @@ INSTANTIATE_TEST_SUITE_P(
         LayerCase{"Flatten", [] { return std::make_shared<Flatten>(); }, {2, 3, 4}},
         LayerCase{"Activation", [] { return std::make_shared<Activation>("tanh"); }, {3, 4}},
         LayerCase{"LayerNorm", [] { return std::make_shared<LayerNorm>(); }, {3, 6}},
+        LayerCase{"GroupNorm", [] { return std::make_shared<GroupNorm>(3); }, {2, 6, 2, 2}},
+        LayerCase{"InstanceNorm",
+                  [] { return std::make_shared<InstanceNorm>(-1, 1e-5, true, true); },
+                  {2, 3, 4}},
         LayerCase{"Sequential",
                   [] {
                     auto s = std::make_shared<Sequential>();

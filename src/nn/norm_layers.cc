@@ -1,5 +1,8 @@
-// BatchNorm and LayerNorm.
+// BatchNorm, LayerNorm, GroupNorm and InstanceNorm.
 #include <fmt/format.h>
+
+#include <utility>
+#include <vector>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -73,6 +76,109 @@ NDArray LayerNorm::forward(const NDArray& x) {
 
 std::string LayerNorm::describe() const {
   return fmt::format("LayerNorm(eps={}, channels={})", epsilon_,
+                     gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
+}
+
+namespace {
+
+// x [N, G, M] normalised over axis 2 per (n, g), then y * gamma[g] + beta[g] for gamma, beta
+// [G]: the shared core of GroupNorm (G groups) and InstanceNorm (G channels). The variance is
+// the biased one (divided by M), as in MXNet.
+NDArray normalize_rows(const NDArray& x, const NDArray& gamma, const NDArray& beta, double eps) {
+  const NDArray centered = subtract(x, mean(x, {2}, true));
+  const NDArray var = mean(square(centered), {2}, true);
+  const NDArray y = mul(centered, rsqrt(add(var, eps)));
+  const Shape per_row{1, x.shape()[1], 1};
+  return add(mul(y, reshape(gamma, per_row)), reshape(beta, per_row));
+}
+
+}  // namespace
+
+GroupNorm::GroupNorm(int64_t num_groups, double epsilon, bool center, bool scale,
+                     InitializerPtr beta_init, InitializerPtr gamma_init)
+    : Block("groupnorm"), num_groups_(num_groups), epsilon_(epsilon) {
+  JANUS_CHECK(num_groups >= 1, ValueError, "GroupNorm: num_groups is {}, expected at least 1",
+              num_groups);
+  JANUS_CHECK(epsilon > 0, ValueError, "GroupNorm: epsilon is {}, expected a positive value",
+              epsilon);
+  const Shape g{num_groups};
+  gamma_ = register_param("gamma", g, gamma_init ? std::move(gamma_init) : One(),
+                          scale ? GradReq::kWrite : GradReq::kNull);
+  beta_ = register_param("beta", g, beta_init ? std::move(beta_init) : Zero(),
+                         center ? GradReq::kWrite : GradReq::kNull);
+}
+
+NDArray GroupNorm::forward(const NDArray& x) {
+  JANUS_CHECK(x.ndim() >= 2, ShapeError,
+              "{}: input has shape {}, expected [batch, channels, ...] (at least 2 dimensions)",
+              name(), x.shape());
+  const int64_t channels = x.shape()[1];
+  JANUS_CHECK(channels % num_groups_ == 0, ShapeError,
+              "{}: input of shape {} has {} channels on axis 1, expected a multiple of "
+              "num_groups={}",
+              name(), x.shape(), channels, num_groups_);
+  for (const ParameterPtr& p : {gamma_, beta_}) {
+    if (!p->initialized()) p->finish_deferred_init();
+  }
+  const int64_t n = x.shape()[0];
+  const int64_t per_group = n == 0 ? 0 : x.size() / (n * num_groups_);
+  const Device d = x.device();
+  const NDArray y = normalize_rows(reshape(x, Shape{n, num_groups_, per_group}), gamma_->data(d),
+                                   beta_->data(d), epsilon_);
+  return reshape(y, x.shape());
+}
+
+std::string GroupNorm::describe() const {
+  return fmt::format("GroupNorm(num_groups={}, eps={})", num_groups_, epsilon_);
+}
+
+InstanceNorm::InstanceNorm(int64_t axis, double epsilon, bool center, bool scale,
+                           InitializerPtr beta_init, InitializerPtr gamma_init, int64_t in_channels)
+    : Block("instancenorm"), axis_(axis), epsilon_(epsilon) {
+  JANUS_CHECK(epsilon > 0, ValueError, "InstanceNorm: epsilon is {}, expected a positive value",
+              epsilon);
+  JANUS_CHECK(in_channels >= 0, ValueError,
+              "InstanceNorm: in_channels is {}, expected 0 (inferred) or more", in_channels);
+  const Shape c{in_channels};
+  gamma_ = register_param("gamma", c, gamma_init ? std::move(gamma_init) : One(),
+                          scale ? GradReq::kWrite : GradReq::kNull);
+  beta_ = register_param("beta", c, beta_init ? std::move(beta_init) : Zero(),
+                         center ? GradReq::kWrite : GradReq::kNull);
+}
+
+NDArray InstanceNorm::forward(const NDArray& x) {
+  const int64_t axis = axis_ < 0 ? axis_ + x.ndim() : axis_;
+  JANUS_CHECK(x.ndim() >= 3 && axis >= 1 && axis < x.ndim(), ShapeError,
+              "{}: input has shape {}, expected at least 3 dimensions [batch, channels, ...] "
+              "with the channel axis {} in 1..ndim-1",
+              name(), x.shape(), axis_);
+  const int64_t channels = x.shape()[axis];
+  const int64_t expected = gamma_->shape()[0];
+  JANUS_CHECK(expected == 0 || expected == channels, ShapeError,
+              "{}: input of shape {} has {} channels on axis {}, expected {}", name(), x.shape(),
+              channels, axis_, expected);
+  for (const ParameterPtr& p : {gamma_, beta_}) {
+    if (!p->initialized()) {
+      p->infer_shape(Shape{channels});
+      p->finish_deferred_init();
+    }
+  }
+  // The channel axis moved to 1 (MXNet swaps it there and back).
+  std::vector<int64_t> perm(static_cast<size_t>(x.ndim()));
+  for (int64_t i = 0; i < x.ndim(); ++i) perm[static_cast<size_t>(i)] = i;
+  std::swap(perm[1], perm[static_cast<size_t>(axis)]);
+  const NDArray xt = axis == 1 ? x : transpose(x, perm);
+  const int64_t n = xt.shape()[0];
+  const int64_t rest = n * channels == 0 ? 0 : xt.size() / (n * channels);
+  const Device d = x.device();
+  const NDArray y = reshape(normalize_rows(reshape(xt, Shape{n, channels, rest}), gamma_->data(d),
+                                           beta_->data(d), epsilon_),
+                            xt.shape());
+  return axis == 1 ? y : transpose(y, perm);
+}
+
+std::string InstanceNorm::describe() const {
+  return fmt::format("InstanceNorm(axis={}, eps={}, channels={})", axis_, epsilon_,
                      gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
 }
 

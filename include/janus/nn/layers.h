@@ -166,4 +166,43 @@ class LayerNorm : public Block {
   ParameterPtr gamma_, beta_;
 };
 
+/// Group normalisation (MXNet 1.9's GroupNorm): the channels of axis 1 of an [N, C, ...] input
+/// split into `num_groups` groups of C / num_groups; each sample's group is normalised over its
+/// channels and spatial positions, then scaled and shifted by gamma and beta [num_groups] (one
+/// per group, as MXNet 1.x). Composed of registered operators, so it records and traces.
+class GroupNorm : public Block {
+ public:
+  explicit GroupNorm(int64_t num_groups = 1, double epsilon = 1e-5, bool center = true,
+                     bool scale = true, InitializerPtr beta_init = Zero(),
+                     InitializerPtr gamma_init = One());
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& gamma() const { return gamma_; }
+  const ParameterPtr& beta() const { return beta_; }
+
+ private:
+  int64_t num_groups_;
+  double epsilon_;
+  ParameterPtr gamma_, beta_;
+};
+
+/// Instance normalisation (MXNet 1.9's InstanceNorm): each sample's channel (`axis`) normalised
+/// over every other axis but the batch axis 0, then scaled and shifted by gamma and beta
+/// [channels]; in_channels 0 = inferred. MXNet's default leaves gamma fixed (scale = false).
+class InstanceNorm : public Block {
+ public:
+  explicit InstanceNorm(int64_t axis = 1, double epsilon = 1e-5, bool center = true,
+                        bool scale = false, InitializerPtr beta_init = Zero(),
+                        InitializerPtr gamma_init = One(), int64_t in_channels = 0);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& gamma() const { return gamma_; }
+  const ParameterPtr& beta() const { return beta_; }
+
+ private:
+  int64_t axis_;
+  double epsilon_;
+  ParameterPtr gamma_, beta_;
+};
+
 }  // namespace janus::nn

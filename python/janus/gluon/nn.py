@@ -28,6 +28,8 @@ Flatten = _janus.Flatten
 Activation = _janus.Activation
 Embedding = _janus.Embedding
 LayerNorm = _janus.LayerNorm
+GroupNorm = _janus.GroupNorm
+InstanceNorm = _janus.InstanceNorm
 
 
 class _ParamGetter:

@@ -461,11 +461,29 @@ def _dlpack(self, stream=None):
 
 def from_dlpack(x):
     """An array from any object that exports DLPack (``__dlpack__``: PyTorch tensors, NumPy
-    arrays, ...): one copy into memory that the engine owns."""
+    arrays, ...) or from a 'dltensor' capsule. A CPU tensor whose layout is row-major and
+    compact is shared, not copied: writes through either side are seen by the other, and the
+    producer's memory stays alive until the last Janus handle and every operation pushed on
+    the array are done. Other layouts (transposed, strided views) are copied once. Writes made
+    by the producer are not ordered with Janus operations still pending on the array: wait
+    (``wait_to_read``) before writing from the other side."""
+    if type(x).__name__ == "PyCapsule":
+        return _janus.from_dlpack_capsule(x)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not export DLPack "
                         "(no __dlpack__ method)")
-    return array(_onp.from_dlpack(x))
+    if hasattr(x, "__dlpack_device__"):
+        device_type, device_id = x.__dlpack_device__()
+        if int(device_type) not in (1, 3):
+            raise _janus_device_error(
+                f"from_dlpack: the tensor is on DLPack device type {int(device_type)} "
+                f"(id {device_id}), expected the CPU (type 1)")
+    return _janus.from_dlpack_capsule(x.__dlpack__())
+
+
+def _janus_device_error(message):
+    from ..base import DeviceError
+    return DeviceError(message)
 
 
 def _flatten(self, order="C"):

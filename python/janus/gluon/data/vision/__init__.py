@@ -12,7 +12,4 @@ def FashionMNIST(root=None, train=True, transform=None):
                                                             "train-images-idx3-ubyte.gz")):
         root = None
     ds = _janus.FashionMNIST(None if root is None else os.path.expanduser(root), train)
-    if transform is not None:
-        raise NotImplementedError("FashionMNIST: transform is not supported; use "
-                                  "transform_first(transforms.ToTensor())")
-    return ds
+    return ds if transform is None else ds.transform(transform)
