@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <utility>
 
 #include "janus/autograd/autograd.h"
@@ -111,6 +112,15 @@ RNNLayout parse_rnn_layout(const std::string& layout, const std::string& where) 
   if (layout == "NTC") return RNNLayout::kNTC;
   JANUS_THROW(ValueError, "{}: layout '{}' is not supported, expected 'TNC' or 'NTC'", where,
               layout);
+}
+
+std::string rnn_param_name_from_mxnet(const std::string& name) {
+  static const std::regex unfused(
+      R"((^|.*\.)_unfused\.(\d+)\.(?:(l|r)_cell\.)?((?:i2h|h2h)_(?:weight|bias))$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, unfused)) return "";
+  const std::string dir = m[3].matched ? m[3].str() : "l";
+  return fmt::format("{}{}{}_{}", m[1].str(), dir, m[2].str(), m[4].str());
 }
 
 // ---- cells ----

@@ -458,5 +458,13 @@ TEST(RecurrentCell, StatesAndErrors) {
               HasSubstr("begin_state batch_size is 0, expected > 0"));
 }
 
+TEST(RecurrentLayer, MXNetsUnfusedSaveNamesMapToTheLayersNames) {
+  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.1.r_cell.h2h_bias"), "r1_h2h_bias");
+  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.i2h_weight"), "l0_i2h_weight");
+  EXPECT_EQ(rnn_param_name_from_mxnet("enc._unfused.2.i2h_weight"), "enc.l2_i2h_weight");
+  EXPECT_EQ(rnn_param_name_from_mxnet("0.weight"), "");
+  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.h2r_weight"), "");
+}
+
 }  // namespace
 }  // namespace janus::nn

@@ -39,6 +39,11 @@ enum class RNNLayout { kTNC, kNTC };
 /// "TNC" or "NTC"; anything else is a ValueError naming `where`.
 RNNLayout parse_rnn_layout(const std::string& layout, const std::string& where);
 
+/// The structural name of a RecurrentLayer's parameter that MXNet 1.9's save_parameters writes
+/// under its unfused cells' name: "_unfused.1.r_cell.h2h_bias" -> "r1_h2h_bias" (bidirectional),
+/// "enc._unfused.0.i2h_weight" -> "enc.l0_i2h_weight"; "" for any other name.
+std::string rnn_param_name_from_mxnet(const std::string& name);
+
 /// The initializers of a recurrent layer's or cell's parameters (null: the block's initialize()
 /// argument; the biases default to zeros, as in Gluon).
 struct RNNInit {
