@@ -181,6 +181,19 @@ void export_two_in_two_out(const std::string& prefix) {
                           {{"format", "janus.params"}, {"inputs", "data0,data1"}});
 }
 
+// A recurrent layer (janus/nn/rnn.h: a loop over time steps of fully_connected, slices and
+// elementwise gates) with its states as inputs and outputs.
+void export_recurrent(nn::RNNMode mode, const std::string& prefix) {
+  nn::RecurrentLayer layer(mode, 4,
+                           {.num_layers = 2, .layout = nn::RNNLayout::kNTC, .bidirectional = true});
+  layer.initialize(nn::Xavier());
+  layer.hybridize();
+  std::vector<NDArray> xs{random_normal(0, 1, {2, 3, 5})};
+  for (const NDArray& s : layer.begin_state(2)) xs.push_back(s);
+  wait_to_read(layer(xs)[0]);
+  layer.export_model(prefix, 0);
+}
+
 // Janus's outputs for fixed inputs of the recorded shapes, from the files: inputs data or
 // data0, data1, ... (as the parameters' metadata lists them).
 // `params` is PREFIX-NNNN.safetensors.
@@ -248,6 +261,11 @@ int main(int argc, char** argv) {
     prefixes.push_back((dir / "operators").string());
     export_two_in_two_out((dir / "two_in_two_out").string());
     prefixes.push_back((dir / "two_in_two_out").string());
+    seed(3);
+    export_recurrent(nn::RNNMode::kLSTM, (dir / "lstm").string());
+    prefixes.push_back((dir / "lstm").string());
+    export_recurrent(nn::RNNMode::kGRU, (dir / "gru").string());
+    prefixes.push_back((dir / "gru").string());
     std::ofstream list(dir / "cases.txt");
     for (const std::string& prefix : prefixes) write_case(dir, prefix + "-0000.safetensors", list);
     for (int i = 2; i < argc; ++i) write_case(dir, argv[i], list);

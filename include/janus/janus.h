@@ -20,6 +20,7 @@
 #include "janus/nn/loss.h"
 #include "janus/nn/metric.h"
 #include "janus/nn/parameter.h"
+#include "janus/nn/rnn.h"
 #include "janus/nn/serialization.h"
 #include "janus/nn/symbol_block.h"
 #include "janus/ops/ops.h"

@@ -574,6 +574,109 @@ void bind_blocks(py::module_& m) {
           py::arg("ctx") = py::none());
 }
 
+nn::RNNMode to_rnn_mode(const std::string& mode) {
+  if (mode == "rnn_relu") return nn::RNNMode::kRNNRelu;
+  if (mode == "rnn_tanh") return nn::RNNMode::kRNNTanh;
+  if (mode == "lstm") return nn::RNNMode::kLSTM;
+  if (mode == "gru") return nn::RNNMode::kGRU;
+  JANUS_THROW(ValueError,
+              "rnn: mode '{}' is not known, expected 'rnn_relu', 'rnn_tanh', 'lstm' "
+              "or 'gru'",
+              mode);
+}
+
+nn::RNNInit to_rnn_init(py::object i2h_weight, py::object h2h_weight, py::object i2h_bias,
+                        py::object h2h_bias) {
+  return {to_init(i2h_weight), to_init(h2h_weight), to_init(i2h_bias), to_init(h2h_bias)};
+}
+
+py::tuple unrolled_to_python(nn::RecurrentCell::Unrolled u) {
+  return py::make_tuple(py::cast(u.outputs), py::cast(u.states));
+}
+
+// The recurrent layers and cells; janus/gluon/rnn.py gives them Gluon's classes and call forms.
+void bind_rnn(py::module_& m) {
+  py::class_<nn::RecurrentLayer, Block, std::shared_ptr<nn::RecurrentLayer>>(m, "RecurrentLayer")
+      .def(py::init([](const std::string& mode, int64_t hidden_size, int64_t num_layers,
+                       const std::string& layout, double dropout, bool bidirectional,
+                       int64_t input_size, py::object i2h_weight, py::object h2h_weight,
+                       py::object i2h_bias, py::object h2h_bias) {
+             const nn::RNNMode md = to_rnn_mode(mode);
+             return std::make_shared<nn::RecurrentLayer>(
+                 md, hidden_size,
+                 nn::RecurrentLayerOptions{
+                     .num_layers = num_layers,
+                     .layout = nn::parse_rnn_layout(layout, nn::rnn_mode_name(md)),
+                     .dropout = dropout,
+                     .bidirectional = bidirectional,
+                     .input_size = input_size,
+                     .init = to_rnn_init(i2h_weight, h2h_weight, i2h_bias, h2h_bias)});
+           }),
+           py::arg("mode"), py::arg("hidden_size"), py::arg("num_layers"), py::arg("layout"),
+           py::arg("dropout"), py::arg("bidirectional"), py::arg("input_size"),
+           py::arg("i2h_weight_initializer"), py::arg("h2h_weight_initializer"),
+           py::arg("i2h_bias_initializer"), py::arg("h2h_bias_initializer"))
+      .def(
+          "begin_state",
+          [](const nn::RecurrentLayer& l, int64_t batch_size, py::object ctx) {
+            return l.begin_state(batch_size, ctx.is_none() ? cpu() : to_device(ctx));
+          },
+          py::arg("batch_size"), py::arg("ctx") = py::none());
+
+  py::class_<nn::RecurrentCell, Block, std::shared_ptr<nn::RecurrentCell>>(m, "RecurrentCell")
+      .def(
+          "begin_state",
+          [](const nn::RecurrentCell& c, int64_t batch_size, py::object ctx) {
+            return c.begin_state(batch_size, ctx.is_none() ? cpu() : to_device(ctx));
+          },
+          py::arg("batch_size"), py::arg("ctx") = py::none())
+      .def(
+          "_unroll",
+          [](nn::RecurrentCell& c, int64_t length, const std::vector<NDArray>& inputs,
+             const std::vector<NDArray>& states, const std::string& layout, bool merge) {
+            const nn::RNNLayout lay = nn::parse_rnn_layout(layout, c.name());
+            nn::RecurrentCell::Unrolled u;
+            {
+              py::gil_scoped_release release;
+              u = c.unroll(length, inputs, states, lay, merge);
+            }
+            return unrolled_to_python(std::move(u));
+          },
+          py::arg("length"), py::arg("inputs"), py::arg("states"), py::arg("layout"),
+          py::arg("merge_outputs"));
+  py::class_<nn::GatedCell, nn::RecurrentCell, std::shared_ptr<nn::GatedCell>>(m, "GatedCell")
+      .def(py::init([](const std::string& mode, int64_t hidden_size, int64_t input_size,
+                       py::object i2h_weight, py::object h2h_weight, py::object i2h_bias,
+                       py::object h2h_bias) {
+             return std::make_shared<nn::GatedCell>(
+                 to_rnn_mode(mode), hidden_size, input_size,
+                 to_rnn_init(i2h_weight, h2h_weight, i2h_bias, h2h_bias));
+           }),
+           py::arg("mode"), py::arg("hidden_size"), py::arg("input_size"),
+           py::arg("i2h_weight_initializer"), py::arg("h2h_weight_initializer"),
+           py::arg("i2h_bias_initializer"), py::arg("h2h_bias_initializer"));
+  py::class_<nn::SequentialRNNCell, nn::RecurrentCell, std::shared_ptr<nn::SequentialRNNCell>>(
+      m, "SequentialRNNCell")
+      .def(py::init([](const py::kwargs&) { return std::make_shared<nn::SequentialRNNCell>(); }))
+      .def("add",
+           [](py::object self, py::object cell) {
+             if (!py::isinstance<nn::RecurrentCell>(cell)) {
+               JANUS_THROW(TypeError, "SequentialRNNCell.add: expected a recurrent cell, got {}",
+                           py::repr(cell).cast<std::string>());
+             }
+             self.cast<nn::SequentialRNNCell&>().add(
+                 cell.cast<std::shared_ptr<nn::RecurrentCell>>());
+             keep_ref(self, cell);
+           })
+      .def("__len__", &nn::SequentialRNNCell::size)
+      .def("__getitem__", [](const nn::SequentialRNNCell& s, int64_t i) {
+        const auto n = static_cast<int64_t>(s.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) throw py::index_error("SequentialRNNCell index out of range");
+        return s[static_cast<size_t>(i)];
+      });
+}
+
 void bind_losses(py::module_& m) {
   py::class_<nn::Loss, std::shared_ptr<nn::Loss>>(m, "Loss")
       .def(
@@ -778,6 +881,7 @@ void bind_gluon(py::module_& m) {
   bind_init(m);
   bind_params(m);
   bind_blocks(m);
+  bind_rnn(m);
   bind_losses(m);
   bind_trainer(m);
   bind_data(m);

@@ -47,10 +47,11 @@ def test_uninitialised_block():
         net(np.ones((1, 2))).wait_to_read()
 
 
-def test_recurrent_layers_are_a_clear_not_supported_error():
+def test_missing_recurrent_cells_are_a_clear_not_supported_error():
     from janus.gluon import rnn
-    with pytest.raises(mx.base.NotSupportedError, match="gluon.rnn.LSTM: Janus has no recurrent"):
-        rnn.LSTM(64)
+    with pytest.raises(mx.base.NotSupportedError,
+                       match="gluon.rnn.BidirectionalCell: Janus does not have this cell yet"):
+        rnn.BidirectionalCell
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         rnn.Nope
 

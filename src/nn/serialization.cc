@@ -1,4 +1,5 @@
-// A block's parameters through the safetensors files of janus/graph/safetensors.h.
+// A block's parameters through the safetensors files of janus/graph/safetensors.h; loading
+// also reads the .params files of MXNet 1.x's Gluon save_parameters.
 #include "janus/nn/serialization.h"
 
 #include <fmt/format.h>
@@ -9,7 +10,9 @@
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/graph/mxnet_import.h"
 #include "janus/nn/block.h"
+#include "janus/nn/rnn.h"
 
 namespace janus::nn {
 namespace {
@@ -38,7 +41,13 @@ void save_parameters(const Block& block, const std::string& path) {
 void load_parameters(Block& block, const std::string& path, std::optional<Device> device,
                      bool allow_missing, bool ignore_extra) {
   const ParameterDict params = block.collect_params();
-  const NamedArrays loaded = load_safetensors(path, nullptr, device.value_or(cpu()));
+  NamedArrays loaded = graph::load_params_file(path, device.value_or(cpu()));
+  // MXNet 1.9 saves its recurrent layers' parameters under the names of their unfused cells.
+  for (auto& [name, value] : loaded) {
+    if (params.contains(name)) continue;
+    std::string alias = rnn_param_name_from_mxnet(name);
+    if (!alias.empty() && params.contains(alias)) name = std::move(alias);
+  }
 
   std::vector<std::string> missing, extra, mismatched;
   std::set<std::string> in_file;

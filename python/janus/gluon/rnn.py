@@ -1,14 +1,215 @@
-"""``gluon.rnn``: recurrent layers. Janus has none yet (no recurrent operators in the C++ core):
-the module imports, as MXNet code imports it alongside ``nn``, and naming any of its layers
-raises NotSupportedError saying so."""
+"""``gluon.rnn``: recurrent layers and cells, MXNet 1.9's names and call forms over the C++ ones
+(janus/nn/rnn.h, composed of registered operators, so that autograd, hybridize and export work
+as for any layer).
+
+Layers run whole sequences: ``out = layer(x)`` or ``out, states = layer(x, states)``, with x
+``(T, N, C)`` ('TNC') or ``(N, T, C)`` ('NTC') and each state ``(num_layers * D, N, H)``.
+Cells run one step: ``out, states = cell(x, states)``; ``unroll`` runs several. Parameter names
+(``l0_i2h_weight``, ``r0_h2h_bias``, a cell's ``i2h_weight``) and gate order (LSTM: i, f, c, o;
+GRU: r, z, n) are MXNet's, so parameters saved by MXNet load and give its numbers."""
+from .. import _janus
 from ..base import NotSupportedError
 
-_LAYERS = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
-           "HybridSequentialRNNCell", "BidirectionalCell", "DropoutCell", "ResidualCell",
-           "ZoneoutCell", "HybridRecurrentCell", "RecurrentCell")
+_NDArray = _janus.ndarray
+
+_NOT_YET = ("BidirectionalCell", "DropoutCell", "ResidualCell", "ZoneoutCell",
+            "VariationalDropoutCell", "LSTMPCell", "HybridRecurrentCell", "RecurrentCell",
+            "ModifierCell")
 
 
 def __getattr__(name):
-    if name in _LAYERS:
-        raise NotSupportedError(f"gluon.rnn.{name}: Janus has no recurrent layers yet")
+    if name in _NOT_YET:
+        raise NotSupportedError(f"gluon.rnn.{name}: Janus does not have this cell yet (it has "
+                                "RNNCell, LSTMCell, GRUCell and SequentialRNNCell)")
     raise AttributeError(f"module 'janus.gluon.rnn' has no attribute '{name}'")
+
+
+def _check_dtype(cls, dtype):
+    if str(dtype) not in ("float32", "<class 'numpy.float32'>"):
+        raise NotSupportedError(f"{cls}: dtype {dtype} is not supported, only float32")
+
+
+def _as_list(states, cls):
+    if isinstance(states, _NDArray):
+        return [states]
+    if isinstance(states, (list, tuple)):
+        return list(states)
+    raise TypeError(f"{cls}: states must be an ndarray or a list of them, got "
+                    f"{type(states).__name__}")
+
+
+def _own_param(block, name):
+    """``layer.l0_i2h_weight`` / ``cell.i2h_weight``, as MXNet's blocks have them."""
+    if not name.startswith("_"):
+        params = block.collect_params()
+        if name in params:
+            return params[name]
+    raise AttributeError(f"'{type(block).__name__}' object has no attribute '{name}'")
+
+
+class _RNNLayer(_janus.RecurrentLayer):
+    _mode = None
+
+    def __init__(self, mode, hidden_size, num_layers, layout, dropout, bidirectional,
+                 input_size, i2h_weight_initializer, h2h_weight_initializer,
+                 i2h_bias_initializer, h2h_bias_initializer, dtype):
+        _check_dtype(type(self).__name__, dtype)
+        super().__init__(mode, hidden_size, num_layers, layout, dropout, bidirectional,
+                         input_size, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer)
+
+    def begin_state(self, batch_size=0, func=None, ctx=None, **kwargs):
+        """Zero states for ``batch_size`` sequences: a list of ``(num_layers * D, N, H)``
+        arrays (two for LSTM: h and c)."""
+        if func is not None:
+            states = super().begin_state(batch_size, ctx)
+            return [func(shape=s.shape, ctx=ctx, **kwargs) if ctx is not None
+                    else func(shape=s.shape, **kwargs) for s in states]
+        return super().begin_state(batch_size, ctx)
+
+    def __call__(self, inputs, states=None, sequence_length=None):
+        if sequence_length is not None:
+            raise NotSupportedError(f"{type(self).__name__}: sequence_length (use_sequence_length) "
+                                    "is not supported")
+        if states is None:
+            return _janus.Block.__call__(self, inputs)
+        ys = _janus.Block.__call__(self, inputs, *_as_list(states, type(self).__name__))
+        return ys[0], list(ys[1:])
+
+    forward = __call__
+    __getattr__ = _own_param
+
+
+class RNN(_RNNLayer):
+    """Elman RNN: h' = activation(W_i x + b_i + W_h h + b_h), activation 'relu' or 'tanh'."""
+
+    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0,
+                 bidirectional=False, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 dtype="float32", **kwargs):
+        if activation not in ("relu", "tanh"):
+            raise ValueError(f"RNN: activation '{activation}' is not supported, expected 'relu' "
+                             "or 'tanh'")
+        super().__init__("rnn_" + activation, hidden_size, num_layers, layout, dropout,
+                         bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
+                         dtype)
+
+
+class LSTM(_RNNLayer):
+    """Long short-term memory; gates i, f, c, o (MXNet's order); states [h, c]."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
+                 projection_size=None, h2r_weight_initializer=None, state_clip_min=None,
+                 state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
+        if projection_size is not None:
+            raise NotSupportedError("LSTM: projection_size is not supported")
+        if state_clip_min is not None or state_clip_max is not None or state_clip_nan:
+            raise NotSupportedError("LSTM: state clipping is not supported")
+        super().__init__("lstm", hidden_size, num_layers, layout, dropout, bidirectional,
+                         input_size, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, dtype)
+
+
+class GRU(_RNNLayer):
+    """Gated recurrent unit; gates r, z, n (MXNet's order, the reset gate applied to
+    W_hn h + b_hn)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", dtype="float32",
+                 **kwargs):
+        super().__init__("gru", hidden_size, num_layers, layout, dropout, bidirectional,
+                         input_size, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, dtype)
+
+
+def _cell_begin_state(self, batch_size=0, func=None, ctx=None, **kwargs):
+    """Zero states for ``batch_size`` sequences: a list of ``(N, H)`` arrays."""
+    states = _janus.RecurrentCell.begin_state(self, batch_size, ctx)
+    if func is None:
+        return states
+    return [func(shape=s.shape, **kwargs) for s in states]
+
+
+def _cell_call(self, inputs, states):
+    ys = _janus.Block.__call__(self, inputs, *_as_list(states, type(self).__name__))
+    return ys[0], list(ys[1:])
+
+
+def _unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
+            valid_length=None):
+    """Runs ``length`` steps over ``inputs`` (one ``(N, T, C)``/``(T, N, C)`` array by layout,
+    or a list of ``(N, C)`` arrays) from ``begin_state`` (zeros when None). Returns
+    ``(outputs, states)``: outputs merged into one array along the time axis when
+    ``merge_outputs`` (default: when the inputs were one array), else a list per step."""
+    if valid_length is not None:
+        raise NotSupportedError(f"{type(self).__name__}.unroll: valid_length is not supported")
+    merged_in = isinstance(inputs, _NDArray)
+    xs = [inputs] if merged_in else list(inputs)
+    if merge_outputs is None:
+        merge_outputs = merged_in
+    states = [] if begin_state is None else _as_list(begin_state, type(self).__name__)
+    outputs, states = self._unroll(length, xs, states, layout, bool(merge_outputs))
+    return (outputs[0] if merge_outputs else outputs), states
+
+
+for _cls in (_janus.GatedCell, _janus.SequentialRNNCell):
+    _cls.begin_state = _cell_begin_state
+    _cls.__call__ = _cell_call
+    _cls.forward = _cell_call
+    _cls.unroll = _unroll
+
+
+class _GatedCell(_janus.GatedCell):
+    def __init__(self, mode, hidden_size, input_size, i2h_weight_initializer,
+                 h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer):
+        super().__init__(mode, hidden_size, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
+
+    __getattr__ = _own_param
+
+
+class RNNCell(_GatedCell):
+    """One Elman step: h' = activation(W_i x + b_i + W_h h + b_h); activation 'tanh' or 'relu'."""
+
+    def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", input_size=0, **kwargs):
+        if activation not in ("relu", "tanh"):
+            raise ValueError(f"RNNCell: activation '{activation}' is not supported, expected "
+                             "'relu' or 'tanh'")
+        super().__init__("rnn_" + activation, hidden_size, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
+
+
+class LSTMCell(_GatedCell):
+    """One LSTM step; states [h, c]."""
+
+    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 activation="tanh", recurrent_activation="sigmoid", **kwargs):
+        if activation != "tanh" or recurrent_activation != "sigmoid":
+            raise NotSupportedError("LSTMCell: only activation='tanh' and "
+                                    "recurrent_activation='sigmoid' are supported")
+        super().__init__("lstm", hidden_size, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
+
+
+class GRUCell(_GatedCell):
+    """One GRU step; states [h]."""
+
+    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 activation="tanh", recurrent_activation="sigmoid", **kwargs):
+        if activation != "tanh" or recurrent_activation != "sigmoid":
+            raise NotSupportedError("GRUCell: only activation='tanh' and "
+                                    "recurrent_activation='sigmoid' are supported")
+        super().__init__("gru", hidden_size, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
+
+
+SequentialRNNCell = _janus.SequentialRNNCell
+HybridSequentialRNNCell = _janus.SequentialRNNCell

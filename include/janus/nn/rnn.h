@@ -1,0 +1,162 @@
+// Recurrent layers (Gluon's rnn.RNN, LSTM, GRU) and cells (RNNCell, LSTMCell, GRUCell,
+// SequentialRNNCell), composed of registered operators (fully_connected, slice_axis, concat,
+// sigmoid, tanh, elementwise), so that autograd, hybridize, export and the deploy runtime need
+// nothing of their own. Parameter names, shapes and gate order are MXNet 1.9's, so that
+// parameters saved by MXNet load and give its numbers. Layer: nn.
+//
+//   auto lstm = std::make_shared<nn::RecurrentLayer>(nn::RNNMode::kLSTM, /*hidden_size=*/100);
+//   lstm->initialize(nn::Xavier());
+//   NDArray out = (*lstm)(x);                                  // x [T, N, C] -> [T, N, 100]
+//   std::vector<NDArray> ys = (*lstm)({x, h0, c0});            // {out, h_T, c_T}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "janus/nn/block.h"
+
+namespace janus::nn {
+
+/// The recurrence of a cell or layer. Gates (MXNet's and cuDNN's order):
+///   kRNNRelu, kRNNTanh: h' = act(W_i x + b_i + W_h h + b_h)
+///   kLSTM: i, f, c~, o = split(W_i x + b_i + W_h h + b_h, 4);
+///          c' = sigmoid(f) c + sigmoid(i) tanh(c~); h' = sigmoid(o) tanh(c')
+///   kGRU:  r, z, n from W_i x + b_i and W_h h + b_h split in 3 each;
+///          r = sigmoid(x_r + h_r), z = sigmoid(x_z + h_z), n = tanh(x_n + r h_n),
+///          h' = (1 - z) n + z h   (the reset gate scales h_n after its bias, as in MXNet)
+enum class RNNMode { kRNNRelu, kRNNTanh, kLSTM, kGRU };
+
+/// "rnn_relu", "rnn_tanh", "lstm", "gru".
+const char* rnn_mode_name(RNNMode mode);
+/// Gates per step: 1, 1, 4, 3.
+int64_t rnn_gates(RNNMode mode);
+/// States per step: 2 for LSTM ([h, c]), 1 otherwise ([h]).
+int64_t rnn_num_states(RNNMode mode);
+
+/// Time-major "TNC" or batch-major "NTC" sequences.
+enum class RNNLayout { kTNC, kNTC };
+/// "TNC" or "NTC"; anything else is a ValueError naming `where`.
+RNNLayout parse_rnn_layout(const std::string& layout, const std::string& where);
+
+/// The structural name of a RecurrentLayer's parameter that MXNet 1.9's save_parameters writes
+/// under its unfused cells' name: "_unfused.1.r_cell.h2h_bias" -> "r1_h2h_bias" (bidirectional),
+/// "enc._unfused.0.i2h_weight" -> "enc.l0_i2h_weight"; "" for any other name.
+std::string rnn_param_name_from_mxnet(const std::string& name);
+
+/// The initializers of a recurrent layer's or cell's parameters (null: the block's initialize()
+/// argument; the biases default to zeros, as in Gluon).
+struct RNNInit {
+  InitializerPtr i2h_weight, h2h_weight;
+  InitializerPtr i2h_bias = Zero();
+  InitializerPtr h2h_bias = Zero();
+};
+
+/// A cell: one step of a recurrence. forward({x [N, C], states...}) gives {output [N, H],
+/// new states...}; the states are those of begin_state().
+class RecurrentCell : public Block {
+ public:
+  using Block::Block;
+  using Block::forward;
+  /// The states' shapes for `batch_size` sequences, e.g. {[N, H], [N, H]} for an LSTM cell.
+  virtual std::vector<Shape> state_shapes(int64_t batch_size) const = 0;
+  /// Zeros of state_shapes(batch_size) on `device`.
+  std::vector<NDArray> begin_state(int64_t batch_size, Device device = cpu()) const;
+  size_t num_states() const { return state_shapes(0).size(); }
+
+  struct Unrolled {
+    /// One array per step ([N, H]), or, merged, one [T, N, H] or [N, T, H] array (by layout).
+    std::vector<NDArray> outputs;
+    std::vector<NDArray> states;
+  };
+  /// Runs `length` steps over `inputs`: either one merged [T, N, C] / [N, T, C] array (by
+  /// layout) or `length` arrays [N, C]. Empty `states` start from begin_state.
+  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                  bool merge_outputs = false);
+
+ protected:
+  /// Checks the number and shapes of the states in xs (after the input) for batch `n`.
+  void check_states(const std::vector<NDArray>& xs, int64_t n) const;
+};
+
+/// Gluon's RNNCell (activation "tanh" or "relu"), LSTMCell and GRUCell: parameters i2h_weight
+/// [G H, C], h2h_weight [G H, H], i2h_bias and h2h_bias [G H] (G gates); input_size 0 = inferred
+/// from the first input.
+class GatedCell : public RecurrentCell {
+ public:
+  GatedCell(RNNMode mode, int64_t hidden_size, int64_t input_size = 0, RNNInit init = {});
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override;
+  RNNMode mode() const { return mode_; }
+  int64_t hidden_size() const { return hidden_; }
+
+ private:
+  RNNMode mode_;
+  int64_t hidden_;
+  ParameterPtr i2h_weight_, h2h_weight_, i2h_bias_, h2h_bias_;
+};
+
+/// Cells stacked: each one's output is the next one's input; the states are the cells' states
+/// one after another (Gluon's SequentialRNNCell and HybridSequentialRNNCell).
+class SequentialRNNCell : public RecurrentCell {
+ public:
+  SequentialRNNCell();
+  void add(std::shared_ptr<RecurrentCell> cell);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override { return "SequentialRNNCell"; }
+  size_t size() const { return cells_.size(); }
+  const std::shared_ptr<RecurrentCell>& operator[](size_t i) const;
+
+ private:
+  std::vector<std::shared_ptr<RecurrentCell>> cells_;
+};
+
+struct RecurrentLayerOptions {
+  int64_t num_layers = 1;
+  RNNLayout layout = RNNLayout::kTNC;
+  /// Dropout on the outputs of each layer but the last, in training only.
+  double dropout = 0;
+  bool bidirectional = false;
+  /// The features of the input; 0 = inferred from the first input.
+  int64_t input_size = 0;
+  RNNInit init;
+};
+
+/// Gluon's rnn.RNN, LSTM and GRU: `num_layers` layers of a recurrence over whole sequences,
+/// each in one direction or two (outputs concatenated on the feature axis). Parameters
+/// {l,r}{layer}_{i2h,h2h}_{weight,bias} as in MXNet ("l0_i2h_weight", "r0_h2h_bias").
+/// forward({x}) gives {out}; forward({x, states...}) gives {out, final states...}. x is
+/// [T, N, C] (TNC) or [N, T, C] (NTC); out [T, N, D H] or [N, T, D H]; each state
+/// [num_layers D, N, H] (D = 2 if bidirectional), layer-major: l0, r0, l1, r1, ...
+class RecurrentLayer : public Block {
+ public:
+  RecurrentLayer(RNNMode mode, int64_t hidden_size, RecurrentLayerOptions options = {});
+  using Block::forward;
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::string describe() const override;
+  /// The states' shapes for `batch_size` sequences: [num_layers D, N, H], one or two (LSTM).
+  std::vector<Shape> state_shapes(int64_t batch_size) const;
+  /// Zeros of state_shapes(batch_size) on `device`.
+  std::vector<NDArray> begin_state(int64_t batch_size, Device device = cpu()) const;
+  RNNMode mode() const { return mode_; }
+  const RecurrentLayerOptions& options() const { return options_; }
+
+ private:
+  struct Direction {
+    ParameterPtr i2h_weight, h2h_weight, i2h_bias, h2h_bias;
+  };
+  // One layer in one direction over seq [T, N, C] from states {h [N, H], (c)}: the outputs
+  // [T, N, H] and the final states.
+  std::vector<NDArray> run_direction(const Direction& d, const NDArray& seq,
+                                     std::vector<NDArray> states, bool reverse) const;
+
+  RNNMode mode_;
+  int64_t hidden_;
+  RecurrentLayerOptions options_;
+  std::vector<Direction> directions_;  // layer-major: l0, r0, l1, r1, ...
+};
+
+}  // namespace janus::nn

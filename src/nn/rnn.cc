@@ -1,0 +1,402 @@
+// Recurrent cells and layers, composed of registered operators (see janus/nn/rnn.h).
+#include "janus/nn/rnn.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <utility>
+
+#include "janus/autograd/autograd.h"
+#include "janus/base/error.h"
+#include "janus/ops/ops.h"
+
+namespace janus::nn {
+namespace {
+
+// parts joined along `axis` by pairwise concat (a balanced tree: each element is copied
+// log2(parts) times rather than once per later part).
+NDArray concat_all(std::vector<NDArray> parts, int64_t axis) {
+  JANUS_ASSERT(!parts.empty(), "rnn: concat_all of no arrays");
+  while (parts.size() > 1) {
+    std::vector<NDArray> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      next.push_back(concat(parts[i], parts[i + 1], axis));
+    }
+    if (parts.size() % 2 == 1) next.push_back(parts.back());
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
+// Step t of seq along `axis` without that axis.
+NDArray step_of(const NDArray& seq, int64_t axis, int64_t t) {
+  return squeeze(slice_axis(seq, axis, t, t + 1), {axis});
+}
+
+// One step from the products i2h = W_i x + b_i and h2h = W_h h + b_h [N, G H] and the states
+// {h, (c)} [N, H]: the new states (h' first, which is also the output).
+std::vector<NDArray> recur(RNNMode mode, const NDArray& i2h, const NDArray& h2h,
+                           const std::vector<NDArray>& states) {
+  switch (mode) {
+    case RNNMode::kRNNRelu:
+      return {relu(i2h + h2h)};
+    case RNNMode::kRNNTanh:
+      return {tanh(i2h + h2h)};
+    case RNNMode::kLSTM: {
+      const std::vector<NDArray> g = split(i2h + h2h, 4, 1);  // i, f, c~, o
+      NDArray c = sigmoid(g[1]) * states[1] + sigmoid(g[0]) * tanh(g[2]);
+      NDArray h = sigmoid(g[3]) * tanh(c);
+      return {std::move(h), std::move(c)};
+    }
+    case RNNMode::kGRU: {
+      const std::vector<NDArray> x = split(i2h, 3, 1);  // r, z, n
+      const std::vector<NDArray> s = split(h2h, 3, 1);
+      const NDArray r = sigmoid(x[0] + s[0]);
+      const NDArray z = sigmoid(x[1] + s[1]);
+      const NDArray n = tanh(x[2] + r * s[2]);
+      // (1 - z) n + z h = n + z (h - n)
+      return {n + z * (states[0] - n)};
+    }
+  }
+  JANUS_THROW(InternalError, "rnn: unknown mode {}", static_cast<int>(mode));
+}
+
+void check_hidden_size(int64_t hidden_size, const char* where) {
+  JANUS_CHECK(hidden_size > 0, ValueError, "{}: hidden_size is {}, expected a positive number",
+              where, hidden_size);
+}
+
+// "rnn", "lstm", "gru": the kind part of a block's name.
+const char* block_prefix(RNNMode mode) {
+  return mode == RNNMode::kLSTM ? "lstm" : mode == RNNMode::kGRU ? "gru" : "rnn";
+}
+
+// The i2h weight's input extent from the first input (deferred initialisation; the other
+// parameters' shapes are known from the start), else a ShapeError naming the block when it
+// differs.
+void infer_input_size(const std::string& block, const ParameterPtr& i2h_weight, const NDArray& x) {
+  const int64_t features = x.shape()[x.ndim() - 1];
+  const int64_t expected = i2h_weight->shape()[1];
+  JANUS_CHECK(expected == 0 || expected == features, ShapeError,
+              "{}: input of shape {} has {} features, expected {} (i2h_weight {})", block,
+              x.shape(), features, expected, i2h_weight->shape());
+  if (i2h_weight->initialized()) return;
+  i2h_weight->infer_shape(Shape{i2h_weight->shape()[0], features});
+  i2h_weight->finish_deferred_init();
+}
+
+}  // namespace
+
+const char* rnn_mode_name(RNNMode mode) {
+  switch (mode) {
+    case RNNMode::kRNNRelu:
+      return "rnn_relu";
+    case RNNMode::kRNNTanh:
+      return "rnn_tanh";
+    case RNNMode::kLSTM:
+      return "lstm";
+    case RNNMode::kGRU:
+      return "gru";
+  }
+  return "?";
+}
+
+int64_t rnn_gates(RNNMode mode) {
+  return mode == RNNMode::kLSTM ? 4 : mode == RNNMode::kGRU ? 3 : 1;
+}
+
+int64_t rnn_num_states(RNNMode mode) { return mode == RNNMode::kLSTM ? 2 : 1; }
+
+RNNLayout parse_rnn_layout(const std::string& layout, const std::string& where) {
+  if (layout == "TNC") return RNNLayout::kTNC;
+  if (layout == "NTC") return RNNLayout::kNTC;
+  JANUS_THROW(ValueError, "{}: layout '{}' is not supported, expected 'TNC' or 'NTC'", where,
+              layout);
+}
+
+std::string rnn_param_name_from_mxnet(const std::string& name) {
+  static const std::regex unfused(
+      R"((^|.*\.)_unfused\.(\d+)\.(?:(l|r)_cell\.)?((?:i2h|h2h)_(?:weight|bias))$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, unfused)) return "";
+  const std::string dir = m[3].matched ? m[3].str() : "l";
+  return fmt::format("{}{}{}_{}", m[1].str(), dir, m[2].str(), m[4].str());
+}
+
+// ---- cells ----
+
+std::vector<NDArray> RecurrentCell::begin_state(int64_t batch_size, Device device) const {
+  JANUS_CHECK(batch_size > 0, ValueError, "{}: begin_state batch_size is {}, expected > 0", name(),
+              batch_size);
+  std::vector<NDArray> out;
+  for (const Shape& s : state_shapes(batch_size)) out.push_back(zeros(s, DType::kFloat32, device));
+  return out;
+}
+
+void RecurrentCell::check_states(const std::vector<NDArray>& xs, int64_t n) const {
+  const std::vector<Shape> shapes = state_shapes(n);
+  JANUS_CHECK(xs.size() == shapes.size() + 1, ValueError,
+              "{}: called with {} states, expected {} (begin_state gives them)", name(),
+              xs.size() - 1, shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    JANUS_CHECK(xs[i + 1].shape() == shapes[i], ShapeError,
+                "{}: state {} has shape {}, expected {} for a batch of {}", name(), i,
+                xs[i + 1].shape(), shapes[i], n);
+  }
+}
+
+RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
+                                              std::vector<NDArray> states, RNNLayout layout,
+                                              bool merge_outputs) {
+  JANUS_CHECK(length > 0, ValueError, "{}: unroll length is {}, expected > 0", name(), length);
+  const int64_t time_axis = layout == RNNLayout::kTNC ? 0 : 1;
+  std::vector<NDArray> steps;
+  if (inputs.size() == 1 && length > 1) {
+    const NDArray& seq = inputs[0];
+    JANUS_CHECK(seq.ndim() == 3 && seq.shape()[time_axis] == length, ShapeError,
+                "{}: unroll of {} steps got inputs of shape {}, expected {} with T = {}", name(),
+                length, seq.shape(), layout == RNNLayout::kTNC ? "[T, N, C]" : "[N, T, C]", length);
+    for (int64_t t = 0; t < length; ++t) steps.push_back(step_of(seq, time_axis, t));
+  } else if (inputs.size() == 1 && inputs[0].ndim() == 3) {
+    JANUS_CHECK(inputs[0].shape()[time_axis] == 1, ShapeError,
+                "{}: unroll of 1 step got inputs of shape {}, expected T = 1", name(),
+                inputs[0].shape());
+    steps.push_back(step_of(inputs[0], time_axis, 0));
+  } else {
+    JANUS_CHECK(static_cast<int64_t>(inputs.size()) == length, ValueError,
+                "{}: unroll of {} steps got {} input arrays, expected {} (or one merged array)",
+                name(), length, inputs.size(), length);
+    steps = inputs;
+  }
+  if (states.empty()) states = begin_state(steps[0].shape()[0], steps[0].device());
+  Unrolled out;
+  for (const NDArray& x : steps) {
+    std::vector<NDArray> xs{x};
+    xs.insert(xs.end(), states.begin(), states.end());
+    std::vector<NDArray> ys = (*this)(xs);
+    out.outputs.push_back(ys[0]);
+    states.assign(ys.begin() + 1, ys.end());
+  }
+  out.states = std::move(states);
+  if (merge_outputs) {
+    for (NDArray& y : out.outputs) y = expand_dims(y, time_axis);
+    out.outputs = {concat_all(std::move(out.outputs), time_axis)};
+  }
+  return out;
+}
+
+GatedCell::GatedCell(RNNMode mode, int64_t hidden_size, int64_t input_size, RNNInit init)
+    : RecurrentCell(std::string(block_prefix(mode)) + "cell"), mode_(mode), hidden_(hidden_size) {
+  check_hidden_size(hidden_size, name().c_str());
+  JANUS_CHECK(input_size >= 0, ValueError, "{}: input_size is {}, expected >= 0 (0: inferred)",
+              name(), input_size);
+  const int64_t gh = rnn_gates(mode) * hidden_size;
+  i2h_weight_ = register_param("i2h_weight", Shape{gh, input_size}, std::move(init.i2h_weight));
+  h2h_weight_ = register_param("h2h_weight", Shape{gh, hidden_size}, std::move(init.h2h_weight));
+  i2h_bias_ = register_param("i2h_bias", Shape{gh}, std::move(init.i2h_bias));
+  h2h_bias_ = register_param("h2h_bias", Shape{gh}, std::move(init.h2h_bias));
+}
+
+std::vector<Shape> GatedCell::state_shapes(int64_t batch_size) const {
+  return std::vector<Shape>(rnn_num_states(mode_), Shape{batch_size, hidden_});
+}
+
+std::vector<NDArray> GatedCell::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+  const NDArray& x = xs[0];
+  JANUS_CHECK(x.ndim() == 2, ShapeError, "{}: input has shape {}, expected [batch, features]",
+              name(), x.shape());
+  check_states(xs, x.shape()[0]);
+  infer_input_size(name(), i2h_weight_, x);
+  const Device dev = x.device();
+  // x [N, C] . i2h_weight [G H, C]^T -> [N, G H]; h [N, H] . h2h_weight [G H, H]^T -> [N, G H]
+  const NDArray i2h = fully_connected(x, i2h_weight_->data(dev), i2h_bias_->data(dev));
+  const NDArray h2h = fully_connected(xs[1], h2h_weight_->data(dev), h2h_bias_->data(dev));
+  std::vector<NDArray> states(xs.begin() + 1, xs.end());
+  std::vector<NDArray> next = recur(mode_, i2h, h2h, states);
+  std::vector<NDArray> out{next[0]};
+  out.insert(out.end(), next.begin(), next.end());
+  return out;
+}
+
+std::string GatedCell::describe() const {
+  const char* kind = mode_ == RNNMode::kLSTM  ? "LSTMCell"
+                     : mode_ == RNNMode::kGRU ? "GRUCell"
+                                              : "RNNCell";
+  // Called from the constructor's checks too, before the parameters exist.
+  const int64_t in = i2h_weight_ ? i2h_weight_->shape()[1] : 0;
+  std::string act;
+  if (mode_ == RNNMode::kRNNRelu) act = ", relu";
+  if (mode_ == RNNMode::kRNNTanh) act = ", tanh";
+  return fmt::format("{}({} -> {}{})", kind, in == 0 ? "None" : std::to_string(in), hidden_, act);
+}
+
+SequentialRNNCell::SequentialRNNCell() : RecurrentCell("sequentialrnncell") {}
+
+void SequentialRNNCell::add(std::shared_ptr<RecurrentCell> cell) {
+  cells_.push_back(register_child(std::move(cell)));
+}
+
+const std::shared_ptr<RecurrentCell>& SequentialRNNCell::operator[](size_t i) const {
+  JANUS_CHECK(i < cells_.size(), IndexError, "{}: index {} is out of range for {} cells", name(), i,
+              cells_.size());
+  return cells_[i];
+}
+
+std::vector<Shape> SequentialRNNCell::state_shapes(int64_t batch_size) const {
+  std::vector<Shape> out;
+  for (const auto& c : cells_) {
+    const std::vector<Shape> s = c->state_shapes(batch_size);
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  return out;
+}
+
+std::vector<NDArray> SequentialRNNCell::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(!cells_.empty(), ValueError, "{}: has no cells; add() some first", name());
+  JANUS_CHECK(!xs.empty() && xs[0].ndim() == 2, ShapeError,
+              "{}: input has shape {}, expected [batch, features]", name(),
+              xs.empty() ? Shape{} : xs[0].shape());
+  check_states(xs, xs[0].shape()[0]);
+  NDArray x = xs[0];
+  std::vector<NDArray> states;
+  size_t next = 1;
+  for (const auto& c : cells_) {
+    std::vector<NDArray> in{x};
+    const size_t k = c->num_states();
+    in.insert(in.end(), xs.begin() + static_cast<std::ptrdiff_t>(next),
+              xs.begin() + static_cast<std::ptrdiff_t>(next + k));
+    next += k;
+    std::vector<NDArray> ys = (*c)(in);
+    x = ys[0];
+    states.insert(states.end(), ys.begin() + 1, ys.end());
+  }
+  std::vector<NDArray> out{x};
+  out.insert(out.end(), states.begin(), states.end());
+  return out;
+}
+
+// ---- layers ----
+
+RecurrentLayer::RecurrentLayer(RNNMode mode, int64_t hidden_size, RecurrentLayerOptions options)
+    : Block(block_prefix(mode)), mode_(mode), hidden_(hidden_size), options_(std::move(options)) {
+  check_hidden_size(hidden_size, name().c_str());
+  JANUS_CHECK(options_.num_layers > 0, ValueError, "{}: num_layers is {}, expected >= 1", name(),
+              options_.num_layers);
+  JANUS_CHECK(options_.dropout >= 0 && options_.dropout < 1, ValueError,
+              "{}: dropout is {}, expected a value in [0, 1)", name(), options_.dropout);
+  JANUS_CHECK(options_.input_size >= 0, ValueError,
+              "{}: input_size is {}, expected >= 0 (0: inferred)", name(), options_.input_size);
+  const int64_t gh = rnn_gates(mode) * hidden_size;
+  const int64_t dirs = options_.bidirectional ? 2 : 1;
+  int64_t in = options_.input_size;
+  const RNNInit& init = options_.init;
+  for (int64_t l = 0; l < options_.num_layers; ++l) {
+    for (int64_t d = 0; d < dirs; ++d) {
+      const std::string p = fmt::format("{}{}_", d == 0 ? 'l' : 'r', l);
+      directions_.push_back(
+          {register_param(p + "i2h_weight", Shape{gh, in}, init.i2h_weight),
+           register_param(p + "h2h_weight", Shape{gh, hidden_size}, init.h2h_weight),
+           register_param(p + "i2h_bias", Shape{gh}, init.i2h_bias),
+           register_param(p + "h2h_bias", Shape{gh}, init.h2h_bias)});
+    }
+    in = hidden_size * dirs;
+  }
+}
+
+std::vector<Shape> RecurrentLayer::state_shapes(int64_t batch_size) const {
+  const int64_t dirs = options_.bidirectional ? 2 : 1;
+  return std::vector<Shape>(rnn_num_states(mode_),
+                            Shape{options_.num_layers * dirs, batch_size, hidden_});
+}
+
+std::vector<NDArray> RecurrentLayer::begin_state(int64_t batch_size, Device device) const {
+  JANUS_CHECK(batch_size > 0, ValueError, "{}: begin_state batch_size is {}, expected > 0", name(),
+              batch_size);
+  std::vector<NDArray> out;
+  for (const Shape& s : state_shapes(batch_size)) out.push_back(zeros(s, DType::kFloat32, device));
+  return out;
+}
+
+std::vector<NDArray> RecurrentLayer::run_direction(const Direction& d, const NDArray& seq,
+                                                   std::vector<NDArray> states,
+                                                   bool reverse) const {
+  const Device dev = seq.device();
+  const int64_t t_len = seq.shape()[0];
+  const int64_t n = seq.shape()[1];
+  const int64_t c = seq.shape()[2];
+  const int64_t gh = rnn_gates(mode_) * hidden_;
+  // The input products of every step at once: [T N, C] . [G H, C]^T -> [T N, G H].
+  const NDArray i2h_all = reshape(fully_connected(reshape(seq, Shape{t_len * n, c}),
+                                                  d.i2h_weight->data(dev), d.i2h_bias->data(dev)),
+                                  Shape{t_len, n, gh});
+  const NDArray& w_h = d.h2h_weight->data(dev);
+  const NDArray& b_h = d.h2h_bias->data(dev);
+  std::vector<NDArray> outputs(static_cast<size_t>(t_len));
+  for (int64_t k = 0; k < t_len; ++k) {
+    const int64_t t = reverse ? t_len - 1 - k : k;
+    states = recur(mode_, step_of(i2h_all, 0, t), fully_connected(states[0], w_h, b_h), states);
+    outputs[static_cast<size_t>(t)] = expand_dims(states[0], 0);
+  }
+  std::vector<NDArray> out{concat_all(std::move(outputs), 0)};
+  out.insert(out.end(), states.begin(), states.end());
+  return out;
+}
+
+std::vector<NDArray> RecurrentLayer::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+  const bool ntc = options_.layout == RNNLayout::kNTC;
+  const NDArray& x = xs[0];
+  JANUS_CHECK(x.ndim() == 3, ShapeError, "{}: input has shape {}, expected {} (layout {})", name(),
+              x.shape(), ntc ? "[batch, time, features]" : "[time, batch, features]",
+              ntc ? "NTC" : "TNC");
+  const int64_t n = x.shape()[ntc ? 0 : 1];
+  const std::vector<Shape> shapes = state_shapes(n);
+  const bool given = xs.size() > 1;
+  JANUS_CHECK(!given || xs.size() == shapes.size() + 1, ValueError,
+              "{}: called with {} states, expected {} (begin_state gives them)", name(),
+              xs.size() - 1, shapes.size());
+  for (size_t i = 1; given && i < xs.size(); ++i) {
+    JANUS_CHECK(xs[i].shape() == shapes[i - 1], ShapeError,
+                "{}: state {} has shape {}, expected {} (num_layers x directions, batch, hidden)",
+                name(), i - 1, xs[i].shape(), shapes[i - 1]);
+  }
+  const int64_t dirs = options_.bidirectional ? 2 : 1;
+  // Layer 0 reads the input in each direction.
+  for (int64_t d = 0; d < dirs; ++d) infer_input_size(name(), directions_[d].i2h_weight, x);
+  const std::vector<NDArray> begin =
+      given ? std::vector<NDArray>(xs.begin() + 1, xs.end()) : begin_state(n, x.device());
+  const bool drop = options_.dropout > 0 && autograd::is_training();
+  NDArray seq = ntc ? transpose(x, {1, 0, 2}) : x;
+  std::vector<std::vector<NDArray>> finals(begin.size());
+  for (int64_t l = 0; l < options_.num_layers; ++l) {
+    std::vector<NDArray> outs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t i = l * dirs + d;
+      std::vector<NDArray> states;
+      for (const NDArray& s : begin) states.push_back(step_of(s, 0, i));
+      std::vector<NDArray> ys = run_direction(directions_[static_cast<size_t>(i)], seq,
+                                              std::move(states), /*reverse=*/d == 1);
+      outs.push_back(ys[0]);
+      for (size_t k = 0; k < begin.size(); ++k) finals[k].push_back(expand_dims(ys[k + 1], 0));
+    }
+    seq = dirs == 2 ? concat(outs[0], outs[1], 2) : outs[0];
+    if (drop && l + 1 < options_.num_layers) seq = dropout(seq, options_.dropout, true);
+  }
+  std::vector<NDArray> out{ntc ? transpose(seq, {1, 0, 2}) : seq};
+  if (!given) return out;
+  for (std::vector<NDArray>& f : finals) out.push_back(concat_all(std::move(f), 0));
+  return out;
+}
+
+std::string RecurrentLayer::describe() const {
+  const char* kind = mode_ == RNNMode::kLSTM ? "LSTM" : mode_ == RNNMode::kGRU ? "GRU" : "RNN";
+  const int64_t in = directions_.empty() ? 0 : directions_[0].i2h_weight->shape()[1];
+  return fmt::format(
+      "{}({} -> {}, {}{}{}{})", kind, in == 0 ? "None" : std::to_string(in), hidden_,
+      options_.layout == RNNLayout::kNTC ? "NTC" : "TNC",
+      options_.num_layers > 1 ? fmt::format(", num_layers={}", options_.num_layers) : "",
+      options_.bidirectional ? ", bidirectional" : "", mode_ == RNNMode::kRNNRelu ? ", relu" : "");
+}
+
+}  // namespace janus::nn
