@@ -302,8 +302,7 @@ TEST(CachedOp, ViewsOfAnArgumentAreBoundAsViewsNotCopied) {
   EXPECT_EQ(to_vector<float>(xv), before);
   // A second call with another argument sees that argument, not the first one's.
   const NDArray xw = randn({4, 2, 3}, 8);
-  expect_equal(op({&xw, 1})[0],
-               ops::invoke(ops::get_op("softmax"), {reshape(xw, Shape{4, 6})})[0]);
+  expect_equal(op({&xw, 1})[0], ops::invoke(ops::get_op("softmax"), {reshape(xw, Shape{4, 6})})[0]);
 }
 
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
