@@ -35,6 +35,7 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
     }
   }
   add_outputs(first_slot);
+  bind_argument_views();
   for (size_t i = 0; i < steps.size(); ++i) {
     for (int s : steps[i].in) slots[static_cast<size_t>(s)].last_use = static_cast<int>(i);
     flat_slots.insert(flat_slots.end(), steps[i].in.begin(), steps[i].in.end());
@@ -134,6 +135,31 @@ void CachedOp::Impl::add_outputs(const std::unordered_map<const Node*, int>& fir
   }
 }
 
+// A view step (OpDef::view_of) of an argument, or of a view of one: its value becomes a view of
+// the argument made at the call, and the step goes. Run as a step, it copied the whole argument
+// (a dense layer's flattened input: 800 KB per call at batch 256, in the training forward graph
+// an output too, saved for the weight's gradient), since the memory planner gives a value the
+// buffer of an intermediate input only. A graph output that is such a view shares the
+// argument's storage, as the imperative call's result does.
+void CachedOp::Impl::bind_argument_views() {
+  std::vector<Step> kept;
+  for (Step& step : steps) {
+    if (step.op->view_of >= 0 && step.out.size() == 1) {
+      const Slot& in = slots[static_cast<size_t>(step.in[static_cast<size_t>(step.op->view_of)])];
+      Slot& out = slots[static_cast<size_t>(step.out[0])];
+      if ((in.kind == SlotKind::kArgument || in.kind == SlotKind::kArgumentView) &&
+          (out.kind == SlotKind::kIntermediate || out.kind == SlotKind::kOutput)) {
+        out.kind = SlotKind::kArgumentView;
+        out.index = in.index;
+        ++plan.argument_views;
+        continue;
+      }
+    }
+    kept.push_back(std::move(step));
+  }
+  steps = std::move(kept);
+}
+
 std::vector<NDArray> CachedOp::Impl::make_views(const std::vector<NDArray>& buffers) const {
   std::vector<NDArray> views(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -221,6 +247,15 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
       case SlotKind::kIntermediate:
         if (im.options.static_alloc) call.writes.push_back(intermediates[i].var());
         break;
+      case SlotKind::kArgumentView:  // reads its argument's var, which is read already
+        break;
+    }
+  }
+  std::vector<NDArray> argument_views(im.slots.size());
+  for (size_t i = 0; i < im.slots.size(); ++i) {
+    const Slot& s = im.slots[i];
+    if (s.kind == SlotKind::kArgumentView) {
+      argument_views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
     }
   }
   for (int a : im.mutated_args) call.writes.push_back(args[static_cast<size_t>(a)].var());
@@ -233,6 +268,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
         return im.constants[static_cast<size_t>(s.index)];
       case SlotKind::kOutput:
         return new_outputs[static_cast<size_t>(s.index)];
+      case SlotKind::kArgumentView:
+        return argument_views[static_cast<size_t>(slot)];
       case SlotKind::kIntermediate:
         break;
     }

@@ -31,11 +31,14 @@ struct CachedOp::Impl {
     std::string name;
     std::vector<int> in, out;  // slots
   };
-  enum class SlotKind : uint8_t { kArgument, kConstant, kOutput, kIntermediate };
+  // kArgumentView: the value of a view step (reshape, flatten, ...; OpDef::view_of) of an
+  // argument or of another such view, bound at the call as a view of the argument: no step, no
+  // copy, no buffer.
+  enum class SlotKind : uint8_t { kArgument, kConstant, kOutput, kIntermediate, kArgumentView };
   struct Slot {
     SlotKind kind = SlotKind::kIntermediate;
     ops::TensorSpec spec;
-    int index = -1;  // argument position, constant position or output position
+    int index = -1;  // argument position (also of a view's argument), constant or output position
     int buffer = kNoBuffer;
     int last_use = -1;
   };
@@ -78,6 +81,7 @@ struct CachedOp::Impl {
   void add_constant_slot(const Node& n, std::unordered_map<const Node*, int>& first_slot);
   void add_step(const Node& n, std::unordered_map<const Node*, int>& first_slot);
   void add_outputs(const std::unordered_map<const Node*, int>& first_slot);
+  void bind_argument_views();
   void plan_memory();  // plan_memory.cc
   std::vector<NDArray> make_views(const std::vector<NDArray>& buffers) const;
   // A call: binds its values, then (inside its engine operation) runs the steps.

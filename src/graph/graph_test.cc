@@ -283,6 +283,28 @@ TEST(CachedOp, MemoryPlanGrowsAFreeBufferRatherThanAddOne) {
   expect_equal(op({&xv, 1})[0], ops::invoke(softmax, {dot(cv, cv, false, true)})[0]);
 }
 
+TEST(CachedOp, ViewsOfAnArgumentAreBoundAsViewsNotCopied) {
+  // flatten(x) then reshape: both views of the argument x, made at the call; softmax reads them
+  // without a copy of x. A view that is a graph output is a view of x too, as imperatively.
+  auto x = Symbol::var("x");
+  auto flat = Symbol::op("reshape", {Symbol::op("flatten", {x})}, {{"shape", Shape{4, 6}}});
+  auto y = Symbol::op("softmax", {flat});
+  auto out = Symbol::op("reshape", {x}, {{"shape", Shape{24}}});
+  CachedOp op(Symbol::group({y, out}), {{{4, 2, 3}, DType::kFloat32, cpu()}});
+  EXPECT_EQ(op.memory_plan().argument_views, 3);
+  EXPECT_EQ(op.memory_plan().entries, 0);  // softmax's value is an output; no copy of x planned
+  const NDArray xv = randn({4, 2, 3}, 7);
+  const std::vector<float> before = to_vector<float>(xv);
+  const std::vector<NDArray> got = op({&xv, 1});
+  expect_equal(got[0], ops::invoke(ops::get_op("softmax"), {reshape(xv, Shape{4, 6})})[0]);
+  expect_equal(got[1], reshape(xv, Shape{24}));
+  EXPECT_EQ(got[1].storage(), xv.storage());
+  EXPECT_EQ(to_vector<float>(xv), before);
+  // A second call with another argument sees that argument, not the first one's.
+  const NDArray xw = randn({4, 2, 3}, 8);
+  expect_equal(op({&xw, 1})[0], ops::invoke(ops::get_op("softmax"), {reshape(xw, Shape{4, 6})})[0]);
+}
+
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   // softmax, reshape, softmax, reshape, softmax, reshape: each value dies at its single reader,
   // so two buffers serve the five intermediate values, and each reshape writes over its input.

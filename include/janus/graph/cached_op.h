@@ -28,6 +28,7 @@ struct MemoryPlan {
   int64_t entries = 0;          // intermediate values
   int64_t buffers = 0;          // buffers they share
   int64_t inplace = 0;          // outputs written over an input
+  int64_t argument_views = 0;   // view steps of an argument, bound as views (no step, no copy)
   int64_t planned_bytes = 0;    // bytes of the buffers
   int64_t unplanned_bytes = 0;  // bytes if every value had its own buffer
 };
