@@ -116,7 +116,7 @@ def test_forward_matches_numpy_and_hybridized_matches_imperative(layer, kw, shap
 def test_gradients_match_finite_differences(layer, kw, shape):
     net = layer(**kw)
     net.initialize(init.Xavier())
-    x0 = onp.random.uniform(-1, 1, size=shape)
+    x0 = onp.random.uniform(-1, 1, size=shape).astype(onp.float32)
     x = np.array(x0)
     x.attach_grad()
     net(x)  # finishes the deferred initialization
@@ -132,6 +132,7 @@ def test_gradients_match_finite_differences(layer, kw, shape):
         return (reference(layer, kw, xv, wv, b0) * probe).sum()
 
     eps = 1e-4
+    x0 = x0.astype(onp.float64)
     for name, arr, grad in [("x", x0, x.grad.asnumpy()),
                             ("weight", w0, net.weight.grad().asnumpy())]:
         rng = onp.random.default_rng(0)
