@@ -205,19 +205,44 @@ void lower_fully_connected(Builder& b, const Call& c) {
   apply_activation(b, c, out);
 }
 
-void lower_conv2d(Builder& b, const Call& c) {
-  const auto stride = pair_of(c.attr<std::vector<int64_t>>("stride"), c, "stride");
-  const auto pad = pair_of(c.attr<std::vector<int64_t>>("padding"), c, "padding");
-  const auto dilation = pair_of(c.attr<std::vector<int64_t>>("dilation"), c, "dilation");
+// `attr` of a convolution with one value per spatial axis of `weight` (one value repeats).
+std::vector<int64_t> per_axis(const Call& c, std::string_view attr, const Shape& weight) {
+  const auto& v = c.attr<std::vector<int64_t>>(attr);
+  const size_t n = static_cast<size_t>(weight.ndim() - 2);
+  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+  if (v.size() != n) c.unsupported(fmt::format("{} {} is not one or {} values", attr, v, n));
+  return v;
+}
+
+// Conv or ConvTranspose with the attributes both share; pads are symmetric.
+::onnx::NodeProto& conv_node(Builder& b, const Call& c, std::string_view type,
+                             const std::string& out) {
   const Shape& w = c.in_specs[1].shape;
-  const std::string out = product_output(b, c, "Conv");
-  ::onnx::NodeProto& conv = b.node("Conv", c.in, {out}, c.name);
-  set_ints(conv, "kernel_shape", {w[2], w[3]});
-  set_ints(conv, "strides", stride);
-  set_ints(conv, "pads", {pad[0], pad[1], pad[0], pad[1]});
-  set_ints(conv, "dilations", dilation);
+  std::vector<int64_t> kernel, pads = per_axis(c, "padding", w);
+  for (int i = 2; i < w.ndim(); ++i) kernel.push_back(w[i]);
+  const std::vector<int64_t> begin = pads;
+  pads.insert(pads.end(), begin.begin(), begin.end());
+  ::onnx::NodeProto& conv = b.node(type, c.in, {out}, c.name);
+  set_ints(conv, "kernel_shape", kernel);
+  set_ints(conv, "strides", per_axis(c, "stride", w));
+  set_ints(conv, "pads", pads);
+  set_ints(conv, "dilations", per_axis(c, "dilation", w));
   set_int(conv, "group", c.attr<int64_t>("groups"));
+  return conv;
+}
+
+// conv1d, conv2d, conv3d.
+void lower_conv(Builder& b, const Call& c) {
+  const std::string out = product_output(b, c, "Conv");
+  conv_node(b, c, "Conv", out);
   apply_activation(b, c, out);
+}
+
+// conv1d_transpose, conv2d_transpose, conv3d_transpose: the same weight layout [C, O / groups,
+// k...] and output extents as ConvTranspose with explicit pads and output_padding.
+void lower_conv_transpose(Builder& b, const Call& c) {
+  ::onnx::NodeProto& n = conv_node(b, c, "ConvTranspose", c.out[0]);
+  set_ints(n, "output_padding", per_axis(c, "output_padding", c.in_specs[1].shape));
 }
 
 Lowering pool(std::string_view type) {
@@ -512,7 +537,12 @@ void lower_fused(Builder& b, const Call& c) {
 const std::unordered_map<std::string_view, Lowering>& lowerings() {
   static const auto* table = new std::unordered_map<std::string_view, Lowering>{
       {"fully_connected", lower_fully_connected},
-      {"conv2d", lower_conv2d},
+      {"conv1d", lower_conv},
+      {"conv2d", lower_conv},
+      {"conv3d", lower_conv},
+      {"conv1d_transpose", lower_conv_transpose},
+      {"conv2d_transpose", lower_conv_transpose},
+      {"conv3d_transpose", lower_conv_transpose},
       {"max_pool2d", pool("MaxPool")},
       {"avg_pool2d", pool("AveragePool")},
       {"batch_norm", lower_batch_norm},

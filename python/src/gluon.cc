@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bindings.h"
@@ -314,17 +315,79 @@ std::shared_ptr<T> make_dense(int64_t units, py::object activation, bool use_bia
                              to_init(weight_init), to_init(bias_init));
 }
 
+// The number of spatial axes of a convolution layer (or its Python subclass) and its layout.
 template <class T>
-std::shared_ptr<T> make_conv2d(int64_t channels, py::object kernel, py::object strides,
-                               py::object padding, py::object dilation, int64_t groups,
-                               const std::string& layout, py::object activation, bool use_bias,
-                               py::object weight_init, py::object bias_init, int64_t in_channels,
-                               const py::kwargs&) {
-  JANUS_CHECK(layout == "NCHW", NotImplementedError,
-              "Conv2D: layout '{}' is not supported, expected 'NCHW'", layout);
-  return std::make_shared<T>(channels, to_pair(kernel), to_pair(strides), to_pair(padding),
-                             to_pair(dilation), groups, activation_or_empty(activation), use_bias,
-                             in_channels, to_init(weight_init), to_init(bias_init));
+constexpr int conv_dims() {
+  if constexpr (std::is_base_of_v<nn::Conv1D, T> || std::is_base_of_v<nn::Conv1DTranspose, T>) {
+    return 1;
+  } else if constexpr (std::is_base_of_v<nn::Conv3D, T> ||
+                       std::is_base_of_v<nn::Conv3DTranspose, T>) {
+    return 3;
+  } else {
+    return 2;
+  }
+}
+
+template <class T>
+void check_conv_layout(const std::string& layout) {
+  constexpr int dims = conv_dims<T>();
+  constexpr std::string_view expected = dims == 1 ? "NCW" : dims == 2 ? "NCHW" : "NCDHW";
+  JANUS_CHECK(layout == expected, NotImplementedError,
+              "convolution layer: layout '{}' is not supported, expected '{}'", layout, expected);
+}
+
+template <class T>
+std::shared_ptr<T> make_conv(int64_t channels, py::object kernel, py::object strides,
+                             py::object padding, py::object dilation, int64_t groups,
+                             const std::string& layout, py::object activation, bool use_bias,
+                             py::object weight_init, py::object bias_init, int64_t in_channels,
+                             const py::kwargs&) {
+  check_conv_layout<T>(layout);
+  constexpr size_t n = conv_dims<T>();
+  return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
+                             to_pair(dilation, n), groups, activation_or_empty(activation),
+                             use_bias, in_channels, to_init(weight_init), to_init(bias_init));
+}
+
+template <class T>
+std::shared_ptr<T> make_conv_transpose(int64_t channels, py::object kernel, py::object strides,
+                                       py::object padding, py::object output_padding,
+                                       py::object dilation, int64_t groups,
+                                       const std::string& layout, py::object activation,
+                                       bool use_bias, py::object weight_init, py::object bias_init,
+                                       int64_t in_channels, const py::kwargs&) {
+  check_conv_layout<T>(layout);
+  constexpr size_t n = conv_dims<T>();
+  return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
+                             to_pair(output_padding, n), to_pair(dilation, n), groups,
+                             activation_or_empty(activation), use_bias, in_channels,
+                             to_init(weight_init), to_init(bias_init));
+}
+
+// Binds one convolution layer with Gluon's arguments and defaults.
+template <class T>
+void bind_conv(py::module_& m, const char* name, const char* layout) {
+  layer_class<T>(m, name)
+      .def(JANUS_LAYER_INIT(make_conv, T), py::arg("channels"), py::arg("kernel_size"),
+           py::arg("strides") = 1, py::arg("padding") = 0, py::arg("dilation") = 1,
+           py::arg("groups") = 1, py::arg("layout") = layout, py::arg("activation") = py::none(),
+           py::arg("use_bias") = true, py::arg("weight_initializer") = py::none(),
+           py::arg("bias_initializer") = "zeros", py::arg("in_channels") = 0)
+      .def_property_readonly("weight", &T::weight)
+      .def_property_readonly("bias", &T::bias);
+}
+
+template <class T>
+void bind_conv_transpose(py::module_& m, const char* name, const char* layout) {
+  layer_class<T>(m, name)
+      .def(JANUS_LAYER_INIT(make_conv_transpose, T), py::arg("channels"), py::arg("kernel_size"),
+           py::arg("strides") = 1, py::arg("padding") = 0, py::arg("output_padding") = 0,
+           py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("layout") = layout,
+           py::arg("activation") = py::none(), py::arg("use_bias") = true,
+           py::arg("weight_initializer") = py::none(), py::arg("bias_initializer") = "zeros",
+           py::arg("in_channels") = 0)
+      .def_property_readonly("weight", &T::weight)
+      .def_property_readonly("bias", &T::bias);
 }
 
 template <class T>
@@ -511,14 +574,12 @@ void bind_blocks(py::module_& m) {
            py::arg("in_units") = 0)
       .def_property_readonly("weight", &nn::Dense::weight)
       .def_property_readonly("bias", &nn::Dense::bias);
-  layer_class<nn::Conv2D>(m, "Conv2D")
-      .def(JANUS_LAYER_INIT(make_conv2d, nn::Conv2D), py::arg("channels"), py::arg("kernel_size"),
-           py::arg("strides") = 1, py::arg("padding") = 0, py::arg("dilation") = 1,
-           py::arg("groups") = 1, py::arg("layout") = "NCHW", py::arg("activation") = py::none(),
-           py::arg("use_bias") = true, py::arg("weight_initializer") = py::none(),
-           py::arg("bias_initializer") = "zeros", py::arg("in_channels") = 0)
-      .def_property_readonly("weight", &nn::Conv2D::weight)
-      .def_property_readonly("bias", &nn::Conv2D::bias);
+  bind_conv<nn::Conv1D>(m, "Conv1D", "NCW");
+  bind_conv<nn::Conv2D>(m, "Conv2D", "NCHW");
+  bind_conv<nn::Conv3D>(m, "Conv3D", "NCDHW");
+  bind_conv_transpose<nn::Conv1DTranspose>(m, "Conv1DTranspose", "NCW");
+  bind_conv_transpose<nn::Conv2DTranspose>(m, "Conv2DTranspose", "NCHW");
+  bind_conv_transpose<nn::Conv3DTranspose>(m, "Conv3DTranspose", "NCDHW");
   layer_class<nn::MaxPool2D>(m, "MaxPool2D")
       .def(JANUS_LAYER_INIT(make_max_pool2d, nn::MaxPool2D), py::arg("pool_size") = 2,
            py::arg("strides") = py::none(), py::arg("padding") = 0);

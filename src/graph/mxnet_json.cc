@@ -184,6 +184,19 @@ class Call {
     return v;
   }
 
+  // A tuple of `dims` values (one value repeats), `fallback` in every axis when absent or
+  // empty, for the convolutions over 1 to 3 spatial axes.
+  Ints spatial(const std::string& key, size_t dims, int64_t fallback) {
+    Ints v = ints(key, Ints{});
+    if (v.empty()) return Ints(dims, fallback);
+    if (v.size() == 1) return Ints(dims, v[0]);
+    if (v.size() != dims) {
+      fail("attribute {} = ({}), expected {} values like the kernel", key, fmt::join(v, ", "),
+           dims);
+    }
+    return v;
+  }
+
   // A Janus operator call, named after this node (plus `suffix` for helper nodes).
   Symbol janus(std::string_view op, const std::vector<Symbol>& in, const NamedAttrs& attrs = {},
                std::string_view suffix = "") const {
@@ -240,21 +253,56 @@ Outputs fully_connected(Call& c) {
   return {c.janus("fully_connected", {x, in[1], b})};
 }
 
+// The number of spatial axes of a convolution, from its kernel (1 to 3).
+size_t conv_dims(Call& c) {
+  const Ints kernel = c.ints("kernel");  // the weight's shape holds the extents
+  if (kernel.empty() || kernel.size() > 3) {
+    c.fail("attribute kernel = ({}), expected 1 to 3 values", fmt::join(kernel, ", "));
+  }
+  static const char* kLayouts[] = {"NCW", "NCHW", "NCDHW"};
+  c.require("layout", {kLayouts[kernel.size() - 1]});
+  c.ignore({"workspace", "cudnn_tune", "cudnn_off"});
+  return kernel.size();
+}
+
+// Convolution over 1 to 3 spatial axes: conv1d, conv2d, conv3d.
 Outputs convolution(Call& c) {
-  c.pair("kernel", {});  // the weight's shape holds it
-  const Ints stride = c.pair("stride", {1, 1});
-  const Ints pad = c.pair("pad", {0, 0});
-  const Ints dilate = c.pair("dilate", {1, 1});
+  const size_t dims = conv_dims(c);
+  const Ints stride = c.spatial("stride", dims, 1);
+  const Ints pad = c.spatial("pad", dims, 0);
+  const Ints dilate = c.spatial("dilate", dims, 1);
   const int64_t filters = c.integer("num_filter");
   const int64_t groups = c.integer("num_group", 1);
   const bool no_bias = c.boolean("no_bias", false);
-  c.require("layout", {"NCHW"});
-  c.ignore({"workspace", "cudnn_tune", "cudnn_off"});
   const auto& in = c.inputs(no_bias ? 2 : 3, no_bias ? 2 : 3);
   const Symbol b = no_bias ? c.zeros_constant(filters, "_zero_bias") : in[2];
   return {
-      c.janus("conv2d", {in[0], in[1], b},
+      c.janus(fmt::format("conv{}d", dims), {in[0], in[1], b},
               {{"stride", stride}, {"padding", pad}, {"dilation", dilate}, {"groups", groups}})};
+}
+
+// Deconvolution (1 to 3 spatial axes): conv1d_transpose, ... with adj as output_padding. Its
+// bias is off unless no_bias is False (MXNet's default is True).
+Outputs deconvolution(Call& c) {
+  const size_t dims = conv_dims(c);
+  const Ints stride = c.spatial("stride", dims, 1);
+  const Ints pad = c.spatial("pad", dims, 0);
+  const Ints adj = c.spatial("adj", dims, 0);
+  const Ints dilate = c.spatial("dilate", dims, 1);
+  if (!c.ints("target_shape", Ints{}).empty()) {
+    c.fail("target_shape is not supported (give pad and adj instead)");
+  }
+  const int64_t filters = c.integer("num_filter");
+  const int64_t groups = c.integer("num_group", 1);
+  const bool no_bias = c.boolean("no_bias", true);
+  const auto& in = c.inputs(no_bias ? 2 : 3, no_bias ? 2 : 3);
+  const Symbol b = no_bias ? c.zeros_constant(filters, "_zero_bias") : in[2];
+  return {c.janus(fmt::format("conv{}d_transpose", dims), {in[0], in[1], b},
+                  {{"stride", stride},
+                   {"padding", pad},
+                   {"dilation", dilate},
+                   {"groups", groups},
+                   {"output_padding", adj}})};
 }
 
 Outputs activation(Call& c) {
@@ -512,6 +560,7 @@ const std::unordered_map<std::string, Converter>& converters() {
     std::unordered_map<std::string, Converter> t = {
         {"FullyConnected", fully_connected},
         {"Convolution", convolution},
+        {"Deconvolution", deconvolution},
         {"Activation", activation},
         {"LeakyReLU", leaky_relu},
         {"Pooling", pooling},

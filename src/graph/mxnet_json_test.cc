@@ -22,6 +22,7 @@ namespace janus::graph {
 namespace {
 
 using ::testing::HasSubstr;
+using Ints = std::vector<int64_t>;
 using testing::mxnet_fixture;
 
 std::string read_text(const std::string& path) {
@@ -131,6 +132,71 @@ TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
               HasSubstr("attribute kernel = '(3 3)', expected a tuple of integers"));
   EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-3, 4)")j")),
               HasSubstr("has the code -3, which is not supported"));
+}
+
+// Convolution with a 1-D or 3-D kernel and Deconvolution (adj as output_padding, no bias by
+// MXNet's default) map to the operators of their rank and compute what those compute.
+TEST(MxnetJson, ConvolutionsOfEveryRankAndDeconvolution) {
+  struct Case {
+    std::string op, attrs;
+    int inputs;
+    Shape x, w;
+    std::string janus_op;
+  };
+  for (const Case& c : {Case{"Convolution",
+                             R"j("num_filter": "4", "kernel": "(3,)",
+                                                 "stride": "(2,)", "pad": "(1,)")j",
+                             3,
+                             {2, 3, 9},
+                             {4, 3, 3},
+                             "conv1d"},
+                        Case{"Convolution",
+                             R"j("num_filter": "2", "kernel": "(2, 2, 2)",
+                                                 "layout": "NCDHW", "no_bias": "True")j",
+                             2,
+                             {1, 3, 4, 4, 4},
+                             {2, 3, 2, 2, 2},
+                             "conv3d"},
+                        Case{"Deconvolution",
+                             R"j("num_filter": "4", "kernel": "(3, 3)",
+                                                   "stride": "(2, 2)", "pad": "(1, 1)",
+                                                   "adj": "(1, 1)", "num_group": "2")j",
+                             2,
+                             {1, 2, 4, 5},
+                             {2, 2, 3, 3},
+                             "conv2d_transpose"}}) {
+    SCOPED_TRACE(c.op + " " + c.janus_op);
+    const Symbol net = mxnet_symbol_from_json(one_op(c.op, c.attrs, c.inputs));
+    seed(3);
+    const NDArray x = random_uniform(-1, 1, c.x);
+    const NDArray w = random_uniform(-1, 1, c.w);
+    const int64_t filters = c.janus_op == "conv2d_transpose" ? c.w[1] * 2 : c.w[0];
+    const NDArray b = c.inputs == 3 ? random_uniform(-1, 1, {filters}) : zeros({filters});
+    std::map<std::string, NDArray> args{{"data", x}, {"in1", w}};
+    if (c.inputs == 3) args["in2"] = b;
+    const NDArray y = net.eval(args)[0];
+    const Ints one = {1};
+    const NDArray want =
+        c.janus_op == "conv2d_transpose"
+            ? conv_transpose(x, w, b, {2}, {1}, {1}, {1}, 2)
+            : ops::invoke(ops::get_op(c.janus_op), {x, w, b},
+                          {c.janus_op == "conv1d" ? Ints{2} : Ints{1},
+                           c.janus_op == "conv1d" ? Ints{1} : Ints{0}, one, int64_t{1}})[0];
+    EXPECT_EQ(y.shape(), want.shape());
+    EXPECT_EQ(to_vector<float>(y), to_vector<float>(want));
+  }
+  EXPECT_THAT(format_error(one_op("Deconvolution", R"j("num_filter": "4", "kernel": "(3, 3)",
+                                                      "target_shape": "(8, 8)")j",
+                                  2)),
+              HasSubstr("target_shape is not supported"));
+  EXPECT_THAT(format_error(one_op("Convolution", R"j("num_filter": "4", "kernel": "(3,)",
+                                                    "stride": "(1, 1)")j",
+                                  3)),
+              HasSubstr("attribute stride = (1, 1), expected 1 values like the kernel"));
+  EXPECT_THAT(format_error(one_op("Convolution", R"j("num_filter": "4", "kernel": "(3,)",
+                                                    "layout": "NCHW")j",
+                                  3)),
+              HasSubstr("attribute layout = 'NCHW' is not supported (expected NCW)"));
 }
 
 TEST(MxnetJson, MalformedStructureIsAFormatErrorNamingTheFile) {

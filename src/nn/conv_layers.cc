@@ -1,6 +1,10 @@
-// Conv2D and the pooling layers.
+// The convolution layers (Conv1D to Conv3DTranspose, one Conv behind them) and the pooling
+// layers.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
 
 #include "janus/base/error.h"
 #include "janus/nn/layers.h"
@@ -9,46 +13,84 @@
 namespace janus::nn {
 namespace {
 
-std::vector<int64_t> pair_of(const std::vector<int64_t>& v) {
-  return v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
-}
-
 void check_image(const Block& b, const NDArray& x) {
   JANUS_CHECK(x.ndim() == 4, ShapeError,
               "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]",
               b.name(), x.shape());
 }
 
+const char* axis_names(int dims) {
+  return dims == 1 ? "width" : dims == 2 ? "height, width" : "depth, height, width";
+}
+
+// `v` with one value per spatial axis (one value repeats), each at least `min_value`.
+std::vector<int64_t> per_axis(std::string_view kind, std::string_view arg, int dims,
+                              const std::vector<int64_t>& v, int64_t min_value) {
+  const size_t n = static_cast<size_t>(dims);
+  JANUS_CHECK(v.size() == 1 || v.size() == n, ValueError,
+              "{}: {} has {} values [{}], expected 1 or {} ({})", kind, arg, v.size(),
+              fmt::join(v, ", "), dims, axis_names(dims));
+  std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>(n, v[0]) : v;
+  for (int64_t e : out) {
+    JANUS_CHECK(e >= min_value, ValueError, "{}: {} is [{}], expected values >= {}", kind, arg,
+                fmt::join(v, ", "), min_value);
+  }
+  return out;
+}
+
 }  // namespace
 
-Conv2D::Conv2D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides,
-               std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups,
-               std::string activation, bool use_bias, int64_t in_channels,
-               InitializerPtr weight_init, InitializerPtr bias_init)
+Conv::Conv(std::string_view kind, int dims, bool transpose, int64_t channels,
+           std::vector<int64_t> kernel_size, std::vector<int64_t> strides,
+           std::vector<int64_t> padding, std::vector<int64_t> output_padding,
+           std::vector<int64_t> dilation, int64_t groups, std::string activation, bool use_bias,
+           int64_t in_channels, InitializerPtr weight_init, InitializerPtr bias_init)
     : Block("conv"),
+      kind_(kind),
+      dims_(dims),
+      transpose_(transpose),
       channels_(channels),
-      kernel_(pair_of(kernel_size)),
-      strides_(std::move(strides)),
-      padding_(std::move(padding)),
-      dilation_(std::move(dilation)),
+      kernel_(per_axis(kind, "kernel_size", dims, kernel_size, 1)),
+      strides_(per_axis(kind, "strides", dims, strides, 1)),
+      padding_(per_axis(kind, "padding", dims, padding, 0)),
+      output_padding_(per_axis(kind, "output_padding", dims, output_padding, 0)),
+      dilation_(per_axis(kind, "dilation", dims, dilation, 1)),
       groups_(groups),
-      activation_(ops::parse_activation(activation, "Conv2D", "activation")) {
-  JANUS_CHECK(channels > 0, ValueError, "Conv2D: channels is {}, expected a positive number",
+      activation_(ops::parse_activation(activation, kind, "activation")) {
+  JANUS_CHECK(channels > 0, ValueError, "{}: channels is {}, expected a positive number", kind,
               channels);
-  JANUS_CHECK(kernel_.size() == 2 && kernel_[0] > 0 && kernel_[1] > 0, ValueError,
-              "Conv2D: kernel_size is [{}], expected 1 or 2 positive values",
-              fmt::join(kernel_size, ", "));
+  JANUS_CHECK(in_channels >= 0, ValueError,
+              "{}: in_channels is {}, expected a positive number (or 0: from the first input)",
+              kind, in_channels);
   JANUS_CHECK(groups >= 1 && channels % groups == 0 && in_channels % groups == 0, ValueError,
-              "Conv2D: {} channels (and {} in_channels) must divide into {} groups", channels,
+              "{}: {} channels (and {} in_channels) must divide into {} groups", kind, channels,
               in_channels, groups);
-  weight_ = register_param("weight", Shape{channels, in_channels / groups, kernel_[0], kernel_[1]},
-                           std::move(weight_init));
+  for (size_t i = 0; i < output_padding_.size(); ++i) {
+    JANUS_CHECK(output_padding_[i] < strides_[i], ValueError,
+                "{}: output_padding is [{}], expected each value below the strides [{}]", kind,
+                fmt::join(output_padding_, ", "), fmt::join(strides_, ", "));
+  }
+  weight_ = register_param("weight", weight_shape(in_channels), std::move(weight_init));
   if (use_bias) bias_ = register_param("bias", Shape{channels}, std::move(bias_init));
 }
 
-NDArray Conv2D::forward(const NDArray& x) {
-  check_image(*this, x);
-  const int64_t expected = weight_->shape()[1] * groups_;
+Shape Conv::weight_shape(int64_t in_channels) const {
+  std::vector<int64_t> s = transpose_ ? std::vector<int64_t>{in_channels, channels_ / groups_}
+                                      : std::vector<int64_t>{channels_, in_channels / groups_};
+  s.insert(s.end(), kernel_.begin(), kernel_.end());
+  return Shape(std::move(s));
+}
+
+int64_t Conv::in_channels() const {
+  const Shape& w = weight_->shape();
+  return transpose_ ? w[0] : w[1] * groups_;
+}
+
+NDArray Conv::forward(const NDArray& x) {
+  JANUS_CHECK(x.ndim() == dims_ + 2, ShapeError,
+              "{}: input has shape {}, expected {} dimensions [batch, channels, {}]", name(),
+              x.shape(), dims_ + 2, axis_names(dims_));
+  const int64_t expected = in_channels();
   JANUS_CHECK(expected == 0 || x.shape()[1] == expected, ShapeError,
               "{}: input of shape {} has {} channels, expected {} (weight {})", name(), x.shape(),
               x.shape()[1], expected, weight_->shape());
@@ -56,33 +98,74 @@ NDArray Conv2D::forward(const NDArray& x) {
     JANUS_CHECK(x.shape()[1] % groups_ == 0, ShapeError,
                 "{}: input of shape {} has {} channels, which do not divide into {} groups", name(),
                 x.shape(), x.shape()[1], groups_);
-    weight_->infer_shape(Shape{channels_, x.shape()[1] / groups_, kernel_[0], kernel_[1]});
+    weight_->infer_shape(weight_shape(x.shape()[1]));
     weight_->finish_deferred_init();
     if (bias_) bias_->finish_deferred_init();
   }
   const NDArray& w = weight_->data(x.device());
   const NDArray b =
       bias_ ? bias_->data(x.device()) : zeros(Shape{channels_}, w.dtype(), w.device());
+  if (transpose_) {
+    static const std::array<const ops::OpDef*, 3> kTranspose = {&ops::get_op("conv1d_transpose"),
+                                                                &ops::get_op("conv2d_transpose"),
+                                                                &ops::get_op("conv3d_transpose")};
+    const NDArray y = ops::invoke(*kTranspose[static_cast<size_t>(dims_ - 1)], {x, w, b},
+                                  {strides_, padding_, dilation_, groups_, output_padding_})[0];
+    return activate(y, activation_);
+  }
   // relu runs inside the convolution's call: one engine operation and one output array, with
-  // relu's own rule (NaN stays NaN), so it equals conv2d followed by relu.
-  static const ops::OpDef& conv = ops::get_op("conv2d");
+  // relu's own rule (NaN stays NaN), so it equals the convolution followed by relu.
+  static const std::array<const ops::OpDef*, 3> kConv = {
+      &ops::get_op("conv1d"), &ops::get_op("conv2d"), &ops::get_op("conv3d")};
   const bool fused_relu = activation_ == ops::Activation::kRelu;
   const ops::Activation post_op = fused_relu ? ops::Activation::kRelu : ops::Activation::kNone;
   const NDArray y = ops::invoke(
-      conv, {x, w, b},
+      *kConv[static_cast<size_t>(dims_ - 1)], {x, w, b},
       {strides_, padding_, dilation_, groups_, std::string(ops::activation_name(post_op))})[0];
   return fused_relu ? y : activate(y, activation_);
 }
 
-std::string Conv2D::describe() const {
-  const int64_t in = weight_->shape()[1] * groups_;
-  return fmt::format("Conv2D({} -> {}, kernel=({}), stride=({}), padding=({}){})",
+std::string Conv::describe() const {
+  const int64_t in = in_channels();
+  return fmt::format("{}({} -> {}, kernel=({}), stride=({}), padding=({}){}{})", kind_,
                      in == 0 ? "None" : std::to_string(in), channels_, fmt::join(kernel_, ", "),
                      fmt::join(strides_, ", "), fmt::join(padding_, ", "),
+                     transpose_ && std::ranges::any_of(output_padding_, [](int64_t e) { return e; })
+                         ? fmt::format(", output_padding=({})", fmt::join(output_padding_, ", "))
+                         : "",
                      activation_ == ops::Activation::kNone
                          ? ""
                          : ", " + std::string(ops::activation_name(activation_)));
 }
+
+#define JANUS_CONV_LAYER(Class, dims)                                                            \
+  Class::Class(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides, \
+               std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups,      \
+               std::string activation, bool use_bias, int64_t in_channels,                       \
+               InitializerPtr weight_init, InitializerPtr bias_init)                             \
+      : Conv(#Class, dims, false, channels, std::move(kernel_size), std::move(strides),          \
+             std::move(padding), {0}, std::move(dilation), groups, std::move(activation),        \
+             use_bias, in_channels, std::move(weight_init), std::move(bias_init)) {}
+#define JANUS_CONV_TRANSPOSE_LAYER(Class, dims)                                                  \
+  Class::Class(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides, \
+               std::vector<int64_t> padding, std::vector<int64_t> output_padding,                \
+               std::vector<int64_t> dilation, int64_t groups, std::string activation,            \
+               bool use_bias, int64_t in_channels, InitializerPtr weight_init,                   \
+               InitializerPtr bias_init)                                                         \
+      : Conv(#Class, dims, true, channels, std::move(kernel_size), std::move(strides),           \
+             std::move(padding), std::move(output_padding), std::move(dilation), groups,         \
+             std::move(activation), use_bias, in_channels, std::move(weight_init),               \
+             std::move(bias_init)) {}
+
+JANUS_CONV_LAYER(Conv1D, 1)
+JANUS_CONV_LAYER(Conv2D, 2)
+JANUS_CONV_LAYER(Conv3D, 3)
+JANUS_CONV_TRANSPOSE_LAYER(Conv1DTranspose, 1)
+JANUS_CONV_TRANSPOSE_LAYER(Conv2DTranspose, 2)
+JANUS_CONV_TRANSPOSE_LAYER(Conv3DTranspose, 3)
+
+#undef JANUS_CONV_LAYER
+#undef JANUS_CONV_TRANSPOSE_LAYER
 
 MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
                      std::vector<int64_t> padding)

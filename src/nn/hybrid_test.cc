@@ -101,6 +101,42 @@ INSTANTIATE_TEST_SUITE_P(
                                                     std::vector<int64_t>{1});
                   },
                   {2, 3, 6, 6}},
+        LayerCase{"Conv1D",
+                  [] {
+                    return std::make_shared<Conv1D>(
+                        4, std::vector<int64_t>{3}, std::vector<int64_t>{2},
+                        std::vector<int64_t>{1}, std::vector<int64_t>{1}, 1, "relu");
+                  },
+                  {2, 3, 9}},
+        LayerCase{"Conv3D",
+                  [] {
+                    return std::make_shared<Conv3D>(4, std::vector<int64_t>{2},
+                                                    std::vector<int64_t>{1},
+                                                    std::vector<int64_t>{1, 0, 1});
+                  },
+                  {2, 2, 3, 4, 3}},
+        LayerCase{"Conv2DTranspose",
+                  [] {
+                    return std::make_shared<Conv2DTranspose>(
+                        4, std::vector<int64_t>{3}, std::vector<int64_t>{2},
+                        std::vector<int64_t>{1}, std::vector<int64_t>{1}, std::vector<int64_t>{1},
+                        1, "tanh");
+                  },
+                  {2, 3, 4, 5}},
+        LayerCase{"Conv1DTranspose",
+                  [] {
+                    return std::make_shared<Conv1DTranspose>(2, std::vector<int64_t>{2},
+                                                             std::vector<int64_t>{2});
+                  },
+                  {2, 3, 5}},
+        LayerCase{"Conv3DTranspose",
+                  [] {
+                    return std::make_shared<Conv3DTranspose>(
+                        4, std::vector<int64_t>{2}, std::vector<int64_t>{1},
+                        std::vector<int64_t>{0}, std::vector<int64_t>{0}, std::vector<int64_t>{1},
+                        2);
+                  },
+                  {1, 2, 3, 2, 3}},
         LayerCase{"MaxPool2D", [] { return std::make_shared<MaxPool2D>(); }, {2, 3, 6, 6}},
         LayerCase{"AvgPool2D", [] { return std::make_shared<AvgPool2D>(); }, {2, 3, 6, 6}},
         LayerCase{

@@ -1,6 +1,7 @@
 // Conformance specifications of convolution, pooling and batch normalisation. The references
 // are written independently of the kernels: gradients as sums over output positions.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -16,52 +17,82 @@ int64_t at4(const Shape& s, int64_t a, int64_t b, int64_t c, int64_t d) {
   return ((a * s[1] + b) * s[2] + c) * s[3] + d;
 }
 
+// A convolution's hyperparameters over three spatial axes (depth, height, width); fewer axes
+// are the trailing ones, the leading axes neutral (extent 1, stride 1, padding 0).
 struct Conv {
-  int64_t sh, sw, ph, pw, dh, dw, groups;
+  std::array<int64_t, 3> s{1, 1, 1}, p{0, 0, 0}, d{1, 1, 1};
+  int64_t groups = 1;
 };
 
-Conv conv_of(const ops::ConvAttrs& a) {
-  auto pair = [](const Ints& v) { return v.size() == 1 ? Ints{v[0], v[0]} : v; };
-  const Ints s = pair(a.stride), p = pair(a.padding), d = pair(a.dilation);
-  return {s[0], s[1], p[0], p[1], d[0], d[1], a.groups};
+Conv conv_of(const ops::ConvAttrs& a, int dims) {
+  auto spread = [dims](const Ints& v, int64_t neutral) {
+    std::array<int64_t, 3> out{neutral, neutral, neutral};
+    for (int i = 0; i < dims; ++i) {
+      out[static_cast<size_t>(3 - dims + i)] = v.size() == 1 ? v[0] : v[static_cast<size_t>(i)];
+    }
+    return out;
+  };
+  return {spread(a.stride, 1), spread(a.padding, 0), spread(a.dilation, 1), a.groups};
+}
+
+// A shape [n, c, spatial...] as [n, c, d, h, w].
+std::array<int64_t, 5> as5(const Shape& s) {
+  std::array<int64_t, 5> out{s[0], s[1], 1, 1, 1};
+  for (int i = 2; i < s.ndim(); ++i) out[static_cast<size_t>(5 - s.ndim() + i)] = s[i];
+  return out;
+}
+
+int64_t at5(const std::array<int64_t, 5>& s, int64_t a, int64_t b, int64_t z, int64_t y,
+            int64_t x) {
+  return (((a * s[1] + b) * s[2] + z) * s[3] + y) * s[4] + x;
 }
 
 int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   return (in + 2 * p - d * (k - 1) - 1) / s + 1;
 }
 
+Shape conv_out_shape(const Shape& xs, const Shape& ws, const Conv& c) {
+  Ints out{xs[0], ws[0]};
+  for (int i = 2; i < xs.ndim(); ++i) {
+    const size_t a = static_cast<size_t>(3 - (xs.ndim() - 2) + (i - 2));
+    out.push_back(out_extent(xs[i], ws[i], c.s[a], c.p[a], c.d[a]));
+  }
+  return Shape(out);
+}
+
 // Visits every (y position, x position, weight position) product of a convolution of x shape
 // `xs` with weight shape `ws`.
 template <typename F>
 void conv_products(const Shape& xs, const Shape& ws, const Conv& c, F f) {
-  const int64_t oh = out_extent(xs[2], ws[2], c.sh, c.ph, c.dh);
-  const int64_t ow = out_extent(xs[3], ws[3], c.sw, c.pw, c.dw);
-  const Shape ys{xs[0], ws[0], oh, ow};
+  const auto x5 = as5(xs), w5 = as5(ws), y5 = as5(conv_out_shape(xs, ws, c));
   const int64_t og = ws[0] / c.groups;
-  for (int64_t n = 0; n < xs[0]; ++n)
-    for (int64_t o = 0; o < ws[0]; ++o)
-      for (int64_t i = 0; i < ws[1]; ++i)
-        for (int64_t y = 0; y < oh; ++y)
-          for (int64_t x = 0; x < ow; ++x)
-            for (int64_t ky = 0; ky < ws[2]; ++ky)
-              for (int64_t kx = 0; kx < ws[3]; ++kx) {
-                const int64_t iy = y * c.sh - c.ph + ky * c.dh, ix = x * c.sw - c.pw + kx * c.dw;
-                if (iy < 0 || iy >= xs[2] || ix < 0 || ix >= xs[3]) continue;
-                f(at4(ys, n, o, y, x), at4(xs, n, (o / og) * ws[1] + i, iy, ix),
-                  at4(ws, o, i, ky, kx));
-              }
+  for (int64_t n = 0; n < x5[0]; ++n)
+    for (int64_t o = 0; o < w5[0]; ++o)
+      for (int64_t i = 0; i < w5[1]; ++i)
+        for (int64_t z = 0; z < y5[2]; ++z)
+          for (int64_t y = 0; y < y5[3]; ++y)
+            for (int64_t x = 0; x < y5[4]; ++x)
+              for (int64_t kz = 0; kz < w5[2]; ++kz)
+                for (int64_t ky = 0; ky < w5[3]; ++ky)
+                  for (int64_t kx = 0; kx < w5[4]; ++kx) {
+                    const int64_t iz = z * c.s[0] - c.p[0] + kz * c.d[0];
+                    const int64_t iy = y * c.s[1] - c.p[1] + ky * c.d[1];
+                    const int64_t ix = x * c.s[2] - c.p[2] + kx * c.d[2];
+                    if (iz < 0 || iz >= x5[2] || iy < 0 || iy >= x5[3] || ix < 0 || ix >= x5[4]) {
+                      continue;
+                    }
+                    f(at5(y5, n, o, z, y, x), at5(x5, n, (o / og) * ws[1] + i, iz, iy, ix),
+                      at5(w5, o, i, kz, ky, kx));
+                  }
 }
 
-Shape conv_out_shape(const Shape& xs, const Shape& ws, const Conv& c) {
-  return {xs[0], ws[0], out_extent(xs[2], ws[2], c.sh, c.ph, c.dh),
-          out_extent(xs[3], ws[3], c.sw, c.pw, c.dw)};
-}
+int dims_of(const Shape& s) { return s.ndim() - 2; }
 
-std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
-  const ops::Conv2dAttrs a = ops::Conv2dAttrs::from(attrs);
-  const Conv c = conv_of(a);
+std::vector<RefTensor> ref_conv(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::ConvolutionAttrs a = ops::ConvolutionAttrs::from(attrs);
+  const Conv c = conv_of(a, dims_of(in[0].shape));
   RefTensor y = ref_zeros(conv_out_shape(in[0].shape, in[1].shape, c));
-  const int64_t plane = y.shape[2] * y.shape[3];
+  const int64_t plane = y.size() / std::max<int64_t>(1, y.shape[0] * y.shape[1]);
   for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / plane) % y.shape[1]];
   conv_products(in[0].shape, in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
@@ -71,30 +102,71 @@ std::vector<RefTensor> ref_conv2d(const std::vector<RefTensor>& in, const ops::A
   return {y};
 }
 
-// Inputs dy, weight; input_size the input's height and width.
-std::vector<RefTensor> ref_conv2d_backward_data(const std::vector<RefTensor>& in,
-                                                const ops::Attrs& attrs) {
-  const ops::Conv2dBackwardDataAttrs a = ops::Conv2dBackwardDataAttrs::from(attrs);
-  const Conv c = conv_of(a);
-  const Ints size = a.input_size;
-  const Shape xs{in[0].shape[0], in[1].shape[1] * c.groups, size[0], size[1]};
-  RefTensor dx = ref_zeros(xs);
-  conv_products(xs, in[1].shape, c,
+// Inputs dy, weight; input_size the input's spatial extents.
+std::vector<RefTensor> ref_conv_backward_data(const std::vector<RefTensor>& in,
+                                              const ops::Attrs& attrs) {
+  const ops::ConvBackwardDataAttrs a = ops::ConvBackwardDataAttrs::from(attrs);
+  const Conv c = conv_of(a, dims_of(in[0].shape));
+  Ints xs{in[0].shape[0], in[1].shape[1] * c.groups};
+  xs.insert(xs.end(), a.input_size.begin(), a.input_size.end());
+  RefTensor dx = ref_zeros(Shape(xs));
+  conv_products(Shape(xs), in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { dx[xi] += in[0][yi] * in[1][wi]; });
   return {dx};
 }
 
-// Inputs x, dy; kernel_size the kernel's height and width.
-std::vector<RefTensor> ref_conv2d_backward_weight(const std::vector<RefTensor>& in,
-                                                  const ops::Attrs& attrs) {
-  const ops::Conv2dBackwardWeightAttrs a = ops::Conv2dBackwardWeightAttrs::from(attrs);
-  const Conv c = conv_of(a);
-  const Ints size = a.kernel_size;
-  const Shape ws{in[1].shape[1], in[0].shape[1] / c.groups, size[0], size[1]};
-  RefTensor dw = ref_zeros(ws);
-  conv_products(in[0].shape, ws, c,
+// Inputs x, dy; kernel_size the kernel's spatial extents.
+std::vector<RefTensor> ref_conv_backward_weight(const std::vector<RefTensor>& in,
+                                                const ops::Attrs& attrs) {
+  const ops::ConvBackwardWeightAttrs a = ops::ConvBackwardWeightAttrs::from(attrs);
+  const Conv c = conv_of(a, dims_of(in[0].shape));
+  Ints ws{in[1].shape[1], in[0].shape[1] / c.groups};
+  ws.insert(ws.end(), a.kernel_size.begin(), a.kernel_size.end());
+  RefTensor dw = ref_zeros(Shape(ws));
+  conv_products(in[0].shape, Shape(ws), c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { dw[wi] += in[0][xi] * in[1][yi]; });
   return {dw};
+}
+
+// Inputs x [N, C, in...], weight [C, O / groups, k...], bias [O]: every product of x[n, c, i]
+// and weight[c, o, k] lands in y[n, o, i * stride - padding + k * dilation], written directly
+// (the scatter form, independent of the kernels' gather form).
+std::vector<RefTensor> ref_conv_transpose(const std::vector<RefTensor>& in,
+                                          const ops::Attrs& attrs) {
+  const ops::ConvTransposeAttrs a = ops::ConvTransposeAttrs::from(attrs);
+  const int dims = dims_of(in[0].shape);
+  const Conv c = conv_of(a, dims);
+  const Shape& xs = in[0].shape;
+  const Shape& ws = in[1].shape;
+  const Conv op = conv_of({a.output_padding, a.output_padding, a.output_padding, 1}, dims);
+  Ints ys{xs[0], ws[1] * c.groups};
+  for (int i = 2; i < xs.ndim(); ++i) {
+    const size_t k = static_cast<size_t>(3 - dims + i - 2);
+    ys.push_back((xs[i] - 1) * c.s[k] - 2 * c.p[k] + c.d[k] * (ws[i] - 1) + 1 + op.p[k]);
+  }
+  RefTensor y = ref_zeros(Shape(ys));
+  const auto x5 = as5(xs), w5 = as5(ws), y5 = as5(y.shape);
+  const int64_t cg = xs[1] / c.groups, og = ws[1];
+  for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / (y5[2] * y5[3] * y5[4])) % y5[1]];
+  for (int64_t n = 0; n < x5[0]; ++n)
+    for (int64_t ch = 0; ch < x5[1]; ++ch)
+      for (int64_t o = 0; o < og; ++o)
+        for (int64_t z = 0; z < x5[2]; ++z)
+          for (int64_t yy = 0; yy < x5[3]; ++yy)
+            for (int64_t x = 0; x < x5[4]; ++x)
+              for (int64_t kz = 0; kz < w5[2]; ++kz)
+                for (int64_t ky = 0; ky < w5[3]; ++ky)
+                  for (int64_t kx = 0; kx < w5[4]; ++kx) {
+                    const int64_t oz = z * c.s[0] - c.p[0] + kz * c.d[0];
+                    const int64_t oy = yy * c.s[1] - c.p[1] + ky * c.d[1];
+                    const int64_t ox = x * c.s[2] - c.p[2] + kx * c.d[2];
+                    if (oz < 0 || oz >= y5[2] || oy < 0 || oy >= y5[3] || ox < 0 || ox >= y5[4]) {
+                      continue;
+                    }
+                    y[at5(y5, n, (ch / cg) * og + o, oz, oy, ox)] +=
+                        in[0][at5(x5, n, ch, z, yy, x)] * in[1][at5(w5, ch, o, kz, ky, kx)];
+                  }
+  return {y};
 }
 
 ops::Attrs conv(Ints stride, Ints padding, Ints dilation, int64_t groups) {
@@ -110,7 +182,7 @@ ops::Attrs conv_with_activation(ops::Attrs a, std::string activation) {
 }
 
 JANUS_OP_SPEC({.op = "conv2d",
-               .reference = ref_conv2d,
+               .reference = ref_conv,
                .samples = {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
                            {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
                             conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
@@ -121,9 +193,28 @@ JANUS_OP_SPEC({.op = "conv2d",
                .rtol32 = 1e-4,
                .atol32 = 1e-4});
 
+JANUS_OP_SPEC({.op = "conv1d",
+               .reference = ref_conv,
+               .samples = {{{{2, 3, 7}, {4, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
+                           {{{2, 3, 7}, {4, 3, 3}, {4}},
+                            conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
+                           {{{1, 4, 9}, {6, 2, 2}, {6}}, conv({2}, {1}, {2}, 2)},
+                           {{{0, 2, 3}, {1, 2, 1}, {1}}, conv({1}, {0}, {1}, 1)}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv3d",
+               .reference = ref_conv,
+               .samples = {{{{1, 2, 4, 4, 4}, {3, 2, 2, 3, 2}, {3}}, conv({1}, {0}, {1}, 1)},
+                           {{{2, 2, 4, 5, 3}, {2, 2, 3, 3, 3}, {2}},
+                            conv_with_activation(conv({2, 1, 1}, {1, 1, 0}, {1}, 1), "relu")},
+                           {{{1, 4, 5, 4, 4}, {2, 2, 2, 2, 2}, {2}}, conv({1}, {1}, {2, 1, 2}, 2)}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
 JANUS_OP_SPEC(
     {.op = "conv2d_backward_data",
-     .reference = ref_conv2d_backward_data,
+     .reference = ref_conv_backward_data,
      .samples = {{{{2, 4, 3, 3}, {4, 3, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {5, 5})},
                  {{{1, 2, 3, 4}, {2, 2, 3, 2}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {6, 5})},
                  {{{1, 6, 5, 5}, {6, 2, 2, 2}}, conv_with(conv({1}, {1}, {2}, 2), {5, 5})},
@@ -132,36 +223,101 @@ JANUS_OP_SPEC(
      .rtol32 = 1e-4,
      .atol32 = 1e-4});
 
+JANUS_OP_SPEC({.op = "conv1d_backward_data",
+               .reference = ref_conv_backward_data,
+               .samples = {{{{2, 4, 5}, {4, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {7})},
+                           {{{1, 6, 5}, {6, 2, 2}}, conv_with(conv({2}, {1}, {2}, 2), {9})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv3d_backward_data",
+               .reference = ref_conv_backward_data,
+               .samples = {{{{1, 3, 3, 2, 3}, {3, 2, 2, 3, 2}},
+                            conv_with(conv({1}, {0}, {1}, 1), {4, 4, 4})},
+                           {{{1, 2, 2, 5, 2}, {2, 2, 3, 3, 3}},
+                            conv_with(conv({2, 1, 1}, {1, 1, 0}, {1}, 1), {4, 5, 4})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
 JANUS_OP_SPEC(
     {.op = "conv2d_backward_weight",
-     .reference = ref_conv2d_backward_weight,
+     .reference = ref_conv_backward_weight,
      .samples = {{{{2, 3, 5, 5}, {2, 4, 3, 3}}, conv_with(conv({1}, {0}, {1}, 1), {3, 3})},
                  {{{1, 2, 6, 5}, {1, 2, 3, 4}}, conv_with(conv({2, 1}, {1, 0}, {1}, 1), {3, 2})},
                  {{{1, 4, 5, 5}, {1, 6, 5, 5}}, conv_with(conv({1}, {1}, {2}, 2), {2, 2})}},
      .rtol32 = 1e-4,
      .atol32 = 1e-4});
 
+JANUS_OP_SPEC({.op = "conv1d_backward_weight",
+               .reference = ref_conv_backward_weight,
+               .samples = {{{{2, 3, 7}, {2, 4, 5}}, conv_with(conv({1}, {0}, {1}, 1), {3})},
+                           {{{1, 4, 9}, {1, 6, 5}}, conv_with(conv({2}, {1}, {2}, 2), {2})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv3d_backward_weight",
+               .reference = ref_conv_backward_weight,
+               .samples = {{{{1, 2, 4, 4, 4}, {1, 3, 3, 2, 3}},
+                            conv_with(conv({1}, {0}, {1}, 1), {2, 3, 2})},
+                           {{{1, 4, 5, 4, 4}, {1, 2, 6, 5, 4}},
+                            conv_with(conv({1}, {1}, {1, 1, 2}, 2), {2, 2, 2})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+ops::Attrs transpose(Ints stride, Ints padding, Ints dilation, int64_t groups, Ints out_pad) {
+  return {std::move(stride), std::move(padding), std::move(dilation), groups, std::move(out_pad)};
+}
+
+// Strides with and without output_padding, padding, dilation and groups.
+JANUS_OP_SPEC({.op = "conv1d_transpose",
+               .reference = ref_conv_transpose,
+               .samples = {{{{2, 3, 4}, {3, 2, 3}, {2}}, transpose({1}, {0}, {1}, 1, {0})},
+                           {{{1, 4, 3}, {4, 3, 3}, {6}}, transpose({2}, {1}, {2}, 2, {1})},
+                           {{{0, 2, 3}, {2, 1, 1}, {1}}, transpose({1}, {0}, {1}, 1, {0})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv2d_transpose",
+               .reference = ref_conv_transpose,
+               .samples = {{{{2, 3, 3, 3}, {3, 2, 3, 3}, {2}}, transpose({1}, {0}, {1}, 1, {0})},
+                           {{{1, 2, 3, 4}, {2, 3, 3, 2}, {3}},
+                            transpose({2, 3}, {1, 0}, {1}, 1, {1, 2})},
+                           {{{1, 4, 3, 3}, {4, 1, 2, 2}, {2}}, transpose({2}, {1}, {2}, 2, {0})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
+JANUS_OP_SPEC({.op = "conv3d_transpose",
+               .reference = ref_conv_transpose,
+               .samples = {{{{1, 2, 2, 3, 2}, {2, 3, 2, 2, 3}, {3}},
+                            transpose({1}, {0}, {1}, 1, {0})},
+                           {{{1, 2, 2, 2, 3}, {2, 2, 3, 2, 2}, {4}},
+                            transpose({2, 1, 2}, {1, 0, 0}, {1}, 2, {1, 0, 1})}},
+               .rtol32 = 1e-4,
+               .atol32 = 1e-4});
+
 // Input dy; the sum over the batch and spatial axes per channel.
 std::vector<RefTensor> ref_conv2d_backward_bias(const std::vector<RefTensor>& in,
                                                 const ops::Attrs&) {
-  const Shape& s = in[0].shape;
+  const auto s = as5(in[0].shape);
   RefTensor db = ref_zeros(Shape{s[1]});
-  for (int64_t n = 0; n < s[0]; ++n) {
-    for (int64_t c = 0; c < s[1]; ++c) {
-      for (int64_t y = 0; y < s[2]; ++y) {
-        for (int64_t x = 0; x < s[3]; ++x) db[c] += in[0][at4(s, n, c, y, x)];
-      }
-    }
-  }
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t z = 0; z < s[2]; ++z)
+        for (int64_t y = 0; y < s[3]; ++y)
+          for (int64_t x = 0; x < s[4]; ++x) db[c] += in[0][at5(s, n, c, z, y, x)];
   return {db};
 }
 
-// Planes shorter and longer than the kernel's eight partial sums, and an empty batch.
-JANUS_OP_SPEC(
-    {.op = "conv2d_backward_bias",
-     .reference = ref_conv2d_backward_bias,
-     .samples = {
-         {{{2, 3, 5, 5}}, {}}, {{{3, 2, 1, 3}}, {}}, {{{1, 4, 4, 4}}, {}}, {{{0, 2, 3, 3}}, {}}}});
+// Planes shorter and longer than the kernel's eight partial sums, an empty batch, and the
+// 1-D and 3-D convolutions' dy.
+JANUS_OP_SPEC({.op = "conv2d_backward_bias",
+               .reference = ref_conv2d_backward_bias,
+               .samples = {{{{2, 3, 5, 5}}, {}},
+                           {{{3, 2, 1, 3}}, {}},
+                           {{{1, 4, 4, 4}}, {}},
+                           {{{0, 2, 3, 3}}, {}},
+                           {{{2, 3, 9}}, {}},
+                           {{{2, 2, 3, 2, 3}}, {}}}});
 
 // Pooling windows: the taps of output (n, c, y, x) inside the input, and the padded count.
 struct Pool {

@@ -12,6 +12,7 @@
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/registry.h"
 
 #include "testing/test_util.h"
 
@@ -63,6 +64,107 @@ TEST(OpConv2d, OneDnnMatchesLoopsOnLeNetShapes) {
   }
 }
 
+NDArray invoke1(std::string_view op, const std::vector<NDArray>& in, ops::Attrs attrs) {
+  return ops::invoke(ops::get_op(op), in, std::move(attrs))[0];
+}
+
+// The 1-D and 3-D convolutions and the transposed ones: oneDNN (float32; its NWC and NDHWC
+// layouts and the backward-data primitive run forward) against the direct loops (float64),
+// every pass.
+TEST(OpConvNd, OneDnnMatchesLoopsForEveryRankAndTheTranspose) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> stride, padding;
+    int64_t groups;
+  };
+  auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
+  for (const Case& c : {Case{{3, 4, 18}, {6, 2, 3}, {2}, {1}, 2},
+                        Case{{2, 3, 5, 6, 4}, {4, 3, 3, 2, 3}, {1, 2, 1}, {1, 0, 1}, 1},
+                        Case{{2, 8, 9, 9}, {12, 4, 3, 3}, {2}, {1}, 2}}) {
+    SCOPED_TRACE(fmt::format("x {} w {}", c.x, c.w));
+    const int dims = c.x.ndim() - 2;
+    const std::string conv = fmt::format("conv{}d", dims);
+    seed(11);
+    const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
+    const NDArray w = random_uniform(-1, 1, c.w, DType::kFloat64);
+    const NDArray b = random_uniform(-1, 1, {c.w[0]}, DType::kFloat64);
+    const ops::Attrs attrs{c.stride, c.padding, std::vector<int64_t>{1}, c.groups};
+    const NDArray y = invoke1(conv, {x, w, b}, attrs);
+    expect_near_f64(invoke1(conv, {f32(x), f32(w), f32(b)}, attrs), y, 1e-4, "forward");
+    const NDArray dy = random_uniform(-1, 1, y.shape(), DType::kFloat64);
+    std::vector<int64_t> in, kernel;
+    for (int i = 2; i < c.x.ndim(); ++i) {
+      in.push_back(c.x[i]);
+      kernel.push_back(c.w[i]);
+    }
+    ops::Attrs data_attrs = attrs, weight_attrs = attrs;
+    data_attrs.values().push_back(in);
+    weight_attrs.values().push_back(kernel);
+    expect_near_f64(invoke1(conv + "_backward_data", {f32(dy), f32(w)}, data_attrs),
+                    invoke1(conv + "_backward_data", {dy, w}, data_attrs), 1e-4, "backward data");
+    expect_near_f64(invoke1(conv + "_backward_weight", {f32(x), f32(dy)}, weight_attrs),
+                    invoke1(conv + "_backward_weight", {x, dy}, weight_attrs), 1e-3,
+                    "backward weight");
+    // The transpose of this convolution maps dy back to x's shape (output_padding recovers
+    // the rows that the stride skipped) and equals the data gradient plus its bias.
+    std::vector<int64_t> out_pad;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const size_t a = c.stride.size() == 1 ? 0 : i;
+      const size_t p = c.padding.size() == 1 ? 0 : i;
+      const int64_t natural =
+          (y.shape()[static_cast<int>(i) + 2] - 1) * c.stride[a] - 2 * c.padding[p] + kernel[i];
+      out_pad.push_back(in[i] - natural);
+    }
+    const NDArray bx = random_uniform(-1, 1, {c.x[1]}, DType::kFloat64);
+    const NDArray t = conv_transpose(dy, w, bx, c.stride, c.padding, out_pad, {1}, c.groups);
+    ASSERT_EQ(t.shape(), c.x);
+    const NDArray want = invoke1(conv + "_backward_data", {dy, w}, data_attrs);
+    std::vector<int64_t> per_channel(static_cast<size_t>(c.x.ndim()), 1);
+    per_channel[1] = c.x[1];
+    expect_near_f64(cast(t, DType::kFloat32),
+                    want + broadcast_to(reshape(bx, Shape(per_channel)), want.shape()), 1e-6,
+                    "transpose = backward data + bias");
+    expect_near_f64(
+        conv_transpose(f32(dy), f32(w), f32(bx), c.stride, c.padding, out_pad, {1}, c.groups), t,
+        1e-4, "transpose float32");
+  }
+}
+
+TEST(OpConvNd, BadInputsNameTheOperatorAndWhatWasExpected) {
+  std::string msg = error_of<ShapeError>([&] {
+    invoke1("conv3d", {zeros({2, 3, 8, 8}), zeros({4, 3, 3, 3}), zeros({4})}, {});
+  });
+  EXPECT_THAT(msg, HasSubstr("conv3d: input has shape [2, 3, 8, 8], expected 5 dimensions "
+                             "[batch, channels, depth, height, width]"));
+  msg = error_of<ValueError>([&] {
+    invoke1("conv1d", {zeros({2, 3, 8}), zeros({4, 3, 3}), zeros({4})},
+            {std::vector<int64_t>{1, 1}});
+  });
+  EXPECT_THAT(msg, HasSubstr("conv1d: stride has 2 values [1, 1], expected 1 or 1 (width)"));
+  msg = error_of<ValueError>([&] {
+    conv_transpose(zeros({1, 2, 4, 4}), zeros({2, 3, 3, 3}), zeros({3}), {2}, {0}, {2});
+  });
+  EXPECT_THAT(msg, HasSubstr("conv2d_transpose: output_padding is [2, 2], expected each value "
+                             "below the stride [2, 2]"));
+  msg = error_of<ShapeError>([&] {
+    conv_transpose(zeros({1, 3, 4, 4}), zeros({2, 3, 3, 3}), zeros({3}));
+  });
+  EXPECT_THAT(msg, HasSubstr("conv2d_transpose: input [1, 3, 4, 4] has 3 channels but weight "
+                             "[2, 3, 3, 3] expects 2 (its first axis)"));
+  msg = error_of<ShapeError>([&] {
+    conv_transpose(zeros({1, 2, 4}), zeros({2, 3, 3}), zeros({2}));
+  });
+  EXPECT_THAT(msg, HasSubstr("conv1d_transpose: bias has shape [2] for weight [2, 3, 3], "
+                             "expected [3]"));
+  msg = error_of<ShapeError>([&] {
+    conv_transpose(zeros({1, 2, 1}), zeros({2, 3, 1}), zeros({3}), {1}, {1});
+  });
+  EXPECT_THAT(msg, HasSubstr("gives an output extent of -1, expected at least 1"));
+  msg = error_of<ShapeError>([&] { conv_transpose(zeros({1, 2}), zeros({2, 3}), zeros({3})); });
+  EXPECT_THAT(msg, HasSubstr("conv_transpose: input has shape [1, 2], expected 3 to 5 "
+                             "dimensions"));
+}
+
 TEST(OpConv2d, GradientsFlowToEveryInput) {
   NDArray x = ones({2, 3, 6, 6}), w = ones({4, 3, 3, 3}), b = zeros({4});
   autograd::attach_grad(x);
@@ -95,7 +197,9 @@ TEST(OpConv2d, BadInputsNameTheProblem) {
   EXPECT_THAT(msg, HasSubstr("conv2d: bias has shape [3] for weight [4, 3, 3, 3], expected [4]"));
   msg = error_of<ShapeError>([&] { conv2d(x, zeros({4, 3, 9, 9}), zeros({4})); });
   EXPECT_THAT(
-      msg, HasSubstr("conv2d: kernel 9x9 (dilation 1x1) does not fit input 8x8 with padding 0x0"));
+      msg,
+      HasSubstr("conv2d: kernel [9, 9] (dilation [1, 1]) does not fit input [8, 8] with padding "
+                "[0, 0]"));
   msg = error_of<ValueError>([&] { conv2d(x, zeros({4, 1, 3, 3}), zeros({4}), {1}, {0}, {1}, 2); });
   EXPECT_THAT(
       msg,

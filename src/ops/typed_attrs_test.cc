@@ -46,7 +46,7 @@ TEST(TypedAttrs, AStructReadsEachAttributeByItsRegisteredName) {
   Attrs attrs{std::vector<int64_t>{2}, std::vector<int64_t>{1, 0}};  // the rest: defaults
   complete_attrs(op, attrs);
   EXPECT_EQ(attrs.op(), &op);
-  const Conv2dAttrs a = Conv2dAttrs::from(attrs);
+  const ConvolutionAttrs a = ConvolutionAttrs::from(attrs);
   EXPECT_EQ(a.stride, (std::vector<int64_t>{2}));
   EXPECT_EQ(a.padding, (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(a.dilation, (std::vector<int64_t>{1, 1}));
@@ -57,15 +57,15 @@ TEST(TypedAttrs, AStructReadsEachAttributeByItsRegisteredName) {
   Attrs data_attrs{std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{1},
                    int64_t{1}, std::vector<int64_t>{5, 6}};
   complete_attrs(data_op, data_attrs);
-  EXPECT_EQ(Conv2dBackwardDataAttrs::from(data_attrs).input_size, (std::vector<int64_t>{5, 6}));
-  const std::vector<AttrFieldDef> fields = attr_fields<Conv2dAttrs>();
+  EXPECT_EQ(ConvBackwardDataAttrs::from(data_attrs).input_size, (std::vector<int64_t>{5, 6}));
+  const std::vector<AttrFieldDef> fields = attr_fields<ConvolutionAttrs>();
   ASSERT_EQ(fields.size(), op.attrs.size());
   for (size_t i = 0; i < fields.size(); ++i) EXPECT_EQ(fields[i].name, op.attrs[i].name);
 }
 
 TEST(TypedAttrs, AnIncompleteListIsAnInternalError) {
   const Attrs partial{std::vector<int64_t>{1}};
-  EXPECT_THAT(error_of<InternalError>([&] { Conv2dAttrs::from(partial); }),
+  EXPECT_THAT(error_of<InternalError>([&] { ConvolutionAttrs::from(partial); }),
               HasSubstr("1 attribute values for the 5 fields of its struct"));
 }
 

@@ -37,26 +37,105 @@ class Dense : public Block {
   ParameterPtr weight_, bias_;
 };
 
-/// 2-D convolution over [N, C, H, W]: weight [channels, in_channels / groups, kh, kw];
-/// in_channels 0 = inferred from the first input.
-class Conv2D : public Block {
+/// Convolution over [N, C, spatial...] with 1 to 3 spatial axes, or its transpose (MXNet's
+/// Deconvolution): the layer behind Conv1D, Conv2D, Conv3D and their Transpose variants, which
+/// only fix the number of axes and the direction. Weight [channels, in_channels / groups, k...]
+/// (convolution) or [in_channels, channels / groups, k...] (transpose); in_channels 0 = inferred
+/// from the first input. kernel_size, strides, padding, output_padding and dilation take one
+/// value per spatial axis or one for all.
+class Conv : public Block {
+ public:
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+  const ParameterPtr& weight() const { return weight_; }
+  const ParameterPtr& bias() const { return bias_; }
+
+ protected:
+  Conv(std::string_view kind, int dims, bool transpose, int64_t channels,
+       std::vector<int64_t> kernel_size, std::vector<int64_t> strides, std::vector<int64_t> padding,
+       std::vector<int64_t> output_padding, std::vector<int64_t> dilation, int64_t groups,
+       std::string activation, bool use_bias, int64_t in_channels, InitializerPtr weight_init,
+       InitializerPtr bias_init);
+
+ private:
+  // The weight's shape for `in_channels` input channels.
+  Shape weight_shape(int64_t in_channels) const;
+  // The input channels that the weight expects (0 while deferred).
+  int64_t in_channels() const;
+
+  std::string kind_;  // the class name, for errors and describe()
+  int dims_;
+  bool transpose_;
+  int64_t channels_;
+  std::vector<int64_t> kernel_, strides_, padding_, output_padding_, dilation_;
+  int64_t groups_;
+  ops::Activation activation_;
+  ParameterPtr weight_, bias_;
+};
+
+/// 1-D convolution over [N, C, W]; weight [channels, in_channels / groups, kw].
+class Conv1D : public Conv {
+ public:
+  Conv1D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides = {1},
+         std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
+         int64_t groups = 1, std::string activation = "", bool use_bias = true,
+         int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+         InitializerPtr bias_init = Zero());
+};
+
+/// 2-D convolution over [N, C, H, W]: weight [channels, in_channels / groups, kh, kw].
+class Conv2D : public Conv {
  public:
   Conv2D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides = {1},
          std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
          int64_t groups = 1, std::string activation = "", bool use_bias = true,
          int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
          InitializerPtr bias_init = Zero());
-  NDArray forward(const NDArray& x) override;
-  std::string describe() const override;
-  const ParameterPtr& weight() const { return weight_; }
-  const ParameterPtr& bias() const { return bias_; }
+};
 
- private:
-  int64_t channels_;
-  std::vector<int64_t> kernel_, strides_, padding_, dilation_;
-  int64_t groups_;
-  ops::Activation activation_;
-  ParameterPtr weight_, bias_;
+/// 3-D convolution over [N, C, D, H, W]: weight [channels, in_channels / groups, kd, kh, kw].
+class Conv3D : public Conv {
+ public:
+  Conv3D(int64_t channels, std::vector<int64_t> kernel_size, std::vector<int64_t> strides = {1},
+         std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
+         int64_t groups = 1, std::string activation = "", bool use_bias = true,
+         int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+         InitializerPtr bias_init = Zero());
+};
+
+/// Transposed 1-D convolution over [N, C, W]: weight [in_channels, channels / groups, kw].
+class Conv1DTranspose : public Conv {
+ public:
+  Conv1DTranspose(int64_t channels, std::vector<int64_t> kernel_size,
+                  std::vector<int64_t> strides = {1}, std::vector<int64_t> padding = {0},
+                  std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
+                  int64_t groups = 1, std::string activation = "", bool use_bias = true,
+                  int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+                  InitializerPtr bias_init = Zero());
+};
+
+/// Transposed 2-D convolution over [N, C, H, W]: weight [in_channels, channels / groups, kh,
+/// kw].
+class Conv2DTranspose : public Conv {
+ public:
+  Conv2DTranspose(int64_t channels, std::vector<int64_t> kernel_size,
+                  std::vector<int64_t> strides = {1}, std::vector<int64_t> padding = {0},
+                  std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
+                  int64_t groups = 1, std::string activation = "", bool use_bias = true,
+                  int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+                  InitializerPtr bias_init = Zero());
+};
+
+/// Transposed 3-D convolution over [N, C, D, H, W]: weight [in_channels, channels / groups,
+/// kd, kh, kw].
+class Conv3DTranspose : public Conv {
+ public:
+  Conv3DTranspose(int64_t channels, std::vector<int64_t> kernel_size,
+                  std::vector<int64_t> strides = {1}, std::vector<int64_t> padding = {0},
+                  std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
+                  int64_t groups = 1, std::string activation = "", bool use_bias = true,
+                  int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
+                  InitializerPtr bias_init = Zero());
 };
 
 /// Max pooling over [N, C, H, W]; strides default to the pool size.

@@ -46,6 +46,14 @@ std::vector<NDArray> layer_norm_backward(const NDArray& x, const NDArray& gamma,
 NDArray conv2d(const NDArray& x, const NDArray& weight, const NDArray& bias,
                std::vector<int64_t> stride = {1, 1}, std::vector<int64_t> padding = {0, 0},
                std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1);
+/// Transposed convolution (MXNet's Deconvolution) over 1 to 3 spatial axes, by x's rank: x [N,
+/// C, in...] with weight [C, O / groups, k...] plus bias [O]: y [N, O, out...], out = (in - 1)
+/// stride - 2 padding + dilation (k - 1) + 1 + output_padding (output_padding below the stride).
+/// The attributes take one value per spatial axis or one for all.
+NDArray conv_transpose(const NDArray& x, const NDArray& weight, const NDArray& bias,
+                       std::vector<int64_t> stride = {1}, std::vector<int64_t> padding = {0},
+                       std::vector<int64_t> output_padding = {0},
+                       std::vector<int64_t> dilation = {1}, int64_t groups = 1);
 /// The input gradient of conv2d: dx [N, C, input_size] from dy and weight.
 NDArray conv2d_backward_data(const NDArray& dy, const NDArray& weight,
                              std::vector<int64_t> input_size, std::vector<int64_t> stride = {1, 1},

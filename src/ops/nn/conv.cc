@@ -1,6 +1,6 @@
-// 2-D convolution geometry and kernels: oneDNN primitives cached by geometry (computing in
-// channels-last layout, converted from and to Janus' NCHW around each call), and direct loops for
-// float64.
+// Convolution geometry (1 to 3 spatial axes) and kernels: oneDNN primitives cached by geometry
+// (computing in channels-last layout, converted from and to Janus' channels-first layout around
+// each call), and direct loops for float64.
 #include "conv.h"
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "janus/base/error.h"
+#include "janus/ops/ops.h"
 
 #include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
@@ -23,15 +24,25 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 using dims = dnnl::memory::dims;
 
-std::vector<int64_t> pair_attr(std::string_view op, std::string_view name,
-                               const std::vector<int64_t>& v, int64_t min_value) {
-  JANUS_CHECK(v.size() == 1 || v.size() == 2, ValueError,
-              "{}: {} has {} values [{}], expected 1 or 2 (height, width)", op, name, v.size(),
-              fmt::join(v, ", "));
-  std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
-  JANUS_CHECK(out[0] >= min_value && out[1] >= min_value, ValueError,
-              "{}: {} is [{}], expected values >= {}", op, name, fmt::join(v, ", "), min_value);
-  return out;
+// The dimensions of a shape [a, b, spatial...] from the right-aligned spatial entries of g.
+dims with_spatial(const ConvGeom& g, int64_t a, int64_t b, const std::array<int64_t, 3>& sp) {
+  dims d{a, b};
+  for (int i = kMaxConvDims - g.dims; i < kMaxConvDims; ++i) d.push_back(sp[i]);
+  return d;
+}
+dims spatial(const ConvGeom& g, const std::array<int64_t, 3>& sp, int64_t minus = 0) {
+  dims d;
+  for (int i = kMaxConvDims - g.dims; i < kMaxConvDims; ++i) d.push_back(sp[i] - minus);
+  return d;
+}
+
+// The plain (channels-first) and channels-last tags of an activation, and the weights' tags,
+// by number of spatial axes.
+tag plain_tag(int dims) { return dims == 1 ? tag::ncw : dims == 2 ? tag::nchw : tag::ncdhw; }
+tag last_tag(int dims) { return dims == 1 ? tag::nwc : dims == 2 ? tag::nhwc : tag::ndhwc; }
+tag weight_tag(int dims, bool grouped) {
+  if (grouped) return dims == 1 ? tag::goiw : dims == 2 ? tag::goihw : tag::goidhw;
+  return dims == 1 ? tag::oiw : dims == 2 ? tag::oihw : tag::oidhw;
 }
 
 struct ConvDescs {
@@ -40,16 +51,19 @@ struct ConvDescs {
 };
 
 ConvDescs conv_descs(const ConvGeom& g) {
-  const dims weights = g.groups == 1 ? dims{g.o, g.c, g.kh, g.kw}
-                                     : dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
-  return {dnnl::memory::desc({g.n, g.c, g.h, g.w}, dt::f32, tag::nchw),
-          dnnl::memory::desc(weights, dt::f32, g.groups == 1 ? tag::oihw : tag::goihw),
+  dims weights = with_spatial(g, g.o, g.c / g.groups, g.k);
+  if (g.groups > 1) {
+    weights[0] = g.o / g.groups;
+    weights.insert(weights.begin(), g.groups);
+  }
+  return {dnnl::memory::desc(with_spatial(g, g.n, g.c, g.in), dt::f32, plain_tag(g.dims)),
+          dnnl::memory::desc(weights, dt::f32, weight_tag(g.dims, g.groups > 1)),
           dnnl::memory::desc({g.o}, dt::f32, tag::x),
-          dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, dt::f32, tag::nchw),
-          {g.stride_h, g.stride_w},
-          {g.dil_h - 1, g.dil_w - 1},  // oneDNN counts dilation from 0
-          {g.pad_h, g.pad_w},
-          {g.pad_h, g.pad_w}};
+          dnnl::memory::desc(with_spatial(g, g.n, g.o, g.out), dt::f32, plain_tag(g.dims)),
+          spatial(g, g.stride),
+          spatial(g, g.dil, 1),  // oneDNN counts dilation from 0
+          spatial(g, g.pad),
+          spatial(g, g.pad)};
 }
 
 // The layouts the primitives compute in. Weights: whichever the primitive prefers (they are
@@ -57,12 +71,12 @@ ConvDescs conv_descs(const ConvGeom& g) {
 // takes its slower im2col + GEMM path), it is one cheap transpose from Janus' NCHW (none with
 // one channel, as a network's grayscale input), and unlike the blocked layouts oneDNN would pick
 // (nChw8c) it needs no costly conversion per call and never pads one input channel to eight.
-// bench/conv_vs_onednn.cc compares the layouts.
+// bench/conv_vs_onednn.cc compares the layouts. Likewise NWC and NDHWC for 1 and 3 axes.
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
   return dnnl::memory::desc(md.dims(), dt::f32, tag::any);
 }
 dnnl::memory::desc channels_last(const dnnl::memory::desc& md) {
-  return dnnl::memory::desc(md.dims(), dt::f32, tag::nhwc);
+  return dnnl::memory::desc(md.dims(), dt::f32, last_tag(static_cast<int>(md.dims().size()) - 2));
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeom& g) {
@@ -255,26 +269,36 @@ const Cached<dnnl::convolution_backward_weights>& cached_backward_weight(const C
   });
 }
 
-// Direct loops. Every (output pixel, tap) pair visits `tap(n, oc, oy, ox, ic, iy, ix, ky, kx)`
-// with the input position in range; the three passes differ only in what they accumulate.
+// Direct loops. Every (output position, tap) pair visits `tap(y index, x index, weight index)`
+// with the input position in range; the three passes differ only in what they accumulate. The
+// unused leading spatial axes have extent 1 (see ConvGeom).
 template <typename Tap>
 void for_each_tap(const ConvGeom& g, Tap tap) {
   const int64_t og = g.o / g.groups, cg = g.c / g.groups;
+  const auto& [id, ih, iw] = g.in;
+  const auto& [kd, kh, kw] = g.k;
+  const auto& [od, oh, ow] = g.out;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t oc = 0; oc < g.o; ++oc) {
       const int64_t c0 = (oc / og) * cg;
-      for (int64_t oy = 0; oy < g.oh; ++oy) {
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          for (int64_t ic = 0; ic < cg; ++ic) {
-            for (int64_t ky = 0; ky < g.kh; ++ky) {
-              const int64_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
-                const int64_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
-                if (ix < 0 || ix >= g.w) continue;
-                tap(((n * g.o + oc) * g.oh + oy) * g.ow + ox,     // y index
-                    ((n * g.c + c0 + ic) * g.h + iy) * g.w + ix,  // x index
-                    ((oc * cg + ic) * g.kh + ky) * g.kw + kx);    // weight index
+      for (int64_t oz = 0; oz < od; ++oz) {
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            const int64_t yi = (((n * g.o + oc) * od + oz) * oh + oy) * ow + ox;
+            for (int64_t ic = 0; ic < cg; ++ic) {
+              for (int64_t kz = 0; kz < kd; ++kz) {
+                const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+                if (iz < 0 || iz >= id) continue;
+                for (int64_t ky = 0; ky < kh; ++ky) {
+                  const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
+                  if (iy < 0 || iy >= ih) continue;
+                  for (int64_t kx = 0; kx < kw; ++kx) {
+                    const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dil[2];
+                    if (ix < 0 || ix >= iw) continue;
+                    tap(yi, (((n * g.c + c0 + ic) * id + iz) * ih + iy) * iw + ix,
+                        (((oc * cg + ic) * kd + kz) * kh + ky) * kw + kx);
+                  }
+                }
               }
             }
           }
@@ -286,7 +310,7 @@ void for_each_tap(const ConvGeom& g, Tap tap) {
 
 template <typename T>
 void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
-  const int64_t plane = g.oh * g.ow;
+  const int64_t plane = g.out_size();
   for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
   if (g.relu) {
@@ -296,43 +320,106 @@ void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
 
 template <typename T>
 void backward_data_loop(const ConvGeom& g, const T* dy, const T* w, T* dx) {
-  for (int64_t i = 0; i < g.n * g.c * g.h * g.w; ++i) dx[i] = T(0);
+  for (int64_t i = 0; i < g.n * g.c * g.in_size(); ++i) dx[i] = T(0);
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { dx[xi] += dy[yi] * w[wi]; });
 }
 
 template <typename T>
 void backward_weight_loop(const ConvGeom& g, const T* x, const T* dy, T* dw) {
-  for (int64_t i = 0; i < g.o * (g.c / g.groups) * g.kh * g.kw; ++i) dw[i] = T(0);
+  for (int64_t i = 0; i < g.o * (g.c / g.groups) * g.k_size(); ++i) dw[i] = T(0);
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { dw[wi] += x[xi] * dy[yi]; });
+}
+
+template <typename T>
+void add_input_bias(const ConvGeom& g, const T* b, T* x) {
+  const int64_t plane = g.in_size();
+  for (int64_t i = 0; i < g.n * g.c * plane; ++i) x[i] += b[(i / plane) % g.c];
+}
+
+constexpr std::array<std::string_view, 4> kForward = {"", "conv1d", "conv2d", "conv3d"};
+constexpr std::array<std::string_view, 4> kBackwardData = {
+    "", "conv1d_backward_data", "conv2d_backward_data", "conv3d_backward_data"};
+constexpr std::array<std::string_view, 4> kBackwardWeight = {
+    "", "conv1d_backward_weight", "conv2d_backward_weight", "conv3d_backward_weight"};
+constexpr std::array<std::string_view, 4> kTranspose = {"", "conv1d_transpose", "conv2d_transpose",
+                                                        "conv3d_transpose"};
+
+const char* axis_names(int dims) {
+  return dims == 1 ? "width" : dims == 2 ? "height, width" : "depth, height, width";
 }
 
 }  // namespace
 
-std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra) {
-  std::vector<AttrDef> attrs = {{"stride", AttrType::kInts, std::vector<int64_t>{1, 1},
-                                 "step (height, width), or one for both"},
-                                {"padding", AttrType::kInts, std::vector<int64_t>{0, 0},
-                                 "zeros added on each side (height, width)"},
-                                {"dilation", AttrType::kInts, std::vector<int64_t>{1, 1},
-                                 "spacing of the kernel taps (height, width)"},
+Shape ConvGeom::x_shape() const { return Shape(with_spatial(*this, n, c, in)); }
+Shape ConvGeom::weight_shape() const { return Shape(with_spatial(*this, o, c / groups, k)); }
+Shape ConvGeom::y_shape() const { return Shape(with_spatial(*this, n, o, out)); }
+
+std::string_view conv_op_name(std::string_view kind, int dims) {
+  JANUS_CHECK(dims >= 1 && dims <= kMaxConvDims, InternalError,
+              "conv_op_name: {} spatial axes, expected 1 to 3", dims);
+  const size_t d = static_cast<size_t>(dims);
+  if (kind == "forward") return kForward[d];
+  if (kind == "backward_data") return kBackwardData[d];
+  if (kind == "backward_weight") return kBackwardWeight[d];
+  JANUS_CHECK(kind == "transpose", InternalError, "conv_op_name: unknown kind '{}'", kind);
+  return kTranspose[d];
+}
+
+std::vector<AttrDef> conv_attrs(int dims, std::vector<AttrDef> extra) {
+  // The docs are views: literals, one per number of axes.
+  static constexpr std::array<std::string_view, 4> kStride = {
+      "", "step (width)", "step (height, width), or one for both",
+      "step (depth, height, width), or one for every axis"};
+  static constexpr std::array<std::string_view, 4> kPadding = {
+      "", "zeros added on each side (width)", "zeros added on each side (height, width)",
+      "zeros added on each side (depth, height, width)"};
+  static constexpr std::array<std::string_view, 4> kDilation = {
+      "", "spacing of the kernel taps (width)", "spacing of the kernel taps (height, width)",
+      "spacing of the kernel taps (depth, height, width)"};
+  const size_t d = static_cast<size_t>(dims);
+  const std::vector<int64_t> ones(d, 1), zeros(d, 0);
+  std::vector<AttrDef> attrs = {{"stride", AttrType::kInts, ones, kStride[d]},
+                                {"padding", AttrType::kInts, zeros, kPadding[d]},
+                                {"dilation", AttrType::kInts, ones, kDilation[d]},
                                 {"groups", AttrType::kInt, int64_t{1},
                                  "input and output channels split into this many groups"}};
   attrs.insert(attrs.end(), extra.begin(), extra.end());
   return attrs;
 }
 
-ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
+std::vector<int64_t> spatial_attr(std::string_view op, std::string_view attr, int dims,
+                                  const std::vector<int64_t>& v, int64_t min_value) {
+  const size_t n = static_cast<size_t>(dims);
+  JANUS_CHECK(v.size() == 1 || v.size() == n, ValueError,
+              "{}: {} has {} values [{}], expected 1 or {} ({})", op, attr, v.size(),
+              fmt::join(v, ", "), dims, axis_names(dims));
+  std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>(n, v[0]) : v;
+  for (int64_t e : out) {
+    JANUS_CHECK(e >= min_value, ValueError, "{}: {} is [{}], expected values >= {}", op, attr,
+                fmt::join(v, ", "), min_value);
+  }
+  return out;
+}
+
+std::vector<int64_t> spatial_extents(const Shape& s) {
+  std::vector<int64_t> e;
+  for (int i = 2; i < s.ndim(); ++i) e.push_back(s[i]);
+  return e;
+}
+
+ConvGeom conv_geometry(std::string_view op, int dims, const Shape& x, const Shape& weight,
                        const ConvAttrs& attrs) {
-  JANUS_CHECK(x.ndim() == 4, ShapeError,
-              "{}: input has shape {}, expected 4 dimensions [batch, channels, height, width]", op,
-              x);
-  JANUS_CHECK(weight.ndim() == 4, ShapeError,
-              "{}: weight has shape {}, expected 4 dimensions [out_channels, in_channels / groups, "
-              "kernel_height, kernel_width]",
-              op, weight);
-  const auto stride = pair_attr(op, "stride", attrs.stride, 1);
-  const auto padding = pair_attr(op, "padding", attrs.padding, 0);
-  const auto dilation = pair_attr(op, "dilation", attrs.dilation, 1);
+  JANUS_CHECK(x.ndim() == dims + 2, ShapeError,
+              "{}: input has shape {}, expected {} dimensions [batch, channels, {}]", op, x,
+              dims + 2, axis_names(dims));
+  JANUS_CHECK(
+      weight.ndim() == dims + 2, ShapeError,
+      "{}: weight has shape {}, expected {} dimensions [out_channels, in_channels / groups, "
+      "kernel ({})]",
+      op, weight, dims + 2, axis_names(dims));
+  const auto stride = spatial_attr(op, "stride", dims, attrs.stride, 1);
+  const auto padding = spatial_attr(op, "padding", dims, attrs.padding, 0);
+  const auto dilation = spatial_attr(op, "dilation", dims, attrs.dilation, 1);
   const int64_t groups = attrs.groups;
   JANUS_CHECK(groups >= 1, ValueError, "{}: groups is {}, expected at least 1", op, groups);
   JANUS_CHECK(x[1] % groups == 0 && weight[0] % groups == 0, ValueError,
@@ -341,15 +428,35 @@ ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
   JANUS_CHECK(weight[1] * groups == x[1], ShapeError,
               "{}: input {} has {} channels but weight {} expects {} ({} per group x {} groups)",
               op, x, x[1], weight, weight[1] * groups, weight[1], groups);
-  ConvGeom g{x[0], x[1],      x[2],      x[3],       weight[0],  weight[2],   weight[3],   0,
-             0,    stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
-  const int64_t ext_h = (g.kh - 1) * g.dil_h + 1, ext_w = (g.kw - 1) * g.dil_w + 1;
-  JANUS_CHECK(g.kh >= 1 && g.kw >= 1 && g.h + 2 * g.pad_h >= ext_h && g.w + 2 * g.pad_w >= ext_w,
-              ShapeError,
-              "{}: kernel {}x{} (dilation {}x{}) does not fit input {}x{} with padding {}x{}", op,
-              g.kh, g.kw, g.dil_h, g.dil_w, g.h, g.w, g.pad_h, g.pad_w);
-  g.oh = (g.h + 2 * g.pad_h - ext_h) / g.stride_h + 1;
-  g.ow = (g.w + 2 * g.pad_w - ext_w) / g.stride_w + 1;
+  ConvGeom g;
+  g.dims = dims;
+  g.n = x[0];
+  g.c = x[1];
+  g.o = weight[0];
+  g.groups = groups;
+  g.in.fill(1);
+  g.k.fill(1);
+  g.stride.fill(1);
+  g.dil.fill(1);
+  g.pad.fill(0);
+  bool fits = true;
+  for (int i = 0; i < dims; ++i) {
+    const size_t at = static_cast<size_t>(kMaxConvDims - dims + i);
+    const size_t a = static_cast<size_t>(i);
+    g.in[at] = x[i + 2];
+    g.k[at] = weight[i + 2];
+    g.stride[at] = stride[a];
+    g.pad[at] = padding[a];
+    g.dil[at] = dilation[a];
+    fits = fits && g.k[at] >= 1 && g.in[at] + 2 * g.pad[at] >= (g.k[at] - 1) * g.dil[at] + 1;
+  }
+  JANUS_CHECK(fits, ShapeError,
+              "{}: kernel {} (dilation [{}]) does not fit input {} with padding [{}]", op,
+              Shape(spatial_extents(weight)), fmt::join(dilation, ", "), Shape(spatial_extents(x)),
+              fmt::join(padding, ", "));
+  for (size_t i = 0; i < kMaxConvDims; ++i) {
+    g.out[i] = (g.in[i] + 2 * g.pad[i] - (g.k[i] - 1) * g.dil[i] - 1) / g.stride[i] + 1;
+  }
   return g;
 }
 
@@ -364,7 +471,7 @@ void check_conv_dtypes(std::string_view op, std::initializer_list<DType> dtypes)
 }
 
 bool conv_uses_onednn(const ConvGeom& g, DType dtype) {
-  return dtype == DType::kFloat32 && g.n > 0 && g.c > 0 && g.o > 0 && g.h > 0 && g.w > 0;
+  return dtype == DType::kFloat32 && g.n > 0 && g.c > 0 && g.o > 0 && g.in_size() > 0;
 }
 
 void prepare_conv_forward(const ConvGeom& g) {
@@ -387,7 +494,7 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
                  static_cast<const float*>(bias), static_cast<float*>(y));
   } else {
     execute(cached_forward(g), {x, weight, bias, y});
-    if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.oh * g.ow, ctx);
+    if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
   }
 }
 
@@ -415,6 +522,36 @@ void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const v
   } else {
     execute(cached_backward_weight(g), {x, dy, dweight});
   }
+}
+
+}  // namespace janus::ops
+
+namespace janus::ops {
+
+void conv_add_input_bias(const ConvGeom& g, DType dtype, const void* bias, void* x) {
+  if (dtype == DType::kFloat64) {
+    add_input_bias(g, static_cast<const double*>(bias), static_cast<double*>(x));
+  } else {
+    add_input_bias(g, static_cast<const float*>(bias), static_cast<float*>(x));
+  }
+}
+
+NDArray invoke_conv(int dims, const NDArray& x, const NDArray& weight, const NDArray& bias,
+                    const ConvAttrs& a) {
+  return invoke(get_op(conv_op_name("forward", dims)), {x, weight, bias},
+                {a.stride, a.padding, a.dilation, a.groups})[0];
+}
+
+NDArray invoke_conv_backward_data(int dims, const NDArray& dy, const NDArray& weight,
+                                  const std::vector<int64_t>& input_size, const ConvAttrs& a) {
+  return invoke(get_op(conv_op_name("backward_data", dims)), {dy, weight},
+                {a.stride, a.padding, a.dilation, a.groups, input_size})[0];
+}
+
+NDArray invoke_conv_backward_weight(int dims, const NDArray& x, const NDArray& dy,
+                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a) {
+  return invoke(get_op(conv_op_name("backward_weight", dims)), {x, dy},
+                {a.stride, a.padding, a.dilation, a.groups, kernel_size})[0];
 }
 
 }  // namespace janus::ops

@@ -1,9 +1,10 @@
-// The geometry of a 2-D convolution and its three kernels (forward, data gradient, weight
-// gradient), shared by conv2d, conv2d_backward_data and conv2d_backward_weight: oneDNN
-// primitives cached by geometry for float32, direct loops for float64 and empty extents.
-// Private to src/ops.
+// The geometry of a convolution over 1, 2 or 3 spatial axes and its three kernels (forward, data
+// gradient, weight gradient), shared by the conv{1,2,3}d operators, their gradients and the
+// transposed convolutions: oneDNN primitives cached by geometry for float32, direct loops for
+// float64 and empty extents. Private to src/ops.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -14,24 +15,49 @@
 
 namespace janus::ops {
 
-/// x [n, c, h, w] * weight [o, c / groups, kh, kw] -> y [n, o, oh, ow].
+/// The most spatial axes a convolution has (3: depth, height, width).
+inline constexpr int kMaxConvDims = 3;
+
+/// x [n, c, in...] * weight [o, c / groups, k...] -> y [n, o, out...] with `dims` spatial axes.
+/// The spatial arrays hold the `dims` axes right-aligned; the leading unused entries are the
+/// neutral 1 (extent, kernel, stride, dilation) and 0 (padding), so that one loop over three
+/// axes serves every rank with the same memory offsets.
 struct ConvGeom {
-  int64_t n, c, h, w;
-  int64_t o, kh, kw;
-  int64_t oh, ow;
-  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-  int64_t groups;
+  int dims = 2;
+  int64_t n = 0, c = 0, o = 0;
+  std::array<int64_t, kMaxConvDims> in{}, k{}, out{}, stride{}, pad{}, dil{};
+  int64_t groups = 1;
   bool relu = false;  // forward only: y = relu(conv + bias), relu's rule (relu_rule.h)
   auto operator<=>(const ConvGeom&) const = default;
+
+  /// The product of the spatial extents of x, of y, and of the kernel.
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  int64_t k_size() const { return k[0] * k[1] * k[2]; }
+  /// The shapes of x, weight and y.
+  Shape x_shape() const;
+  Shape weight_shape() const;
+  Shape y_shape() const;
 };
 
-/// The attributes every convolution operator starts with: stride, padding, dilation, groups.
-std::vector<AttrDef> conv_attrs(std::vector<AttrDef> extra = {});
+/// The name of the operator of `kind` ("conv{}d", "conv{}d_backward_data", ...) for `dims`
+/// spatial axes; a string with static storage, as registered.
+std::string_view conv_op_name(std::string_view kind, int dims);
 
-/// Checks stride, padding, dilation and groups and the shapes of x [n, c, h, w] and weight
-/// [o, c / groups, kh, kw], and computes the output extent. Errors name `op`.
-ConvGeom conv_geometry(std::string_view op, const Shape& x, const Shape& weight,
+/// The attributes every convolution operator with `dims` spatial axes starts with: stride,
+/// padding, dilation, groups (defaults of `dims` values).
+std::vector<AttrDef> conv_attrs(int dims, std::vector<AttrDef> extra = {});
+
+/// Checks stride, padding, dilation and groups and the shapes of x [n, c, in...] and weight
+/// [o, c / groups, k...] with `dims` spatial axes, and computes the output extent. Errors name
+/// `op`.
+ConvGeom conv_geometry(std::string_view op, int dims, const Shape& x, const Shape& weight,
                        const ConvAttrs& attrs);
+
+/// `attr` of `dims` values from one (every axis) or `dims` values, each at least `min_value`.
+/// Errors name `op` and `attr`.
+std::vector<int64_t> spatial_attr(std::string_view op, std::string_view attr, int dims,
+                                  const std::vector<int64_t>& v, int64_t min_value);
 
 /// Checks that the dtypes are one floating type that the convolution supports.
 void check_conv_dtypes(std::string_view op, std::initializer_list<DType> dtypes);
@@ -54,5 +80,17 @@ void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const vo
 /// dweight from x and dy.
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
                           void* dweight);
+/// x[n, c, ...] += bias[c] over the input side of g (the output of a transposed convolution).
+void conv_add_input_bias(const ConvGeom& g, DType dtype, const void* bias, void* x);
+
+/// The operators, for the gradient rules: conv{dims}d(x, weight, bias) and its gradients.
+NDArray invoke_conv(int dims, const NDArray& x, const NDArray& weight, const NDArray& bias,
+                    const ConvAttrs& a);
+NDArray invoke_conv_backward_data(int dims, const NDArray& dy, const NDArray& weight,
+                                  const std::vector<int64_t>& input_size, const ConvAttrs& a);
+NDArray invoke_conv_backward_weight(int dims, const NDArray& x, const NDArray& dy,
+                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a);
+/// The spatial extents of a shape [n, c, spatial...].
+std::vector<int64_t> spatial_extents(const Shape& s);
 
 }  // namespace janus::ops

@@ -1,5 +1,5 @@
-// conv2d_backward_bias(dy): the gradient of conv2d with respect to its bias, dy summed over the
-// batch and both spatial axes.
+// conv2d_backward_bias(dy): the gradient of a convolution (1 to 3 spatial axes, or its
+// transpose) with respect to its bias, dy summed over the batch and the spatial axes.
 #include "janus/ops/ops.h"
 #include "janus/ops/shape.h"
 
@@ -13,8 +13,9 @@ constexpr std::string_view kName = "conv2d_backward_bias";
 
 std::vector<TensorSpec> infer(const InferArgs& args) {
   const TensorSpec& dy = args.inputs[0];
-  JANUS_CHECK(dy.shape.ndim() == 4, ShapeError,
-              "{}: dy has shape {}, expected 4 dimensions [batch, out_channels, height, width]",
+  JANUS_CHECK(dy.shape.ndim() >= 3 && dy.shape.ndim() <= 5, ShapeError,
+              "{}: dy has shape {}, expected 3 to 5 dimensions [batch, out_channels, 1 to 3 "
+              "spatial axes]",
               kName, dy.shape);
   JANUS_CHECK(dy.dtype == DType::kFloat32 || dy.dtype == DType::kFloat64, TypeError,
               "{}: dtype {} is not supported, expected float32 or float64", kName, dy.dtype);
@@ -58,10 +59,12 @@ void bias_gradient(const T* dy, T* db, int64_t n, int64_t c, int64_t plane, cons
 void kernel(const KernelArgs& args) {
   const NDArray& dy = args.in(0);
   const Shape& s = dy.shape();
+  int64_t plane = 1;
+  for (int i = 2; i < s.ndim(); ++i) plane *= s[i];
   if (dy.dtype() == DType::kFloat64) {
-    bias_gradient(dy.data<double>(), args.out(0).data<double>(), s[0], s[1], s[2] * s[3], args.ctx);
+    bias_gradient(dy.data<double>(), args.out(0).data<double>(), s[0], s[1], plane, args.ctx);
   } else {
-    bias_gradient(dy.data<float>(), args.out(0).data<float>(), s[0], s[1], s[2] * s[3], args.ctx);
+    bias_gradient(dy.data<float>(), args.out(0).data<float>(), s[0], s[1], plane, args.ctx);
   }
 }
 
@@ -69,8 +72,9 @@ void kernel(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "conv2d_backward_bias",
-    .doc = "The bias gradient dbias [O] of conv2d from dy [N, O, OH, OW]: dy summed over the "
-           "batch and the spatial axes (in float64, rounded once).",
+    .doc = "The bias gradient dbias [O] of a convolution (conv1d, conv2d, conv3d or a "
+           "transpose) from dy [N, O, spatial...]: dy summed over the batch and the spatial axes "
+           "(in float64, rounded once).",
     .inputs = {"dy"},
     .outputs = {"dbias"},
     .infer = infer,
@@ -78,7 +82,9 @@ JANUS_DEFINE_OP({
     // Linear in dy: each dy element receives its channel's gradient.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const Shape& s = g.x(0).shape();
-      return {broadcast_to(reshape(g.dy(0), Shape{1, s[1], 1, 1}), s)};
+      std::vector<int64_t> per_channel(static_cast<size_t>(s.ndim()), 1);
+      per_channel[1] = s[1];
+      return {broadcast_to(reshape(g.dy(0), Shape(std::move(per_channel))), s)};
     },
 });
 

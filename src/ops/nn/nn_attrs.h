@@ -21,36 +21,48 @@ struct ConvAttrs {
   }
 };
 
-struct Conv2dAttrs : ConvAttrs {
+/// conv1d, conv2d and conv3d.
+struct ConvolutionAttrs : ConvAttrs {
   Activation activation = Activation::kNone;  // a oneDNN post-op: none or relu
   static constexpr auto fields() {
     return std::tuple_cat(
         ConvAttrs::fields(),
-        std::tuple{field("activation", &Conv2dAttrs::activation, kPostOpActivations)});
+        std::tuple{field("activation", &ConvolutionAttrs::activation, kPostOpActivations)});
   }
-  static Conv2dAttrs from(const Attrs& attrs) { return read_attrs<Conv2dAttrs>(attrs); }
+  static ConvolutionAttrs from(const Attrs& attrs) { return read_attrs<ConvolutionAttrs>(attrs); }
 };
 
-struct Conv2dBackwardDataAttrs : ConvAttrs {
-  std::vector<int64_t> input_size;  // H and W of the forward input
+struct ConvBackwardDataAttrs : ConvAttrs {
+  std::vector<int64_t> input_size;  // the spatial extents of the forward input
   static constexpr auto fields() {
     return std::tuple_cat(ConvAttrs::fields(),
-                          std::tuple{field("input_size", &Conv2dBackwardDataAttrs::input_size)});
+                          std::tuple{field("input_size", &ConvBackwardDataAttrs::input_size)});
   }
-  static Conv2dBackwardDataAttrs from(const Attrs& attrs) {
-    return read_attrs<Conv2dBackwardDataAttrs>(attrs);
+  static ConvBackwardDataAttrs from(const Attrs& attrs) {
+    return read_attrs<ConvBackwardDataAttrs>(attrs);
   }
 };
 
-struct Conv2dBackwardWeightAttrs : ConvAttrs {
-  std::vector<int64_t> kernel_size;  // KH and KW of the weight
+struct ConvBackwardWeightAttrs : ConvAttrs {
+  std::vector<int64_t> kernel_size;  // the spatial extents of the weight
   static constexpr auto fields() {
-    return std::tuple_cat(
-        ConvAttrs::fields(),
-        std::tuple{field("kernel_size", &Conv2dBackwardWeightAttrs::kernel_size)});
+    return std::tuple_cat(ConvAttrs::fields(),
+                          std::tuple{field("kernel_size", &ConvBackwardWeightAttrs::kernel_size)});
   }
-  static Conv2dBackwardWeightAttrs from(const Attrs& attrs) {
-    return read_attrs<Conv2dBackwardWeightAttrs>(attrs);
+  static ConvBackwardWeightAttrs from(const Attrs& attrs) {
+    return read_attrs<ConvBackwardWeightAttrs>(attrs);
+  }
+};
+
+/// conv1d_transpose, conv2d_transpose and conv3d_transpose.
+struct ConvTransposeAttrs : ConvAttrs {
+  std::vector<int64_t> output_padding;  // added to one side of each output extent
+  static constexpr auto fields() {
+    return std::tuple_cat(ConvAttrs::fields(),
+                          std::tuple{field("output_padding", &ConvTransposeAttrs::output_padding)});
+  }
+  static ConvTransposeAttrs from(const Attrs& attrs) {
+    return read_attrs<ConvTransposeAttrs>(attrs);
   }
 };
 

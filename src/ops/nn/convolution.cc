@@ -1,0 +1,110 @@
+// conv1d, conv2d, conv3d(x, weight, bias): convolution over 1, 2 or 3 spatial axes with stride,
+// padding, dilation and groups (oneDNN). One definition, registered once per number of axes.
+#include "janus/ops/ops.h"
+
+#include "../elementwise/relu_backward.h"
+#include "../op_utils.h"
+#include "conv.h"
+
+namespace janus::ops {
+namespace {
+
+// The geometry of a call, with its activation (none or relu); `dims` spatial axes.
+ConvGeom geometry(int dims, const Shape& x, const Shape& w, const Attrs& attrs) {
+  const ConvolutionAttrs a = ConvolutionAttrs::from(attrs);
+  ConvGeom g = conv_geometry(conv_op_name("forward", dims), dims, x, w, a);
+  g.relu = a.activation == Activation::kRelu;
+  return g;
+}
+
+// The kernels take the number of axes from x, which infer has checked.
+int dims_of(const Shape& x) { return x.ndim() - 2; }
+
+void prepare(const InferArgs& args, std::span<const TensorSpec>) {
+  if (args.inputs[0].dtype != DType::kFloat32) return;
+  const Shape& x = args.inputs[0].shape;
+  prepare_conv_forward(geometry(dims_of(x), x, args.inputs[1].shape, args.attrs));
+}
+
+void kernel(const KernelArgs& args) {
+  const Shape& x = args.in(0).shape();
+  const ConvGeom g = geometry(dims_of(x), x, args.in(1).shape(), args.attrs);
+  conv_forward(g, args.in(0).dtype(), args.in(0).raw_data(), args.in(1).raw_data(),
+               args.in(2).raw_data(), args.out(0).raw_data(), args.ctx);
+}
+
+constexpr std::array<std::string_view, 4> kDocs = {
+    "",
+    "1-D convolution (cross-correlation) of x [N, C, W] with weight [O, C / groups, KW], plus "
+    "bias [O]: y [N, O, OW].\n\n"
+    "OW = (W + 2 * padding - dilation * (KW - 1) - 1) / stride + 1. float32 runs through "
+    "oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" applies relu to y in "
+    "the same call, with relu's rule (NaN stays NaN).",
+    "2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, KW], "
+    "plus bias [O]: y [N, O, OH, OW].\n\n"
+    "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. float32 "
+    "runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" applies "
+    "relu to y in the same call (the graph's fuse_bias_activation pass sets it), with relu's "
+    "rule: NaN stays NaN, so the fused call and a separate relu give identical results.",
+    "3-D convolution (cross-correlation) of x [N, C, D, H, W] with weight [O, C / groups, KD, KH, "
+    "KW], plus bias [O]: y [N, O, OD, OH, OW].\n\n"
+    "OD = (D + 2 * padding - dilation * (KD - 1) - 1) / stride + 1, and likewise OH and OW. "
+    "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" "
+    "applies relu to y in the same call, with relu's rule (NaN stays NaN)."};
+
+OpDef definition(int dims) {
+  const std::string_view name = conv_op_name("forward", dims);
+  return {
+      .name = name,
+      .doc = kDocs[static_cast<size_t>(dims)],
+      .inputs = {"x", "weight", "bias"},
+      .outputs = {"y"},
+      .attrs = conv_attrs(dims, {{"activation", AttrType::kString, std::string(),
+                                  "'' or 'relu', applied to the result"}}),
+      .attr_fields = attr_fields<ConvolutionAttrs>(),
+      .infer = [dims, name](const InferArgs& args) -> std::vector<TensorSpec> {
+        const TensorSpec& x = args.inputs[0];
+        const TensorSpec& w = args.inputs[1];
+        const TensorSpec& b = args.inputs[2];
+        const ConvGeom g = geometry(dims, x.shape, w.shape, args.attrs);
+        JANUS_CHECK(b.shape == Shape{g.o}, ShapeError,
+                    "{}: bias has shape {} for weight {}, expected [{}] (one per output channel)",
+                    name, b.shape, w.shape, g.o);
+        check_conv_dtypes(name, {x.dtype, w.dtype, b.dtype});
+        return {TensorSpec{g.y_shape(), x.dtype, x.device}};
+      },
+      .kernels = {{DeviceType::kCPU, kernel}},
+      .prepare = prepare,
+      .grad = [dims](const GradArgs& g) -> std::vector<NDArray> {
+        const ConvolutionAttrs a = ConvolutionAttrs::from(g.attrs);
+        // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
+        const NDArray dy =
+            a.activation == Activation::kRelu ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
+        return {
+            g.needs(0)
+                ? invoke_conv_backward_data(dims, dy, g.x(1), spatial_extents(g.x(0).shape()), a)
+                : NDArray(),
+            g.needs(1)
+                ? invoke_conv_backward_weight(dims, g.x(0), dy, spatial_extents(g.x(1).shape()), a)
+                : NDArray(),
+            g.needs(2) ? invoke(get_op("conv2d_backward_bias"), {dy})[0] : NDArray()};
+      },
+  };
+}
+
+const OpRegistrar conv1d_registrar(definition(1));
+const OpRegistrar conv2d_registrar(definition(2));
+const OpRegistrar conv3d_registrar(definition(3));
+
+}  // namespace
+}  // namespace janus::ops
+
+namespace janus {
+NDArray conv2d(const NDArray& x, const NDArray& weight, const NDArray& bias,
+               std::vector<int64_t> stride, std::vector<int64_t> padding,
+               std::vector<int64_t> dilation, int64_t groups) {
+  static const ops::OpDef& op = ops::get_op("conv2d");
+  return ops::invoke(op, {x, weight, bias},
+                     {std::move(stride), std::move(padding), std::move(dilation), groups})[0];
+}
+}  // namespace janus
