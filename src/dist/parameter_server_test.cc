@@ -84,27 +84,31 @@ TEST_P(ParameterServer, AsyncTrainingConverges) {
 }
 
 // kill -9 of the last server while the workers push and pull: every worker raises a DistError
-// naming the operation, the key and the server's rank, well before the job's own limit (the
-// bound is generous: a loaded 2-core machine can delay a process by seconds; a hang is not).
+// naming the operation, the key and the server's rank. The error comes from the dead server's
+// closed connections, not from the timeout: a worker waiting on it fails at once; a worker
+// waiting on the other server for a sync round fails when that server fails the round, which it
+// does as soon as the first worker's failure closes that worker's connections. So the timeout is
+// 20 s and each worker must have its error within 5 s of the kill (checked by the workers, from
+// the ready file's time, which precedes the kill): a few wake-ups on a quiet machine, seconds of
+// slack for a loaded one, and out of reach of an error that waited for the timeout. A worker's
+// exit comes later than its error (its goodbye to a live server may wait for that server), so
+// only the job's end is bounded here, by the job's limit: a hang fails it.
 TEST_P(ParameterServer, KilledServerGivesDistErrorOnEveryWorker) {
-  constexpr double kTimeout = 3;
-  Job job = ps_job("ps_server_dies", GetParam(), kTimeout);
+  Job job = ps_job("ps_server_dies", GetParam(), /*timeout_s=*/20);
   job.kill_rank = job.world_size - 1;
   job.ready_file =
       (std::filesystem::temp_directory_path() / ("janus_ps_ready_" + std::to_string(::getpid())))
           .string();
   std::filesystem::remove(job.ready_file);
   job.env = {{"JANUS_TEST_KILLED_RANK", std::to_string(job.kill_rank)},
-             {"JANUS_TEST_READY_FILE", job.ready_file}};
-  const auto r = dist_job::run_job(job, std::chrono::seconds(40));
+             {"JANUS_TEST_READY_FILE", job.ready_file},
+             {"JANUS_TEST_ERROR_WITHIN", "5"}};
+  const auto r = dist_job::run_job(job, std::chrono::seconds(50));
   std::filesystem::remove(job.ready_file);
   EXPECT_EQ(r.codes[0], 0);
   EXPECT_EQ(r.codes[1], 0);
   EXPECT_EQ(r.codes[static_cast<size_t>(job.kill_rank)], 128 + SIGKILL);
-  for (int w = 0; w < 2; ++w) {
-    EXPECT_GE(r.after_kill[w], 0) << "worker " << w;
-    EXPECT_LE(r.after_kill[w], kTimeout + 15) << "worker " << w << " ended too late";
-  }
+  for (int w = 0; w < 2; ++w) EXPECT_GE(r.after_kill[w], 0) << "worker " << w;
 }
 
 // A worker dies in dist_sync: the servers fail its round, naming it, and the other worker's
