@@ -181,6 +181,18 @@ class GlooBackend final : public Backend {
     }
   }
 
+  ~GlooBackend() override {
+    // After a failure, rank 0 keeps its store up until the others have left (at most the
+    // timeout): it is often the first to fail (it learns of a death first) and the others,
+    // which learn of it from rank 0's closed connections, then ask the store who has gone.
+    bool failed = false;
+    {
+      const std::lock_guard lock(failed_mu_);
+      failed = !failed_.empty();
+    }
+    if (server_ != nullptr && failed) server_->wait_for_clients(timeout_, /*own_clients=*/1);
+  }
+
   void allreduce_sum(void* data, size_t n, DType dtype, uint32_t tag) override {
     switch (dtype) {
       case DType::kFloat32:
