@@ -5,7 +5,7 @@
 //   collectives  allreduce, broadcast, allgather for several sizes and dtypes, then barrier
 //   die          the last rank exits (code 3) before an allreduce; the others must get a
 //                DistError naming the allreduce, their rank and the gone rank within
-//                JANUS_DIST_TIMEOUT + 2 s
+//                JANUS_DIST_TIMEOUT + 2 s (JANUS_TEST_ERROR_WITHIN s when set)
 //   stall        the last rank sleeps past the timeout instead; the others must time out
 //   partition    allreduce in a loop until it fails (rank 0 creates JANUS_TEST_READY_FILE
 //                after 3 rounds, when the test may cut a host's link): every rank must get a
@@ -30,7 +30,9 @@
 //                    whole batch must fall below half its initial value
 //   ps_server_dies   push and pull in a loop until an error (the test kills a server, rank
 //                    JANUS_TEST_KILLED_RANK, once worker 0 created JANUS_TEST_READY_FILE): the
-//                    error must be a DistError naming the operation, the key and that rank
+//                    error must be a DistError naming the operation, the key and that rank,
+//                    within JANUS_TEST_ERROR_WITHIN s (else the timeout + 2 s) of the file's
+//                    creation (which comes before the kill)
 //   ps_worker_dies   dist_sync: worker 1 exits (code 3) after 3 rounds; worker 0's next round
 //                    must fail with a DistError naming worker rank 1
 //   ps_worker_stalls worker 1 sleeps past the timeout instead: worker 0's round fails after
@@ -38,10 +40,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -139,6 +143,33 @@ int collectives(ProcessGroup& pg) {
   return g_failures == 0 ? 0 : 1;
 }
 
+// Whether `msg` lists `rank` among the gone ranks ("...gone from the job (...): rank 3" or
+// "ranks 2, 3": others may have ended by the time of the question).
+bool names_gone_rank(const std::string& msg, int rank) {
+  const size_t at = msg.find("gone from the job");
+  if (at == std::string::npos) return false;
+  const size_t colon = msg.find("): rank", at);
+  if (colon == std::string::npos) return false;
+  size_t i = msg.find(' ', colon + 3);  // after "rank" or "ranks"
+  while (i != std::string::npos && i < msg.size()) {
+    while (i < msg.size() && (msg[i] == ' ' || msg[i] == ',')) ++i;
+    if (i >= msg.size() || std::isdigit(static_cast<unsigned char>(msg[i])) == 0) break;
+    size_t end = i;
+    while (end < msg.size() && std::isdigit(static_cast<unsigned char>(msg[end])) != 0) ++end;
+    if (std::stoi(msg.substr(i, end - i)) == rank) return true;
+    i = end;
+  }
+  return false;
+}
+
+// The bound on how long an error may take: JANUS_TEST_ERROR_WITHIN seconds when the test sets
+// it (a test whose error must come from a closed connection, not from the timeout), else
+// `otherwise`.
+double error_within(double otherwise) {
+  const char* env = std::getenv("JANUS_TEST_ERROR_WITHIN");
+  return env != nullptr ? std::atof(env) : otherwise;
+}
+
 // The last rank leaves (dies, or stalls past the timeout) after the group formed; the others'
 // next allreduce must fail in time, naming what failed.
 int fault(ProcessGroup& pg, bool die) {
@@ -162,18 +193,13 @@ int fault(ProcessGroup& pg, bool die) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string msg = e.what();
     std::fprintf(stderr, "[rank %d] after %.2f s: %s\n", pg.rank(), s, msg.c_str());
-    const double limit = std::chrono::duration<double>(pg.timeout()).count() + 2.0;
+    const double limit = error_within(std::chrono::duration<double>(pg.timeout()).count() + 2.0);
     if (s > limit) fail("the error came after {:.2f} s, expected at most {:.2f} s", s, limit);
     for (const std::string& part :
          {std::string("allreduce"), fmt::format("on rank {} of {}", pg.rank(), pg.size())}) {
       if (msg.find(part) == std::string::npos) fail("the error does not say '{}'", part);
     }
-    const std::string gone = fmt::format("rank {}", last);
-    if (die && msg.find("gone from the job") == std::string::npos)
-      fail("the error names no gone rank");
-    if (die && msg.find(gone, msg.find("gone from the job")) == std::string::npos) {
-      fail("the error does not name {}", gone);
-    }
+    if (die && !names_gone_rank(msg, last)) fail("the error does not name rank {} as gone", last);
   }
   // The group stays failed: a later collective fails too, without waiting again.
   janus::dist::barrier(pg);
@@ -569,6 +595,15 @@ int ps_server_dies() {
         fail("the error names neither push nor pull");
       }
       expect_names(msg, {"of key 7", fmt::format("server rank {}", killed)});
+      const double s = std::chrono::duration<double>(std::filesystem::file_time_type::clock::now() -
+                                                     std::filesystem::last_write_time(ready))
+                           .count();
+      const double timeout_s =
+          std::chrono::duration<double>(janus::dist::default_group().timeout()).count();
+      const double limit = error_within(timeout_s + 2.0);
+      std::fprintf(stderr, "[rank %d] the error came %.2f s after the ready file\n", g_rank, s);
+      if (s > limit)
+        fail("the error came {:.2f} s after the kill, expected at most {:.2f} s", s, limit);
       return g_failures == 0 ? 0 : 1;
     }
     if (round == 2 && kv->rank() == 0) std::ofstream(ready).put('1');

@@ -3,8 +3,12 @@
 // on the copy lane, so copying y[i - 1] can overlap computing y[i]. Printed as the seed prints
 // it: "Run on cpu(1)", "Copy to cpu(0)", then both issued together with one wait_all. On a CPU
 // a copy is a memcpy, much cheaper than on PCIe, so the workload is chosen to make copies
-// weigh: y[i] = dot(x, w) with x 4096x256 and w 256x256 (4 MB results). The effect holds when
-// at least half of the copying hides behind the compute: together < run + copy / 2.
+// weigh: y[i] = dot(x, w) with x 4096x32 and w 32x256 (4 MB results, 67 MFLOP each). The effect
+// holds when at least half of the copying hides behind the compute: together < run + copy / 2.
+// The copy must weigh for the verdict to be robust: the hidden share is (run + copy - both) /
+// copy, so the run's own variation between phases, divided by the copy's time, is its error.
+// With an inner dimension of 256 a copy was 8% of its dot, and 2% of noise in the run's time
+// moved the verdict by 25 points; with 32 the copy is a third of the dot or more.
 #include <cstdio>
 #include <vector>
 
@@ -16,6 +20,8 @@
 namespace {
 
 using janus::NDArray;
+
+constexpr int64_t kInner = 32;  // the dot's inner dimension: its FLOPs per byte of result / 2
 
 std::vector<NDArray> run_dots(const NDArray& x, const NDArray& w) {
   std::vector<NDArray> out;
@@ -39,13 +45,13 @@ int run(const bench::Options& options) {
   const int64_t rows = options.quick ? 512 : 4096;
   janus::seed(0);
   const janus::Device dev = janus::cpu(1);
-  const NDArray x = janus::random_uniform(0, 1, {rows, 256}, janus::DType::kFloat32, dev);
-  const NDArray w = janus::random_uniform(0, 1, {256, 256}, janus::DType::kFloat32, dev);
+  const NDArray x = janus::random_uniform(0, 1, {rows, kInner}, janus::DType::kFloat32, dev);
+  const NDArray w = janus::random_uniform(0, 1, {kInner, 256}, janus::DType::kFloat32, dev);
   copy_to_cpu0(run_dots(x, w));  // warm-up
   janus::wait_all();
 
   std::vector<double> run_s, copy_s, both_s;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 9; ++rep) {
     bench::Timer t;
     std::vector<NDArray> y = run_dots(x, w);
     janus::wait_all();
@@ -61,8 +67,9 @@ int run(const bench::Options& options) {
     both_s.push_back(t.seconds());
   }
   const double r = bench::median(run_s), c = bench::median(copy_s), b = bench::median(both_s);
-  std::printf("10 x dot(%lldx256, 256x256) on cpu(1), results copied to cpu(0); medians of 5\n",
-              static_cast<long long>(rows));
+  std::printf("10 x dot(%lldx%lld, %lldx256) on cpu(1), results copied to cpu(0); medians of 9\n",
+              static_cast<long long>(rows), static_cast<long long>(kInner),
+              static_cast<long long>(kInner));
   std::printf("Run on cpu(1): %.4f sec\nCopy to cpu(0): %.4f sec\n", r, c);
   std::printf("Run on cpu(1) and copy to cpu(0): %.4f sec\n", b);
   const bool holds = b < r + 0.5 * c;

@@ -14,6 +14,8 @@
 #include "janus/core/device_backend.h"
 #include "janus/core/device_cuda.h"
 
+#include "device_cpu.h"
+
 namespace janus {
 namespace {
 
@@ -101,6 +103,8 @@ Device parse_device(std::string_view text) {
 }
 
 int hardware_cores() { return static_cast<int>(cores_of_process().size()); }
+
+const std::vector<int>& hardware_core_ids() { return cores_of_process(); }
 
 int num_cpu_devices() { return cpu_device_count().load(std::memory_order_relaxed); }
 

@@ -13,6 +13,8 @@
 
 #include "janus/base/error.h"
 
+#include "device_cpu.h"
+
 namespace janus {
 namespace {
 
@@ -115,6 +117,33 @@ TEST(DeviceBackend, CpuWorkerIsPinnedAndSizesItsTeam) {
   EXPECT_EQ(team, 1);
   EXPECT_EQ(team_after, team_before);
   EXPECT_TRUE(synchronized);
+}
+
+// Copy and comm workers are not pinned to their device's share: they may run on any of the
+// process's cores, wherever one is free, even when the thread that starts them is pinned to
+// another device's core.
+TEST(DeviceBackend, CpuCopyAndCommWorkersMayRunOnAnyCore) {
+  const int saved_devices = num_cpu_devices();
+  set_num_cpu_devices(2);
+  DeviceBackend& backend = *device_backend(DeviceType::kCPU);
+  std::vector<int> starter, copy, comm;
+  std::thread worker([&] {
+    std::unique_ptr<Stream> compute = backend.start_worker(cpu(1), Lane::kCompute, {1, 1});
+    starter = thread_cores();
+    std::thread([&] {
+      std::unique_ptr<Stream> stream = backend.start_worker(cpu(0), Lane::kCopy, {1, 1});
+      copy = thread_cores();
+    }).join();
+    std::thread([&] {
+      std::unique_ptr<Stream> stream = backend.start_worker(cpu(0), Lane::kComm, {1, 1});
+      comm = thread_cores();
+    }).join();
+  });
+  worker.join();
+  EXPECT_EQ(starter, device_cores(cpu(1)));
+  set_num_cpu_devices(saved_devices);
+  EXPECT_EQ(copy, hardware_core_ids());
+  EXPECT_EQ(comm, hardware_core_ids());
 }
 
 TEST(DeviceBackend, AnInstalledTypeDecidesWhichOfItsDevicesExist) {

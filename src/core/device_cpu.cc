@@ -40,14 +40,19 @@ class CpuBackend final : public DeviceBackend {
   }
 
   std::unique_ptr<Stream> start_worker(Device device, Lane lane, const LaneWorkers& plan) override {
-    // Every worker, of any lane, sets its affinity to its device's cores (all the process's
-    // cores when there is one device). A thread inherits its creator's affinity, and the engine
-    // starts a lane's workers lazily on whichever thread first dispatches to it: often another
-    // device's worker, which completed the op's last input. An unpinned copy worker started by
-    // cpu(1)'s compute worker stayed on cpu(1)'s core, beside the compute it was meant to
-    // overlap, while cpu(0)'s core idled. A copy runs on its destination device's lane, hence
-    // on that device's cores.
-    const std::vector<int> cores = device_cores(device);
+    // Every worker sets its affinity explicitly: a thread inherits its creator's, and the
+    // engine starts a lane's workers lazily on whichever thread first dispatches to it, often
+    // another device's compute worker. A compute worker is pinned to its device's cores: the
+    // device owns that share of the machine. A copy or comm worker may run on any of the
+    // process's cores: its work is memory traffic or waiting, not the device's compute, and it
+    // exists to overlap that compute, so it must run where a core is free, which only the OS
+    // scheduler knows (another device's core that idles, or one that another process leaves).
+    // Pinned to its destination device's cores, as it once was, a copy to cpu(0) shared
+    // cpu(0)'s core with whatever ran there (another process's thread, at a load of 3 on 2
+    // cores) while cpu(1)'s core idled between the compute it was meant to overlap, and the
+    // overlap came and went with where the OS had put that other thread.
+    const std::vector<int> cores =
+        lane == Lane::kCompute ? device_cores(device) : hardware_core_ids();
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int c : cores) CPU_SET(c, &set);

@@ -10,6 +10,7 @@
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/pair.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <netdb.h>
@@ -18,6 +19,9 @@
 
 #include <csignal>
 #include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "janus/base/error.h"
@@ -177,6 +181,18 @@ class GlooBackend final : public Backend {
     }
   }
 
+  ~GlooBackend() override {
+    // After a failure, rank 0 keeps its store up until the others have left (at most the
+    // timeout): it is often the first to fail (it learns of a death first) and the others,
+    // which learn of it from rank 0's closed connections, then ask the store who has gone.
+    bool failed = false;
+    {
+      const std::lock_guard lock(failed_mu_);
+      failed = !failed_.empty();
+    }
+    if (server_ != nullptr && failed) server_->wait_for_clients(timeout_, /*own_clients=*/1);
+  }
+
   void allreduce_sum(void* data, size_t n, DType dtype, uint32_t tag) override {
     switch (dtype) {
       case DType::kFloat32:
@@ -199,7 +215,7 @@ class GlooBackend final : public Backend {
     opts.setOutput(static_cast<char*>(data), bytes);
     opts.setRoot(root);
     set_common(opts, tag);
-    gloo::broadcast(opts);
+    failing_closes_all([&] { gloo::broadcast(opts); });
   }
 
   void allgather(const void* in, void* out, size_t bytes, uint32_t tag) override {
@@ -207,13 +223,13 @@ class GlooBackend final : public Backend {
     opts.setInput(static_cast<char*>(const_cast<void*>(in)), bytes);
     opts.setOutput(static_cast<char*>(out), bytes * static_cast<size_t>(context_->size));
     set_common(opts, tag);
-    gloo::allgather(opts);
+    failing_closes_all([&] { gloo::allgather(opts); });
   }
 
   void barrier(uint32_t tag) override {
     gloo::BarrierOptions opts(context_);
     set_common(opts, tag);
-    gloo::barrier(opts);
+    failing_closes_all([&] { gloo::barrier(opts); });
   }
 
   std::unique_ptr<PointToPoint> point_to_point() override {
@@ -230,6 +246,40 @@ class GlooBackend final : public Backend {
   }
 
  private:
+  // Runs a collective; when it fails, closes every connection of this rank before rethrowing.
+  // A collective needs every rank, so once it failed here the group is done (a later one fails
+  // too), and a peer still waiting on this rank must learn it now, not at its own timeout.
+  // Gloo closes only the connection that broke (a dead peer's) and, on a timeout, all of them:
+  // without this, in a ring of 4 where rank 3 dies, ranks 0 and 2 (its neighbours) failed at
+  // once while rank 1, waiting on them, failed only at its timeout. With it, a death reaches
+  // every rank in at most world-size hops of "connection closed", each a wake-up of a blocked
+  // thread, so the error comes within milliseconds on a quiet machine, whatever the timeout.
+  template <typename F>
+  void failing_closes_all(F&& collective) {
+    {
+      const std::lock_guard lock(failed_mu_);
+      if (!failed_.empty()) throw std::runtime_error("the group failed earlier: " + failed_);
+    }
+    try {
+      collective();
+    } catch (const std::exception& e) {
+      close_all(e.what());
+      throw;
+    }
+  }
+
+  // Resets every connection of this rank (Gloo's hard close: SO_LINGER 0, so the peer reads a
+  // reset at once), and remembers why: Gloo must not be called on closed pairs again.
+  void close_all(const std::string& why) {
+    const std::lock_guard lock(failed_mu_);
+    if (!failed_.empty()) return;
+    failed_ = why;
+    for (int peer = 0; peer < context_->size; ++peer) {
+      if (peer == context_->rank) continue;
+      if (std::unique_ptr<gloo::transport::Pair>& pair = context_->getPair(peer)) pair->close();
+    }
+  }
+
   template <typename Options>
   void set_common(Options& opts, uint32_t tag) {
     opts.setTag(tag);
@@ -244,7 +294,7 @@ class GlooBackend final : public Backend {
         static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<T>));
     opts.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
     set_common(opts, tag);
-    gloo::allreduce(opts);
+    failing_closes_all([&] { gloo::allreduce(opts); });
   }
 
   std::chrono::milliseconds timeout_;
@@ -253,6 +303,8 @@ class GlooBackend final : public Backend {
   std::shared_ptr<gloo::rendezvous::Store> store_;
   TcpStore* tcp_store_ = nullptr;  // store_, when it is the TCP one (it knows who left)
   std::shared_ptr<gloo::Context> context_;
+  std::mutex failed_mu_;
+  std::string failed_;  // why a collective failed and every connection was closed; "" while none
 };
 
 }  // namespace

@@ -84,8 +84,16 @@ TEST_P(ParameterServer, AsyncTrainingConverges) {
 }
 
 // kill -9 of the last server while the workers push and pull: every worker raises a DistError
-// naming the operation, the key and the server's rank, well before the job's own limit (the
-// bound is generous: a loaded 2-core machine can delay a process by seconds; a hang is not).
+// naming the operation, the key and the server's rank. What the mechanism guarantees: a
+// transfer pending with the server when it dies fails at once (its connection breaks); one
+// posted after the break is never failed by Gloo and waits out the timeout (Gloo's installed
+// headers give no way to ask a pair whether it broke); the header and data waits of one
+// exchange share one deadline (ps_kvstore.cc). So the error comes within the timeout of the
+// kill, plus scheduling: the workers check it themselves, from the ready file's time, which
+// precedes the kill, against the timeout + 5 s (a loaded 2-core machine delays a process by
+// seconds). The workers' exits are not bounded here: a worker's goodbye to a live server may
+// wait up to another timeout after its error, which is what failed the former bound on exits
+// (timeout + 2 s) on a loaded machine. The job's limit catches a hang.
 TEST_P(ParameterServer, KilledServerGivesDistErrorOnEveryWorker) {
   constexpr double kTimeout = 3;
   Job job = ps_job("ps_server_dies", GetParam(), kTimeout);
@@ -95,16 +103,14 @@ TEST_P(ParameterServer, KilledServerGivesDistErrorOnEveryWorker) {
           .string();
   std::filesystem::remove(job.ready_file);
   job.env = {{"JANUS_TEST_KILLED_RANK", std::to_string(job.kill_rank)},
-             {"JANUS_TEST_READY_FILE", job.ready_file}};
+             {"JANUS_TEST_READY_FILE", job.ready_file},
+             {"JANUS_TEST_ERROR_WITHIN", std::to_string(kTimeout + 5)}};
   const auto r = dist_job::run_job(job, std::chrono::seconds(40));
   std::filesystem::remove(job.ready_file);
   EXPECT_EQ(r.codes[0], 0);
   EXPECT_EQ(r.codes[1], 0);
   EXPECT_EQ(r.codes[static_cast<size_t>(job.kill_rank)], 128 + SIGKILL);
-  for (int w = 0; w < 2; ++w) {
-    EXPECT_GE(r.after_kill[w], 0) << "worker " << w;
-    EXPECT_LE(r.after_kill[w], kTimeout + 15) << "worker " << w << " ended too late";
-  }
+  for (int w = 0; w < 2; ++w) EXPECT_GE(r.after_kill[w], 0) << "worker " << w;
 }
 
 // A worker dies in dist_sync: the servers fail its round, naming it, and the other worker's

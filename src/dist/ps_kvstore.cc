@@ -4,6 +4,8 @@
 // The servers are in ps_server.cc.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -31,6 +33,12 @@ namespace janus::dist {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// What remains until `deadline`, at least 1 ms (a wait of 0 would mean no timeout to Gloo).
+std::chrono::milliseconds time_left(Clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+}
 using kvstore::Key;
 using ps::Op;
 using ps::Reply;
@@ -218,6 +226,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
             t.send(server, ps::kRequestSlot, &reqs[i], sizeof(Request));
             t.recv(server, ps::kReplySlot, &replies[i], sizeof(Reply));
           }
+          const auto deadline = Clock::now() + im->timeout;  // for both waits
           int peer = -1;
           try {
             t.wait(im->timeout, &peer);
@@ -233,7 +242,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
             }
           }
           try {
-            data.wait(im->timeout, &peer);
+            data.wait(time_left(deadline), &peer);
           } catch (const std::exception& e) {
             fail(*im, what, peer, e.what());
           }
@@ -385,6 +394,9 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
                   "dist: {} with server rank {} failed after {:.1f} s (timeout {} ms): {}", what,
                   server_rank, seconds, im.timeout.count(), why);
     };
+    // One deadline for the headers and the data: two waits each of a whole timeout would let
+    // a failure take twice the timeout to surface.
+    const auto deadline = start + im.timeout + extra;
     int peer = -1;
     try {
       t.wait(im.timeout + extra, &peer);
@@ -411,7 +423,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
       data.recv(rank, ps::kReplyDataSlot, into + parts[i].begin * element_size, replies[i].bytes);
     }
     try {
-      data.wait(im.timeout, &peer);
+      data.wait(time_left(deadline), &peer);
     } catch (const std::exception& e) {
       fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
     }

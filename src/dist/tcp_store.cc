@@ -186,6 +186,11 @@ TcpStoreServer::~TcpStoreServer() {
   ::close(listen_fd_);
 }
 
+void TcpStoreServer::wait_for_clients(std::chrono::milliseconds bound, int own_clients) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, bound, [&] { return static_cast<int>(fds_.size()) <= own_clients; });
+}
+
 void TcpStoreServer::accept_loop() {
   while (true) {
     pollfd p{listen_fd_, POLLIN, 0};

@@ -25,6 +25,8 @@ class TcpStoreServer {
  public:
   TcpStoreServer(const std::string& host, int port);
   ~TcpStoreServer();
+  /// Waits until every client but this process's own has disconnected, for at most `bound`.
+  void wait_for_clients(std::chrono::milliseconds bound, int own_clients);
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;
 

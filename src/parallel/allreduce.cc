@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <utility>
 #include <vector>
 
 #include "janus/autograd/autograd.h"
@@ -38,6 +39,45 @@ NDArray chunk(const NDArray& a, int64_t begin, int64_t end) {
   return a.reshape(Shape{a.size()}).slice(begin, end);
 }
 
+void check_peers(std::string_view what, std::span<const NDArray> arrays) {
+  for (const NDArray& a : arrays) {
+    for (const NDArray& b : arrays) {
+      JANUS_CHECK(peer_access(a.device(), b.device()), NotImplementedError,
+                  "{}: {} cannot read the memory of {}; devices without peer access need staged "
+                  "copies, which Janus does not have yet",
+                  what, a.device(), b.device());
+    }
+  }
+}
+
+// Chunk c of n of `size` elements: [begin, end).
+std::pair<int64_t, int64_t> chunk_bounds(int64_t size, int64_t n, int64_t c) {
+  return {size * c / n, size * (c + 1) / n};
+}
+
+// The reduce-scatter around the ring: returns, for each chunk c, its sum over `arrays`, a new
+// array on device c - 1 (mod n). At step s, device i + 1 adds chunk c = (i - s) mod n of its
+// own array to the partial sum of that chunk that device i holds, reading it in place (peer
+// access), into a new partial of its own. Nothing writes the arrays, so no step waits for
+// another device's step but through the partials it reads.
+std::vector<NDArray> reduce_scatter(std::span<const NDArray> arrays) {
+  const int64_t n = static_cast<int64_t>(arrays.size());
+  const int64_t size = arrays[0].size();
+  auto at = [&](int64_t i) -> const NDArray& { return arrays[static_cast<size_t>(i % n)]; };
+  std::vector<NDArray> partial(static_cast<size_t>(n));
+  for (int64_t s = 0; s < n - 1; ++s) {
+    std::vector<NDArray> next(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = (i - s + n) % n;
+      const auto [b, e] = chunk_bounds(size, n, c);
+      const NDArray from = s == 0 ? chunk(at(i), b, e) : partial[static_cast<size_t>(c)];
+      next[static_cast<size_t>(c)] = peer_add(chunk(at(i + 1), b, e), from);
+    }
+    partial = std::move(next);
+  }
+  return partial;
+}
+
 }  // namespace
 
 void reduce_into(const NDArray& dst, std::span<const NDArray> values) {
@@ -68,48 +108,47 @@ void ring_allreduce(std::span<const NDArray> arrays) {
   check_alike("ring_allreduce", arrays, true);
   const int64_t n = static_cast<int64_t>(arrays.size());
   if (n == 1) return;
-  for (const NDArray& a : arrays) {
-    for (const NDArray& b : arrays) {
-      JANUS_CHECK(peer_access(a.device(), b.device()), NotImplementedError,
-                  "ring_allreduce: {} cannot read the memory of {}; devices without peer access "
-                  "need staged copies, which Janus does not have yet",
-                  a.device(), b.device());
-    }
-  }
-  const int64_t size = arrays[0].size();
-  if (size < kRingMinElements * n) {
+  check_peers("ring_allreduce", arrays);
+  if (arrays[0].size() < kRingMinElements * n) {
     reduce_into(arrays[0], arrays);
     broadcast_into(arrays[0], arrays.subspan(1));
     return;
   }
   autograd::PauseScope pause;
-  auto bounds = [&](int64_t c) {
-    return std::pair<int64_t, int64_t>{size * c / n, size * (c + 1) / n};
-  };
-  auto at = [&](int64_t i) -> const NDArray& { return arrays[static_cast<size_t>(i % n)]; };
-  // Reduce-scatter around the ring: at step s, device i + 1 adds chunk c = (i - s) mod n of
-  // its own array to the partial sum of that chunk that device i holds, reading it in place
-  // (peer access), into a new partial of its own. Nothing writes the arrays yet, so no step
-  // waits for another device's step but through the partials it reads.
-  std::vector<NDArray> partial(static_cast<size_t>(n));
-  for (int64_t s = 0; s < n - 1; ++s) {
-    std::vector<NDArray> next(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t c = (i - s + n) % n;
-      const auto [b, e] = bounds(c);
-      const NDArray from = s == 0 ? chunk(at(i), b, e) : partial[static_cast<size_t>(c)];
-      next[static_cast<size_t>(c)] = peer_add(chunk(at(i + 1), b, e), from);
-    }
-    partial = std::move(next);
-  }
+  const std::vector<NDArray> partial = reduce_scatter(arrays);
+  const int64_t size = arrays[0].size();
   // All-gather: chunk c's sum now lives on device c - 1; every device copies every chunk's
   // sum into its own array (its copy lane; the copies into one array run in turn).
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t k = 0; k < n; ++k) {
       const int64_t c = (j + 1 + k) % n;  // its own chunk first
-      const auto [b, e] = bounds(c);
-      copy_into(chunk(at(j), b, e), partial[static_cast<size_t>(c)]);
+      const auto [b, e] = chunk_bounds(size, n, c);
+      copy_into(chunk(arrays[static_cast<size_t>(j)], b, e), partial[static_cast<size_t>(c)]);
     }
+  }
+}
+
+void ring_reduce_into(const NDArray& dst, std::span<const NDArray> values) {
+  check_alike("ring_reduce", values, true);
+  check_peers("ring_reduce", values);
+  JANUS_CHECK(dst.shape() == values[0].shape() && dst.dtype() == values[0].dtype(), ShapeError,
+              "ring_reduce: the destination is {} {}, the values {} {}", dst.shape(), dst.dtype(),
+              values[0].shape(), values[0].dtype());
+  for (size_t i = 0; i < values.size(); ++i) {
+    JANUS_CHECK(values[i].storage() != dst.storage(), ValueError,
+                "ring_reduce: value {} shares the destination's memory", i);
+  }
+  const int64_t n = static_cast<int64_t>(values.size());
+  if (n == 1 || values[0].size() < kRingMinElements * n) {
+    reduce_into(dst, values);
+    return;
+  }
+  autograd::PauseScope pause;
+  const std::vector<NDArray> partial = reduce_scatter(values);
+  const int64_t size = values[0].size();
+  for (int64_t c = 0; c < n; ++c) {
+    const auto [b, e] = chunk_bounds(size, n, c);
+    copy_into(chunk(dst, b, e), partial[static_cast<size_t>(c)]);
   }
 }
 

@@ -71,6 +71,30 @@ TEST_P(RingAllreduce, FloatsAgreeWithOneDeviceAndReplicasAreBitwiseEqual) {
   for (int k = 1; k < n; ++k) EXPECT_EQ(to_vector<float>(arrays[static_cast<size_t>(k)]), first);
 }
 
+// ring_reduce_into: the exact sum lands in a destination on any device (one of the values'
+// devices, or one of none of them), the values untouched.
+TEST_P(RingAllreduce, ReduceIntoAnyDeviceGivesTheExactSumAndLeavesTheValues) {
+  const int n = GetParam();
+  const ScopedCpuDevices devices(n + 1);
+  for (int64_t size : {int64_t{7}, kRingMinElements * n + 3, int64_t{100003}}) {
+    for (int home : {0, n}) {  // a device with a value, and the extra one with none
+      SCOPED_TRACE(fmt::format("{} devices, {} elements, into cpu({})", n, size, home));
+      const std::vector<NDArray> values = ramps(n, size, DType::kInt64);
+      const NDArray dst = empty({size}, DType::kInt64, cpu(home));
+      ring_reduce_into(dst, values);
+      const int64_t offset = 1000 * n * (n + 1) / 2;
+      const std::vector<int64_t> v = to_vector<int64_t>(dst);
+      for (int64_t i = 0; i < size; ++i) {
+        ASSERT_EQ(v[static_cast<size_t>(i)], offset + n * i) << "element " << i;
+      }
+      for (int k = 0; k < n; ++k) {
+        const std::vector<int64_t> w = to_vector<int64_t>(values[static_cast<size_t>(k)]);
+        ASSERT_EQ(w[static_cast<size_t>(size - 1)], (k + 1) * 1000 + size - 1) << "value " << k;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, RingAllreduce, ::testing::Values(1, 2, 3, 4));
 
 TEST(ReduceInto, SumsInOrderOnTheDestinationsDevice) {
@@ -112,6 +136,12 @@ TEST(RingAllreduceErrors, NameTheArrays) {
   const NDArray alias[] = {zeros({4}), a};
   msg = error_of<ValueError>([&] { reduce_into(a, alias); });
   EXPECT_THAT(msg, HasSubstr("reduce: value 1 shares the destination's memory"));
+  const NDArray pair[] = {a, zeros({4}, DType::kFloat32, cpu(1))};
+  msg = error_of<ValueError>([&] { ring_reduce_into(a, pair); });
+  EXPECT_THAT(msg, HasSubstr("ring_reduce: value 0 shares the destination's memory"));
+  msg = error_of<ShapeError>([&] { ring_reduce_into(zeros({5}), pair); });
+  EXPECT_THAT(msg,
+              HasSubstr("ring_reduce: the destination is [5] float32, the values [4] float32"));
 }
 
 }  // namespace

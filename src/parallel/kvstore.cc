@@ -56,6 +56,10 @@ class InProcessStore final : public StoreBase<Entry> {
     check_arrays(key, "push", "value", e.stored.shape(), e.stored.dtype(), values);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
+    if (!optimizer_ && ring(values)) {
+      parallel::ring_reduce_into(e.stored, values);  // the sum straight into the stored value
+      return;
+    }
     apply(e, reduce(e, values));
   }
 
@@ -100,25 +104,16 @@ class InProcessStore final : public StoreBase<Entry> {
     return true;
   }
 
-  static const NDArray* on_device(std::span<const NDArray> arrays, Device device) {
-    for (const NDArray& a : arrays) {
-      if (a.device() == device) return &a;
-    }
-    return nullptr;
-  }
-
   // The sum of `values`, on the stored value's device.
   NDArray reduce(const Entry& e, std::span<const NDArray> values) const {
     const Device home = e.stored.device();
-    if (ring(values)) {
-      std::vector<NDArray> work;
-      for (const NDArray& v : values) work.push_back(copyto(v, v.device()));
-      parallel::ring_allreduce(work);
-      const NDArray* sum = on_device(work, home);
-      return sum != nullptr ? *sum : copyto(work[0], home);
-    }
     NDArray sum = empty(e.stored.shape(), e.stored.dtype(), home);
-    parallel::reduce_into(sum, values);
+    if (ring(values)) {
+      // Each device sums a chunk; no copy of the values, no all-gather into N of them.
+      parallel::ring_reduce_into(sum, values);
+    } else {
+      parallel::reduce_into(sum, values);
+    }
     return sum;
   }
 

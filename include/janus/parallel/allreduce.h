@@ -30,6 +30,14 @@ inline bool same_view(const NDArray& a, const NDArray& b) {
 /// back instead (fewer, larger operations).
 void ring_allreduce(std::span<const NDArray> arrays);
 
+/// dst = the sum of `values` (one per device, devices distinct and peers of each other, one
+/// shape and dtype; dst of that shape and dtype on any device, sharing no memory with them):
+/// the reduce-scatter of ring_allreduce, then each summed chunk copied into its place in dst,
+/// so every device adds and nothing is copied to one device first. What a push to the `device`
+/// store does: it reads each value once, where reduce_into would copy N-1 of them to dst's
+/// device and sum them there on one core. Below kRingMinElements per device, reduce_into.
+void ring_reduce_into(const NDArray& dst, std::span<const NDArray> values);
+
 /// Below this many elements per device, ring_allreduce reduces on one device instead.
 inline constexpr int64_t kRingMinElements = 4096;
 
