@@ -1,4 +1,4 @@
-// The arithmetic of a training step, for the compute floors of the training benchmarks: each
+// The arithmetic of a training step (and of inference), for the compute floors: each
 // layer's multiply-adds per sample, and whether backward computes its input gradient (the first
 // layer's input is the data, which needs none). The floor is those FLOPs at the compute peak
 // (machine.h: one thread's oneDNN sgemm rate in CPU time, times the threads): no kernel does the
@@ -23,11 +23,23 @@ inline double training_flops_per_sample(const std::vector<LayerMacs>& layers) {
   return flops;
 }
 
+/// FLOPs per sample of inference (the forward products alone): 2 per multiply-add.
+inline double inference_flops_per_sample(const std::vector<LayerMacs>& layers) {
+  double flops = 0;
+  for (const LayerMacs& l : layers) flops += 2 * l.macs;
+  return flops;
+}
+
+/// The seed's MLP of the MXNet fixtures (tests/fixtures/mxnet/): 512 -> 256 -> 128 -> 2.
+inline std::vector<LayerMacs> seed_mlp_layers() {
+  return {{512.0 * 256, false}, {256.0 * 128}, {128.0 * 2}};
+}
+
 /// training/models.cc's mlp: 784 -> 256 -> 10.
 inline std::vector<LayerMacs> mlp_layers() { return {{784.0 * 256, false}, {256.0 * 10}}; }
 
-/// training/models.cc's lenet: conv 1->6 5x5 pad 2 (28x28 out), conv 6->16 5x5 (10x10 out),
-/// dense 400 -> 120 -> 84 -> 10.
+/// training/models.cc's lenet, and d2l's LeNet of the MXNet fixtures: conv 1->6 5x5 pad 2
+/// (28x28 out), conv 6->16 5x5 (10x10 out), dense 400 -> 120 -> 84 -> 10.
 inline std::vector<LayerMacs> lenet_layers() {
   return {{6.0 * 28 * 28 * 25, false},
           {16.0 * 10 * 10 * 6 * 25},

@@ -2,8 +2,12 @@
 // (tests/fixtures/mxnet/legacy/) run through Janus's deploy::Predictor and, in the same run, by
 // MXNet 1.9.1 itself (bench/peers/mxnet_import.py: SymbolBlock.imports, hybridized with
 // static_alloc). Per call, waited for, at batch 1 and batch 64; ratio = Janus / MXNet (target
-// <= 0.5). MXNet runs from $JANUS_MXNET_PYTHON, else build/bench-venv/bin/python (made by
-// `scripts/install-deps.sh bench`); without it the bench says so and reports Janus alone.
+// <= 0.5). Each case also has a floor: its forward FLOPs at the compute peak measured in the
+// same run (machine.h: one thread's oneDNN sgemm in its CPU time, times the threads), which no
+// implementation beats; floor_ratio = Janus / floor, and "0.5 < floor" marks a case where the
+// target itself (half of MXNet's time) is below the floor, so unreachable. MXNet runs from
+// $JANUS_MXNET_PYTHON, else build/bench-venv/bin/python (made by `scripts/install-deps.sh bench`);
+// without it the bench says so and reports Janus alone.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +23,7 @@
 #include "janus/janus.h"
 
 #include "bench_util.h"
+#include "flops.h"
 #include "machine.h"
 #include "suite.h"
 
@@ -28,6 +33,12 @@ using bench::Timer;
 using janus::NDArray;
 
 const char* const kModels[] = {"mlp", "lenet"};
+
+// Forward FLOPs per sample of each model (flops.h).
+double flops_per_sample(const std::string& model) {
+  return bench::inference_flops_per_sample(model == "mlp" ? bench::seed_mlp_layers()
+                                                          : bench::lenet_layers());
+}
 constexpr int kBatches[] = {1, 64};
 
 std::string fixture(const std::string& model) {
@@ -112,12 +123,13 @@ int run(const bench::Options& options) {
     for (int batch : kBatches)
       janus_s[{model, batch}] = time_predictor(p, batch_of(x, batch), calls, rounds);
   }
+  const double peak_gflops = bench::compute_peak_gflops(threads);
   std::string why;
   const auto mxnet_s = run_mxnet(calls, rounds, threads, why);
   if (!why.empty()) std::printf("MXNet 1.9.1 unavailable, Janus alone: %s\n", why.c_str());
 
-  std::printf("%-6s %5s %14s %14s %8s\n", "model", "batch", "Janus us/call", "MXNet us/call",
-              "ratio");
+  std::printf("%-6s %5s %14s %14s %8s %10s %12s %10s\n", "model", "batch", "Janus us/call",
+              "MXNet us/call", "ratio", "floor us", "floor_ratio", "0.5<floor");
   double worst = 0;
   std::map<std::string, double> fields;
   for (const char* model : kModels) {
@@ -127,32 +139,46 @@ int run(const bench::Options& options) {
       const double m = it == mxnet_s.end() ? NAN : it->second;
       const double ratio = j / m;
       if (std::isfinite(ratio)) worst = std::max(worst, ratio);
+      const double floor_s = flops_per_sample(model) * batch / (peak_gflops * 1e9);
+      const double floor_ratio = j / floor_s;
       if (std::isfinite(m)) {
-        std::printf("%-6s %5d %14.1f %14.1f %8.2f\n", model, batch, j * 1e6, m * 1e6, ratio);
+        std::printf("%-6s %5d %14.1f %14.1f %8.2f %10.2f %12.1f %10s\n", model, batch, j * 1e6,
+                    m * 1e6, ratio, floor_s * 1e6, floor_ratio, 0.5 * m < floor_s ? "yes" : "no");
       } else {
-        std::printf("%-6s %5d %14.1f %14s %8s\n", model, batch, j * 1e6, "n/a", "n/a");
+        std::printf("%-6s %5d %14.1f %14s %8s %10.2f %12.1f %10s\n", model, batch, j * 1e6, "n/a",
+                    "n/a", floor_s * 1e6, floor_ratio, "n/a");
       }
       const std::string key = std::string(model) + "_b" + std::to_string(batch);
       fields[key + "_janus_us"] = j * 1e6;
       fields[key + "_mxnet_us"] = m * 1e6;
       fields[key + "_ratio"] = ratio;
+      fields[key + "_floor_us"] = floor_s * 1e6;
+      fields[key + "_floor_ratio"] = floor_ratio;
     }
   }
   const double ratio = mxnet_s.empty() ? NAN : worst;
   std::printf(
       "ratio (the worst of the four, Janus / MXNet): %.2f (target <= 0.5); %d calls x %d "
-      "rounds (medians), %d threads each\n",
-      ratio, calls, rounds, threads);
-  bench::print_json_line("mxnet_import", {{"ratio", ratio},
-                                          {"mlp_b1_janus_us", fields["mlp_b1_janus_us"]},
-                                          {"mlp_b1_mxnet_us", fields["mlp_b1_mxnet_us"]},
-                                          {"mlp_b64_janus_us", fields["mlp_b64_janus_us"]},
-                                          {"mlp_b64_mxnet_us", fields["mlp_b64_mxnet_us"]},
-                                          {"lenet_b1_janus_us", fields["lenet_b1_janus_us"]},
-                                          {"lenet_b1_mxnet_us", fields["lenet_b1_mxnet_us"]},
-                                          {"lenet_b64_janus_us", fields["lenet_b64_janus_us"]},
-                                          {"lenet_b64_mxnet_us", fields["lenet_b64_mxnet_us"]},
-                                          {"mxnet_available", mxnet_s.empty() ? 0.0 : 1.0}});
+      "rounds (medians), %d threads each\n"
+      "floor: the case's forward FLOPs at the compute peak, %.1f GFLOP/s (one thread's sgemm in "
+      "its CPU time x %d); 0.5<floor: half of MXNet's time is below it\n",
+      ratio, calls, rounds, threads, peak_gflops, threads);
+  bench::print_json_line("mxnet_import",
+                         {{"ratio", ratio},
+                          {"mlp_b1_janus_us", fields["mlp_b1_janus_us"]},
+                          {"mlp_b1_mxnet_us", fields["mlp_b1_mxnet_us"]},
+                          {"mlp_b64_janus_us", fields["mlp_b64_janus_us"]},
+                          {"mlp_b64_mxnet_us", fields["mlp_b64_mxnet_us"]},
+                          {"lenet_b1_janus_us", fields["lenet_b1_janus_us"]},
+                          {"lenet_b1_mxnet_us", fields["lenet_b1_mxnet_us"]},
+                          {"lenet_b64_janus_us", fields["lenet_b64_janus_us"]},
+                          {"lenet_b64_mxnet_us", fields["lenet_b64_mxnet_us"]},
+                          {"mlp_b1_floor_ratio", fields["mlp_b1_floor_ratio"]},
+                          {"mlp_b64_floor_ratio", fields["mlp_b64_floor_ratio"]},
+                          {"lenet_b1_floor_ratio", fields["lenet_b1_floor_ratio"]},
+                          {"lenet_b64_floor_ratio", fields["lenet_b64_floor_ratio"]},
+                          {"compute_peak_gflops", peak_gflops},
+                          {"mxnet_available", mxnet_s.empty() ? 0.0 : 1.0}});
   return 0;
 }
 

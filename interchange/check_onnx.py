@@ -8,7 +8,11 @@ onnx.checker.check_model (full check, with shape inference) passes, and ONNX Run
 equal Janus's within 1e-5 (relative and absolute). The Apache MXNet 1.9.1 fixtures
 (tests/fixtures/mxnet/, both flavours) are converted from MXNet's files the same way, and ONNX
 Runtime's outputs for their saved input equal both MXNet's saved outputs and Janus's (`janus
-run --output`). Runs in the venv of onnx_venv.sh.
+run --output`). Models whose graphs hold at any batch size (the demo models, two_in_two_out,
+the MXNet fixtures but symops) are exported with a symbolic batch (axis 0 of every input is
+`batch`) and run by ONNX Runtime at two batch sizes; the others are exported with
+--fixed-batch, and converting them without it must fail naming a node. Runs in the venv of
+onnx_venv.sh.
 """
 import argparse
 import pathlib
@@ -47,24 +51,50 @@ def compare(name, got, references):
     return problems
 
 
-def check(janus, prefix, model_file, feeds, references):
+def refused_dynamic(janus, prefix, model_file, args):
+    """Problems unless converting PREFIX with a dynamic batch fails with an error naming a node."""
+    result = subprocess.run([str(a) for a in (janus, "convert", prefix, "--to", "onnx",
+                                              model_file.with_suffix(".dynamic.onnx"), *args)],
+                            capture_output=True, text=True)
+    if result.returncode == 0 or "node '" not in result.stderr:
+        return [f"{model_file.stem}: a dynamic batch was not refused naming a node "
+                f"(exit {result.returncode}): {result.stderr.strip()}"]
+    print(f"{model_file.stem}: dynamic batch refused: {result.stderr.strip()}", flush=True)
+    return []
+
+
+def check(janus, prefix, model_file, feeds, references, batches=None):
     """Converts PREFIX to ONNX (its one input's shape given), checks the file and compares ONNX
-    Runtime's outputs for `feeds` with `references`; returns the problems found."""
+    Runtime's outputs for `feeds` with `references`; returns the problems found. `batches`: the
+    model holds at any batch size and is exported with a symbolic batch; (feeds, references) at
+    another batch size to run as well. None: exported with --fixed-batch, after checking that a
+    dynamic batch is refused."""
     name = model_file.stem
     # One input: its shape given (what the graph records); several: the recorded shapes.
     shape_args = ["--shape", *next(iter(feeds.values())).shape] if len(feeds) == 1 else []
-    run(janus, "convert", prefix, "--to", "onnx", model_file, "--inputs", ",".join(feeds),
-        *shape_args)
+    args = ["--inputs", ",".join(feeds), *shape_args]
+    problems = []
+    if batches is None:
+        problems += refused_dynamic(janus, prefix, model_file, args)
+        args.append("--fixed-batch")
+    run(janus, "convert", prefix, "--to", "onnx", model_file, *args)
     model = onnx.load(str(model_file))
     onnx.checker.check_model(model, full_check=True)
+    axis0 = [i.type.tensor_type.shape.dim[0] for i in model.graph.input]
+    if any(d.dim_param != ("batch" if batches else "") for d in axis0):
+        problems.append(f"{name}: the inputs' axis 0 is {[str(d).strip() for d in axis0]}")
     session = ort.InferenceSession(str(model_file), providers=["CPUExecutionProvider"])
     if sorted(feeds) != sorted(i.name for i in session.get_inputs()):
         return [f"{name}: the ONNX model's inputs are {[i.name for i in session.get_inputs()]}"]
-    problems = compare(name, session.run(None, feeds), references)
+    runs = [(feeds, references)] + ([batches] if batches else [])
+    for run_feeds, run_references in runs:
+        rows = next(iter(run_feeds.values())).shape[0]
+        problems += compare(f"{name} (batch {rows})", session.run(None, run_feeds), run_references)
     ops = sorted({n.op_type for n in model.graph.node})
+    sizes = " and ".join(str(next(iter(f.values())).shape[0]) for f, _ in runs)
     print(f"{name}: {len(model.graph.node)} ONNX nodes ({', '.join(ops)}), "
-          f"{'FAILED' if problems else 'equal within 1e-5 to ' + ' and '.join(references)}",
-          flush=True)
+          f"{'FAILED' if problems else 'equal within 1e-5 to ' + ' and '.join(references)}"
+          f" at batch {sizes}", flush=True)
     return problems
 
 
@@ -79,17 +109,36 @@ def numbered(stem, count=None):
     return arrays
 
 
+# The fixtures whose graphs fix the batch size (symops splits axis 0 with Reshape code -4 and a
+# literal 2).
+FIXED_BATCH_FIXTURES = {"symops"}
+
+
+def janus_run(janus, fixture, input_file, out, count):
+    """Janus's outputs (`janus run --output`) for the .npy input_file."""
+    run(janus, "run", fixture, "--input", input_file, "--repeat", "0", "--output", out)
+    return [np.load(out)] if count == 1 else numbered(str(out)[:-len(".npy")] + "-", count)
+
+
 def check_fixture(work, fixture, janus):
-    """An MXNet fixture: ONNX Runtime against MXNet's saved outputs and Janus's."""
+    """An MXNet fixture: ONNX Runtime against MXNet's saved outputs and Janus's; with a dynamic
+    batch, also for the input repeated 3 times along axis 0, against MXNet's outputs repeated
+    likewise (every fixture computes each row on its own) and Janus's."""
     name = f"mxnet_{fixture.parent.name}_{fixture.name}"
     x = np.load(f"{fixture}-input.npy")
     mxnet = numbered(f"{fixture}-output")
-    out = work / f"{name}.janus.npy"
-    run(janus, "run", fixture, "--input", f"{fixture}-input.npy", "--repeat", "0", "--output", out)
-    janus_outputs = [np.load(out)] if len(mxnet) == 1 else numbered(work / f"{name}.janus-",
-                                                                     len(mxnet))
+    janus_outputs = janus_run(janus, fixture, f"{fixture}-input.npy", work / f"{name}.janus.npy",
+                              len(mxnet))
+    batches = None
+    if fixture.name not in FIXED_BATCH_FIXTURES:
+        x3 = np.concatenate([x] * 3)
+        np.save(work / f"{name}.input3.npy", x3)
+        janus3 = janus_run(janus, fixture, work / f"{name}.input3.npy",
+                           work / f"{name}.janus3.npy", len(mxnet))
+        batches = ({"data": x3}, {"MXNet 1.9.1": [np.concatenate([y] * 3) for y in mxnet],
+                                  "Janus": janus3})
     return check(janus, fixture, work / f"{name}.onnx", {"data": x},
-                 {"MXNet 1.9.1": mxnet, "Janus": janus_outputs})
+                 {"MXNet 1.9.1": mxnet, "Janus": janus_outputs}, batches)
 
 
 def main():
@@ -112,11 +161,16 @@ def main():
     run(args.cases, work, *trained)
     problems = []
     for line in (work / "cases.txt").read_text().splitlines():
-        name, outputs, inputs = line.split()
-        feeds = {x: np.load(work / f"{name}.input{i}.npy")
-                 for i, x in enumerate(inputs.split(","))}
-        problems += check(args.janus, work / name, work / f"{name}.onnx", feeds,
-                          {"Janus": numbered(work / f"{name}.expected", int(outputs))})
+        name, outputs, inputs, batch = line.split()
+        names = inputs.split(",")
+
+        def case(kind):
+            feeds = {x: np.load(work / f"{name}.{kind}input{i}.npy") for i, x in enumerate(names)}
+            return feeds, {"Janus": numbered(work / f"{name}.{kind}expected", int(outputs))}
+
+        feeds, references = case("")
+        problems += check(args.janus, work / name, work / f"{name}.onnx", feeds, references,
+                          case("batch_") if batch == "dynamic" else None)
     fixtures = sorted(pathlib.Path(args.fixtures).glob("*/*-symbol.json"))
     if not fixtures:
         problems.append(f"no MXNet fixtures (*/*-symbol.json) in {args.fixtures}")

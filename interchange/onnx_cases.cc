@@ -195,9 +195,13 @@ void export_recurrent(nn::RNNMode mode, const std::string& prefix) {
 }
 
 // Janus's outputs for fixed inputs of the recorded shapes, from the files: inputs data or
-// data0, data1, ... (as the parameters' metadata lists them).
-// `params` is PREFIX-NNNN.safetensors.
-void write_case(const std::filesystem::path& dir, const std::string& params, std::ostream& list) {
+// data0, data1, ... (as the parameters' metadata lists them). `params` is
+// PREFIX-NNNN.safetensors. A `dynamic` case (one whose graph holds at any batch size, exported
+// with a symbolic batch) also gets inputs with 3 more rows and Janus's outputs for them
+// (NAME.batch_input<i>.npy, NAME.batch_expected<i>.npy); the others are exported with a fixed
+// batch. cases.txt: NAME OUTPUTS INPUT,INPUT... dynamic|fixed.
+void write_case(const std::filesystem::path& dir, const std::string& params, bool dynamic,
+                std::ostream& list) {
   constexpr std::string_view kSuffix = "-NNNN.safetensors";
   if (params.size() <= kSuffix.size() || !params.ends_with(".safetensors")) {
     throw ValueError(fmt::format("'{}' is not PREFIX-NNNN.safetensors", params));
@@ -213,19 +217,29 @@ void write_case(const std::filesystem::path& dir, const std::string& params, std
   }
   deploy::Predictor predictor(prefix + "-symbol.json", params, inputs);
   const std::string name = std::filesystem::path(prefix).filename().string();
-  std::vector<NDArray> xs;
-  seed(42);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
-      if (n->name == inputs[i]) xs.push_back(random_normal(0, 1, n->specs.at(0).shape));
+  // Inputs of the recorded shapes with `extra` more rows, and Janus's outputs for them.
+  auto write = [&](const std::string& kind, int64_t extra) {
+    std::vector<NDArray> xs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      for (const graph::NodePtr& n : predictor.symbol().graph().arguments()) {
+        if (n->name != inputs[i]) continue;
+        std::vector<int64_t> dims = n->specs.at(0).shape.dims();
+        dims.at(0) += extra;
+        xs.push_back(random_normal(0, 1, Shape(dims)));
+      }
+      graph::save_npy((dir / fmt::format("{}.{}input{}.npy", name, kind, i)).string(), xs.at(i));
     }
-    graph::save_npy((dir / fmt::format("{}.input{}.npy", name, i)).string(), xs.at(i));
-  }
-  const std::vector<NDArray> ys = predictor.run(xs);
-  for (size_t i = 0; i < ys.size(); ++i) {
-    graph::save_npy((dir / fmt::format("{}.expected{}.npy", name, i)).string(), ys[i]);
-  }
-  list << fmt::format("{} {} {}\n", name, ys.size(), fmt::join(inputs, ","));
+    const std::vector<NDArray> ys = predictor.run(xs);
+    for (size_t i = 0; i < ys.size(); ++i) {
+      graph::save_npy((dir / fmt::format("{}.{}expected{}.npy", name, kind, i)).string(), ys[i]);
+    }
+    return ys.size();
+  };
+  seed(42);
+  const size_t outputs = write("", 0);
+  if (dynamic) write("batch_", 3);
+  list << fmt::format("{} {} {} {}\n", name, outputs, fmt::join(inputs, ","),
+                      dynamic ? "dynamic" : "fixed");
 }
 
 }  // namespace
@@ -238,12 +252,14 @@ int main(int argc, char** argv) {
   try {
     const std::filesystem::path dir(argv[1]);
     std::filesystem::create_directories(dir);
-    std::vector<std::string> prefixes;
+    // The models and whether their graphs hold at any batch size (the others fix it: Mixer
+    // reshapes to the traced batch size, fused and operators have inputs the size of parameters).
+    std::vector<std::pair<std::string, bool>> prefixes;
     for (const std::string name : {"mlp", "lenet"}) {
       seed(1);
       export_block(*training::make_model(name), random_normal(0, 1, {4, 1, 28, 28}),
                    (dir / name).string());
-      prefixes.push_back((dir / name).string());
+      prefixes.emplace_back((dir / name).string(), true);
     }
     seed(2);
     auto convnet = make_convnet();
@@ -254,21 +270,25 @@ int main(int argc, char** argv) {
       if (name.ends_with("running_var")) p->set_data(random_uniform(0.5, 2, p->data().shape()));
     }
     convnet->export_model((dir / "convnet").string(), 0);
-    prefixes.push_back((dir / "convnet").string());
+    prefixes.emplace_back((dir / "convnet").string(), false);
     export_fused((dir / "fused").string());
-    prefixes.push_back((dir / "fused").string());
+    prefixes.emplace_back((dir / "fused").string(), false);
     export_operators((dir / "operators").string());
-    prefixes.push_back((dir / "operators").string());
+    prefixes.emplace_back((dir / "operators").string(), false);
     export_two_in_two_out((dir / "two_in_two_out").string());
-    prefixes.push_back((dir / "two_in_two_out").string());
+    prefixes.emplace_back((dir / "two_in_two_out").string(), true);
+    // States are inputs whose axis 0 is layers x directions, not the batch: fixed batch.
     seed(3);
     export_recurrent(nn::RNNMode::kLSTM, (dir / "lstm").string());
-    prefixes.push_back((dir / "lstm").string());
+    prefixes.emplace_back((dir / "lstm").string(), false);
     export_recurrent(nn::RNNMode::kGRU, (dir / "gru").string());
-    prefixes.push_back((dir / "gru").string());
+    prefixes.emplace_back((dir / "gru").string(), false);
     std::ofstream list(dir / "cases.txt");
-    for (const std::string& prefix : prefixes) write_case(dir, prefix + "-0000.safetensors", list);
-    for (int i = 2; i < argc; ++i) write_case(dir, argv[i], list);
+    for (const auto& [prefix, dynamic] : prefixes) {
+      write_case(dir, prefix + "-0000.safetensors", dynamic, list);
+    }
+    // The demo models trained by check_onnx.py.
+    for (int i = 2; i < argc; ++i) write_case(dir, argv[i], true, list);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "onnx_cases: " << e.what() << "\n";

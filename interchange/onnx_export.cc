@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -52,12 +53,30 @@ int32_t onnx_dtype(DType dtype) {
   JANUS_THROW(InternalError, "ONNX export: dtype {} has no ONNX type", static_cast<int>(dtype));
 }
 
-void set_type(::onnx::ValueInfoProto& v, const std::string& name, const TensorSpec& spec) {
+// The symbolic extent of axis 0 in a model exported with a dynamic batch.
+constexpr const char* kBatchDim = "batch";
+
+// `spec` as the type of a graph input or output. With a dynamic batch, `other` is its spec at the
+// other batch size (BatchSizes): an extent that differs there is `batch` when it is the batch
+// size at both, else unknown (no value).
+struct BatchSizes {
+  int64_t given, other;
+};
+void set_type(::onnx::ValueInfoProto& v, const std::string& name, const TensorSpec& spec,
+              const TensorSpec* other = nullptr, const BatchSizes* batch = nullptr) {
   v.set_name(name);
   ::onnx::TypeProto_Tensor& t = *v.mutable_type()->mutable_tensor_type();
   t.set_elem_type(onnx_dtype(spec.dtype));
   ::onnx::TensorShapeProto& shape = *t.mutable_shape();
-  for (const int64_t d : spec.shape.dims()) shape.add_dim()->set_dim_value(d);
+  for (int64_t i = 0; i < spec.shape.ndim(); ++i) {
+    ::onnx::TensorShapeProto_Dimension& d = *shape.add_dim();
+    const int64_t extent = spec.shape[i];
+    if (other == nullptr || other->shape[i] == extent) {
+      d.set_dim_value(extent);
+    } else if (extent == batch->given && other->shape[i] == batch->other) {
+      d.set_dim_param(kBatchDim);
+    }
+  }
 }
 
 // Appends ONNX nodes and initializers to one graph, with fresh names for the values that a
@@ -157,6 +176,10 @@ struct Call {
   std::vector<std::string> out;
   std::vector<TensorSpec> out_specs;
   std::vector<bool> used;
+  // With a dynamic batch: the specs of the inputs and outputs at the other batch size (the same
+  // as in_specs / out_specs where the batch does not reach); empty with a fixed batch.
+  std::vector<TensorSpec> other_in_specs;
+  std::vector<TensorSpec> other_out_specs;
 
   template <typename T>
   const T& attr(std::string_view attr_name) const {
@@ -251,10 +274,27 @@ Lowering pool(std::string_view type) {
     const auto& stride_attr = c.attr<std::vector<int64_t>>("stride");
     const auto stride = stride_attr.empty() ? kernel : pair_of(stride_attr, c, "stride");
     const auto pad = pair_of(c.attr<std::vector<int64_t>>("padding"), c, "padding");
+    const bool ceil_mode = c.attr<bool>("ceil_mode");
+    if (ceil_mode) {
+      // ONNX drops a last window that starts past the input (ONNX Runtime's output is then one
+      // shorter); Janus, as MXNet, keeps it as an empty window.
+      const Shape& x = c.in_specs[0].shape;
+      const Shape& y = c.out_specs[0].shape;
+      for (int axis : {0, 1}) {
+        const int64_t start = (y[2 + axis] - 1) * stride[axis] - pad[axis];
+        if (start >= x[2 + axis]) {
+          c.unsupported(fmt::format(
+              "in ceil mode its last window along the {} starts at {}, outside the input's {}: "
+              "ONNX drops such a window, Janus (as MXNet) keeps it, empty",
+              axis == 0 ? "height" : "width", start, x[2 + axis]));
+        }
+      }
+    }
     ::onnx::NodeProto& n = b.node(type, c.in, {c.out[0]}, c.name);
     set_ints(n, "kernel_shape", kernel);
     set_ints(n, "strides", stride);
     set_ints(n, "pads", {pad[0], pad[1], pad[0], pad[1]});
+    if (ceil_mode) set_int(n, "ceil_mode", 1);
     if (type == "AveragePool") set_int(n, "count_include_pad", c.attr<bool>("count_include_pad"));
   };
 }
@@ -279,11 +319,36 @@ void lower_dropout(Builder& b, const Call& c) {
   b.node("Identity", {c.in[0]}, {c.out[0]}, c.name);
 }
 
-// reshape and mxnet_reshape: to the shape that shape inference found for the fixed input shapes
-// (no -1, and none of MXNet's codes, left; ONNX's 0, copy the extent, cannot arise).
+// reshape and mxnet_reshape: to the shape that shape inference found (MXNet's codes resolved).
+// With a dynamic batch, an extent that depends on the batch (it differs at the other batch size)
+// is ONNX's 0 (copy the input's extent) where it is the input's extent on the same axis at both
+// batch sizes, else -1 (inferred from the size; one such axis at most, or the node is refused).
+// The other extents are fixed; an extent of 0 cannot arise (ONNX would read it as "copy").
 void lower_reshape(Builder& b, const Call& c) {
-  b.node("Reshape", {c.in[0], b.ints(c.name + "/shape", c.out_specs[0].shape.dims())}, {c.out[0]},
-         c.name);
+  std::vector<int64_t> target = c.out_specs[0].shape.dims();
+  if (!c.other_out_specs.empty()) {
+    const Shape& in = c.in_specs[0].shape;
+    const Shape& other_in = c.other_in_specs[0].shape;
+    const Shape& other_out = c.other_out_specs[0].shape;
+    std::optional<size_t> inferred;
+    for (size_t i = 0; i < target.size(); ++i) {
+      const auto axis = static_cast<int64_t>(i);
+      if (target[i] == other_out[axis]) continue;
+      if (axis < in.ndim() && in[axis] == target[i] && other_in[axis] == other_out[axis]) {
+        target[i] = 0;
+      } else if (!inferred) {
+        inferred = i;
+        target[i] = -1;
+      } else {
+        c.unsupported(fmt::format(
+            "with a dynamic batch: output axes {} and {} both depend on the batch size (shape {} "
+            "at one batch size, {} at another) and ONNX's Reshape infers one extent only; export "
+            "with a fixed batch",
+            *inferred, i, c.out_specs[0].shape, other_out));
+      }
+    }
+  }
+  b.node("Reshape", {c.in[0], b.ints(c.name + "/shape", target)}, {c.out[0]}, c.name);
 }
 
 void lower_transpose(Builder& b, const Call& c) {
@@ -528,7 +593,7 @@ void lower_fused(Builder& b, const Call& c) {
       c.unsupported(
           fmt::format("step {} of its program, '{}', has no ONNX equivalent", k, s.op->name));
     }
-    it->second(b, Call{step_name, *s.op, attrs, in, in_specs, {out}, out_specs, {true}});
+    it->second(b, Call{step_name, *s.op, attrs, in, in_specs, {out}, out_specs, {true}, {}, {}});
     results.push_back(out);
     result_specs.push_back(out_specs.at(0));
   }
@@ -654,6 +719,69 @@ TensorSpec input_spec(const graph::Node& n, const OnnxExportOptions& o) {
   return TensorSpec{n.specs[0].shape, dtype, cpu()};
 }
 
+// The position of `n` in g.nodes (a clone of g holds its copy there).
+size_t index_of(const graph::Graph& g, const graph::Node& n) {
+  const auto it = std::find_if(g.nodes.begin(), g.nodes.end(),
+                               [&](const graph::NodePtr& p) { return p.get() == &n; });
+  JANUS_ASSERT(it != g.nodes.end(), "node '{}' is not in the graph", n.name);
+  return static_cast<size_t>(it - g.nodes.begin());
+}
+
+// The spec at the other batch size of entry `e` of g.
+const TensorSpec& other_entry_spec(const graph::Graph& g, const graph::Graph& other,
+                                   const graph::NodeEntry& e) {
+  return other.nodes[index_of(g, *e.node)]->specs.at(e.index);
+}
+
+// Infers the specs of `other` (a clone of the symbol's graph) with the specs of g, whose specs
+// are inferred, except that each input's axis 0 is one longer; the batch sizes. The inputs must
+// share their axis 0 (the batch); a graph that does not hold at the other batch size is refused
+// with shape inference's error, which names the node.
+BatchSizes infer_other_batch(const graph::Graph& g, graph::Graph& other,
+                             const OnnxExportOptions& o) {
+  std::optional<BatchSizes> batch;
+  std::string first;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const graph::Node& n = *g.nodes[i];
+    if (!n.is_variable()) continue;
+    other.nodes[i]->specs = n.specs;
+    const bool input =
+        std::find(o.input_names.begin(), o.input_names.end(), n.name) != o.input_names.end() &&
+        !n.constant.defined();
+    if (!input) continue;
+    const Shape& shape = n.specs.at(0).shape;
+    JANUS_CHECK(shape.ndim() >= 1, ValueError,
+                "ONNX export with a dynamic batch: input '{}' is a scalar, it has no batch axis; "
+                "export with a fixed batch (janus convert --fixed-batch)",
+                n.name);
+    if (!batch) {
+      batch = BatchSizes{shape[0], shape[0] + 1};
+      first = n.name;
+    }
+    JANUS_CHECK(shape[0] == batch->given, ValueError,
+                "ONNX export with a dynamic batch: inputs '{}' and '{}' have {} and {} rows, "
+                "expected one batch size on axis 0; export with a fixed batch (janus convert "
+                "--fixed-batch)",
+                first, n.name, batch->given, shape[0]);
+    std::vector<int64_t> dims = shape.dims();
+    dims[0] = batch->other;
+    other.nodes[i]->specs[0].shape = Shape(dims);
+  }
+  JANUS_CHECK(batch.has_value(), ValueError,
+              "ONNX export with a dynamic batch: the graph has no input");
+  try {
+    graph::infer_specs(other);
+  } catch (Error& e) {
+    e.add_context(fmt::format(
+        "ONNX export with a dynamic batch: the graph '{}' does not hold at batch size {} (it was "
+        "given {}), so it fixes its batch size; export with a fixed batch (janus convert "
+        "--fixed-batch)",
+        o.symbol_file, batch->other, batch->given));
+    throw;
+  }
+  return *batch;
+}
+
 }  // namespace
 
 std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& params,
@@ -673,6 +801,11 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
                                     : input_spec(*n, o)};
   }
   graph::infer_specs(g);
+  // With a dynamic batch, the same graph with every input's axis 0 one longer: what depends on
+  // the batch size differs between the two, and a graph that fixes its batch size fails here.
+  std::optional<BatchSizes> batch;
+  graph::Graph other = symbol.graph().clone();
+  if (o.dynamic_batch) batch = infer_other_batch(g, other, o);
 
   ::onnx::ModelProto model;
   model.set_ir_version(::onnx::IR_VERSION);
@@ -689,7 +822,8 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
   for (const std::string& name : o.input_names) {
     for (const graph::NodePtr& n : g.nodes) {
       if (n->is_variable() && n->name == name && !value_of.contains(name)) {
-        set_type(*gp.add_input(), b.unique(name), n->specs[0]);
+        const TensorSpec* at_other = batch ? &other.nodes[index_of(g, *n)]->specs[0] : nullptr;
+        set_type(*gp.add_input(), b.unique(name), n->specs[0], at_other, batch ? &*batch : nullptr);
         names[{n.get(), 0}] = name;
       }
     }
@@ -718,11 +852,13 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
   for (const graph::NodePtr& n : g.nodes) {
     if (n->is_variable()) continue;
     const ops::OpDef& op = *n->op;
-    Call call{n->name, op, n->attrs, {}, {}, {}, n->specs, {}};
+    Call call{n->name, op, n->attrs, {}, {}, {}, n->specs, {}, {}, {}};
     for (const graph::NodeEntry& e : n->inputs) {
       call.in.push_back(names.at({e.node.get(), e.index}));
       call.in_specs.push_back(e.node->specs.at(e.index));
+      if (batch) call.other_in_specs.push_back(other_entry_spec(g, other, e));
     }
+    if (batch) call.other_out_specs = other.nodes[index_of(g, *n)]->specs;
     for (uint32_t i = 0; i < n->num_outputs(); ++i) {
       const EntryKey key{n.get(), i};
       if (!names.contains(key)) {
@@ -760,7 +896,9 @@ std::string export_onnx(const graph::Symbol& symbol, const graph::NamedArrays& p
     if (needs_identity[k]) {
       b.node("Identity", {names.at({e.node.get(), e.index})}, {outputs[k]}, outputs[k]);
     }
-    set_type(*gp.add_output(), outputs[k], e.node->specs.at(e.index));
+    const TensorSpec* at_other = batch ? &other_entry_spec(g, other, e) : nullptr;
+    set_type(*gp.add_output(), outputs[k], e.node->specs.at(e.index), at_other,
+             batch ? &*batch : nullptr);
   }
   return model.SerializeAsString();
 }

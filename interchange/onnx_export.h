@@ -27,9 +27,15 @@ struct OnnxExportOptions {
   /// a parameter, stored in the ONNX file as an initializer.
   std::vector<std::string> input_names = graph::default_input_names(1);
   /// Input shapes by name; an input absent here has the shape that the graph records for it.
-  /// ONNX models get fixed shapes: the exported graph's shapes (reshape targets, broadcasts)
-  /// hold for these only.
   std::map<std::string, Shape> input_shapes;
+  /// Axis 0 of the inputs is the batch: a symbolic extent "batch" in the ONNX model, as it is in
+  /// the outputs where it reaches them, and reshapes whose target depends on it are written with
+  /// ONNX's 0 or -1. The graph is checked by shape inference at a second batch size; one that
+  /// fixes its batch size (a reshape or broadcast to a target that holds the batch, inputs of
+  /// different batch sizes) is a ValueError / ShapeError naming the node, and a reshape with two
+  /// extents that depend on the batch a NotImplementedError naming it. false: every extent
+  /// fixed, as given or recorded.
+  bool dynamic_batch = true;
   /// The files that the graph and parameters came from, named by errors.
   std::string symbol_file = "<graph>";
   std::string params_file = "<parameters>";

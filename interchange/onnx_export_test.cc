@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,10 +40,32 @@ std::vector<std::string> op_types(const ::onnx::ModelProto& model) {
   return types;
 }
 
+// The extents of an input or output: kBatch for the symbolic "batch", kUnknown for an extent
+// with neither a value nor a name.
+constexpr int64_t kBatch = -1, kUnknown = -2;
 std::vector<int64_t> dims(const ::onnx::ValueInfoProto& v) {
   std::vector<int64_t> out;
-  for (const auto& d : v.type().tensor_type().shape().dim()) out.push_back(d.dim_value());
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    if (d.has_dim_param()) {
+      EXPECT_EQ(d.dim_param(), "batch");
+      out.push_back(kBatch);
+    } else {
+      out.push_back(d.has_dim_value() ? d.dim_value() : kUnknown);
+    }
+  }
   return out;
+}
+
+// The values of the int64 initializer `name` (a Reshape's target).
+std::vector<int64_t> int64s(const ::onnx::ModelProto& m, const std::string& name) {
+  for (const ::onnx::TensorProto& t : m.graph().initializer()) {
+    if (t.name() != name) continue;
+    std::vector<int64_t> values(t.raw_data().size() / sizeof(int64_t));
+    std::memcpy(values.data(), t.raw_data().data(), values.size() * sizeof(int64_t));
+    return values;
+  }
+  ADD_FAILURE() << "no initializer " << name;
+  return {};
 }
 
 TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
@@ -57,10 +80,10 @@ TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
   EXPECT_EQ(m.graph().node(0).attribute(0).name(), "transB");
   ASSERT_EQ(m.graph().input_size(), 1);
   EXPECT_EQ(m.graph().input(0).name(), "data");
-  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(2, 3));
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(kBatch, 3));  // a dynamic batch by default
   ASSERT_EQ(m.graph().output_size(), 1);
   EXPECT_EQ(m.graph().output(0).name(), y.list_outputs()[0]);
-  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(2, 4));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(kBatch, 4));
   ASSERT_EQ(m.graph().initializer_size(), 2);
   EXPECT_EQ(m.graph().initializer(0).name(), "w");
   EXPECT_EQ(m.graph().initializer(0).raw_data().size(), 12 * sizeof(float));
@@ -69,6 +92,7 @@ TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
 TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
   const Symbol y = Symbol::op("flatten", {Symbol::var("data", Shape{2, 3, 4})});
   OnnxExportOptions o;
+  o.dynamic_batch = false;
   o.input_shapes["data"] = Shape{5, 3, 4};
   const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
   EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(5, 3, 4));
@@ -81,6 +105,7 @@ TEST(OnnxExport, MxnetReshapeIsReshapeToTheResolvedShape) {
   const Symbol y = Symbol::op("mxnet_reshape", {Symbol::var("data", Shape{2, 3, 4})},
                               {{"shape", std::vector<int64_t>{0, -3}}}, "r");
   OnnxExportOptions o;
+  o.dynamic_batch = false;
   o.input_shapes["data"] = Shape{5, 3, 4};
   const ::onnx::ModelProto m = parse(export_onnx(y, {}, o));
   EXPECT_THAT(op_types(m), ElementsAre("Reshape"));
@@ -92,6 +117,90 @@ TEST(OnnxExport, MxnetReshapeIsReshapeToTheResolvedShape) {
   std::memcpy(values.data(), target.raw_data().data(), target.raw_data().size());
   EXPECT_THAT(values, ElementsAre(5, 12));
   EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
+}
+
+// ceil_mode (MXNet's "full" pooling) is ONNX's ceil_mode while every last window starts inside
+// the input; ONNX drops one that starts past it, so such a node is refused, naming it.
+TEST(OnnxExport, CeilModePoolingUnlessAWindowStartsPastTheInput) {
+  const Symbol x = Symbol::var("data", Shape{1, 2, 8, 9});
+  const Symbol y = Symbol::op("avg_pool2d", {x},
+                              {{"kernel_size", std::vector<int64_t>{3, 4}},
+                               {"stride", std::vector<int64_t>{2, 3}},
+                               {"padding", std::vector<int64_t>{0, 1}},
+                               {"ceil_mode", true},
+                               {"count_include_pad", false}},
+                              "pool");
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+  EXPECT_THAT(op_types(m), ElementsAre("AveragePool"));
+  std::map<std::string, int64_t> ints;
+  for (const auto& a : m.graph().node(0).attribute()) ints[a.name()] = a.i();
+  EXPECT_EQ(ints.at("ceil_mode"), 1);
+  EXPECT_EQ(ints.at("count_include_pad"), 0);
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(kBatch, 2, 4, 4));
+  const Symbol empty = Symbol::op("max_pool2d", {Symbol::var("data", Shape{1, 1, 5, 7})},
+                                  {{"kernel_size", std::vector<int64_t>{1}},
+                                   {"stride", std::vector<int64_t>{3}},
+                                   {"ceil_mode", true}},
+                                  "mp");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(empty, {}); }),
+              HasSubstr("node 'mp' (operator 'max_pool2d'): in ceil mode its last window along "
+                        "the height starts at 6, outside the input's 5"));
+}
+
+// With a dynamic batch, a reshape's extent that depends on the batch is ONNX's 0 (copy) where it
+// is the input's extent on that axis, else -1; the others stay fixed. An output extent that
+// depends on the batch but is not the batch size is unknown.
+TEST(OnnxExport, DynamicBatchReshapeCopiesOrInfersTheExtentsThatDependOnIt) {
+  const Symbol x = Symbol::var("data", Shape{2, 3, 4});
+  const Symbol merged =
+      Symbol::op("mxnet_reshape", {x}, {{"shape", std::vector<int64_t>{0, -3}}}, "merged");
+  const Symbol flat = Symbol::op("reshape", {x}, {{"shape", Shape{-1}}}, "flat");
+  const Symbol rows = Symbol::op("reshape", {x}, {{"shape", Shape{-1, 2}}}, "rows");
+  const ::onnx::ModelProto m = parse(export_onnx(Symbol::group({merged, flat, rows}), {}));
+  EXPECT_THAT(int64s(m, "merged/shape"), ElementsAre(0, 12));
+  EXPECT_THAT(int64s(m, "flat/shape"), ElementsAre(-1));
+  EXPECT_THAT(int64s(m, "rows/shape"), ElementsAre(-1, 2));
+  EXPECT_THAT(dims(m.graph().input(0)), ElementsAre(kBatch, 3, 4));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(kBatch, 12));
+  EXPECT_THAT(dims(m.graph().output(1)), ElementsAre(kUnknown));
+  EXPECT_THAT(dims(m.graph().output(2)), ElementsAre(kUnknown, 2));
+}
+
+// A graph that fixes its batch size is refused with shape inference's error at the other batch
+// size, which names the node; so is a reshape with two extents that depend on the batch; both
+// export with a fixed batch.
+TEST(OnnxExport, DynamicBatchRefusalsNameTheNode) {
+  const Symbol x = Symbol::var("data", Shape{2, 3});
+  const Symbol fixed = Symbol::op("add", {x, Symbol::var("w", Shape{2, 3})}, {}, "plus");
+  const std::string msg = error_of<Error>([&] { export_onnx(fixed, {{"w", ones({2, 3})}}); });
+  EXPECT_THAT(msg, HasSubstr("ONNX export with a dynamic batch: the graph '<graph>' does not hold "
+                             "at batch size 3 (it was given 2)"));
+  EXPECT_THAT(msg, HasSubstr("node 'plus'"));
+  EXPECT_THAT(msg, HasSubstr("--fixed-batch"));
+  OnnxExportOptions fixed_batch;
+  fixed_batch.dynamic_batch = false;
+  EXPECT_THAT(dims(parse(export_onnx(fixed, {{"w", ones({2, 3})}}, fixed_batch)).graph().input(0)),
+              ElementsAre(2, 3));
+
+  // [N, 3] x [N, 3] outer product [N, 3, N, 3], merged to [3N, 3N]: two inferred extents.
+  const Symbol rows =
+      Symbol::op("expand_dims", {Symbol::op("expand_dims", {x}, {{"axis", int64_t{2}}})},
+                 {{"axis", int64_t{3}}});
+  const Symbol cols =
+      Symbol::op("expand_dims", {Symbol::op("expand_dims", {x}, {{"axis", int64_t{0}}})},
+                 {{"axis", int64_t{0}}});
+  const Symbol square = Symbol::op("mxnet_reshape", {Symbol::op("mul", {rows, cols})},
+                                   {{"shape", std::vector<int64_t>{-3, -3}}}, "square");
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(square, {}); }),
+              HasSubstr("node 'square' (operator 'mxnet_reshape'): with a dynamic batch: output "
+                        "axes 0 and 1 both depend on the batch size"));
+  EXPECT_NO_THROW(export_onnx(square, {}, fixed_batch));
+
+  const Symbol two = Symbol::var("data0", Shape{2, 3}) + Symbol::var("data1", Shape{1, 3});
+  OnnxExportOptions both;
+  both.input_names = {"data0", "data1"};
+  EXPECT_THAT(error_of<ValueError>([&] { export_onnx(two, {}, both); }),
+              HasSubstr("inputs 'data0' and 'data1' have 2 and 1 rows, expected one batch size"));
 }
 
 TEST(OnnxExport, FusedElementwiseIsItsStepsInOrder) {
@@ -197,7 +306,9 @@ TEST(OnnxExport, OutputThatIsAnInputGoesThroughIdentity) {
 TEST(OnnxExport, OperatorsWithoutOnnxEquivalentNameTheNodeAndTheOperator) {
   const Symbol x = Symbol::var("data", Shape{2, 3});
   const Symbol noise = Symbol::op("random_uniform", {}, {{"shape", Shape{2, 3}}}, "noise") + x;
-  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(noise, {}); }),
+  OnnxExportOptions fixed_batch;  // the noise's shape fixes the batch size
+  fixed_batch.dynamic_batch = false;
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(noise, {}, fixed_batch); }),
               HasSubstr("ONNX export: node 'noise' (operator 'random_uniform') cannot be "
                         "exported: it draws random numbers"));
   const Symbol grad = Symbol::op("relu_backward", {x, x}, {}, "relu_grad");

@@ -29,6 +29,8 @@ void check_options(const ConvertOptions& o) {
               fmt::join(o.inputs, ","));
   JANUS_CHECK(o.shape.empty() || o.to == "onnx", ValueError,
               "--shape is for --to onnx (a Janus model keeps any shape)");
+  JANUS_CHECK(!o.fixed_batch || o.to == "onnx", ValueError,
+              "--fixed-batch is for --to onnx (a Janus model keeps any shape)");
   JANUS_CHECK(o.shape.empty() || o.inputs.size() == 1, ValueError,
               "--shape gives one input's shape, but --inputs names {}", o.inputs.size());
   JANUS_CHECK(!o.epoch || (*o.epoch >= 0 && *o.epoch <= 9999), ValueError,
@@ -66,6 +68,7 @@ void convert_model(const ConvertOptions& o, std::ostream& out) {
     interchange::OnnxExportOptions e;
     e.input_names = o.inputs;
     if (!o.shape.empty()) e.input_shapes[o.inputs[0]] = Shape(o.shape);
+    e.dynamic_batch = !o.fixed_batch;
     e.symbol_file = symbol_file;
     e.params_file = params_file;
     // The graph first: parameters without it are reported as a missing graph.

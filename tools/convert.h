@@ -22,6 +22,9 @@ struct ConvertOptions {
   std::vector<std::string> inputs = {"data"};
   /// --to onnx: the shape of the (one) input; empty: the shape that the graph records.
   std::vector<int64_t> shape;
+  /// --to onnx: every extent fixed; else axis 0 (the batch) is symbolic
+  /// (interchange::OnnxExportOptions::dynamic_batch).
+  bool fixed_batch = false;
 };
 
 /// Checks the options (ValueError naming the option), converts and prints what it wrote. The

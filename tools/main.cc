@@ -269,6 +269,9 @@ void add_convert_command(CLI::App& app, Args& a, Commands& c) {
       .add_option("--shape", v.shape,
                   "--to onnx: the input's shape, e.g. --shape 1 1 28 28 (default: recorded)")
       ->check(integer_at_least<int64_t>(0));
+  convert.add_flag("--fixed-batch", v.fixed_batch,
+                   "--to onnx: fix every extent, the batch size included (default: axis 0 of the "
+                   "inputs and outputs is a symbolic 'batch')");
 }
 
 void add_bench_command(CLI::App& app, Args& a, Commands& c) {

@@ -38,7 +38,7 @@ std::vector<NDArray> run(const Symbol& net, const NamedArrays& params, const NDA
 TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
   const auto dir = temp_dir();
   for (const std::string flavour : {"legacy", "numpy"}) {
-    for (const std::string model : {"mlp", "lenet", "blocks", "symops"}) {
+    for (const std::string model : {"mlp", "lenet", "blocks", "pools", "symops"}) {
       if (flavour == "numpy" && model == "symops") continue;
       SCOPED_TRACE(flavour + "/" + model);
       const std::string prefix = mxnet_fixture(flavour, model);

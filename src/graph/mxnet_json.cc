@@ -345,20 +345,14 @@ Outputs pooling(Call& c) {
   if (convention != "valid" && convention != "full") {
     c.fail("pooling_convention '{}' is not supported (valid, full)", convention);
   }
-  Symbol x = in[0];
-  if (convention == "full" && (stride[0] > 1 || stride[1] > 1)) {
-    // Rounding the output size up equals padding the bottom and right by stride - 1; for max
-    // pooling that padding is never the maximum. Average pooling would count it.
-    if (type == "avg") c.fail("pooling_convention 'full' is supported for max pooling only");
-    const double lowest = std::numeric_limits<float>::lowest();
-    x = c.janus(
-        "pad", {x},
-        {{"widths", Ints{0, 0, 0, 0, 0, stride[0] - 1, 0, stride[1] - 1}}, {"value", lowest}},
-        "_full");
-  }
-  NamedAttrs attrs = {{"kernel_size", kernel}, {"stride", stride}, {"padding", pad}};
+  // "full" rounds the output extent up: Janus's ceil_mode, whose windows (clipped at the
+  // padding, empty past the input) are MXNet's.
+  NamedAttrs attrs = {{"kernel_size", kernel},
+                      {"stride", stride},
+                      {"padding", pad},
+                      {"ceil_mode", convention == "full"}};
   if (type == "avg") attrs.emplace_back("count_include_pad", include_pad);
-  return {c.janus(type == "max" ? "max_pool2d" : "avg_pool2d", {x}, attrs)};
+  return {c.janus(type == "max" ? "max_pool2d" : "avg_pool2d", {in[0]}, attrs)};
 }
 
 Outputs batch_norm(Call& c) {

@@ -54,6 +54,21 @@ TEST(MxnetJson, FixturesMatchMxnetOutputs) {
   }
 }
 
+// Pooling with the "full" convention (Gluon's ceil_mode): average pooling with and without the
+// padding counted, windows past the padded edge, uneven kernels and strides, max pooling whose
+// last window runs past the input; four heads, both flavours.
+TEST(MxnetJson, FullPoolingFixtureMatchesMxnetOutputs) {
+  for (const char* flavour : testing::kMxnetFlavours) {
+    SCOPED_TRACE(flavour);
+    const std::string prefix = mxnet_fixture(flavour, "pools");
+    const std::vector<NDArray> ys = run_fixture(prefix);
+    ASSERT_EQ(ys.size(), 4u);
+    for (size_t k = 0; k < ys.size(); ++k) {
+      testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
+    }
+  }
+}
+
 // Module-era symbol API: Convolution with stride, tanh/softrelu, avg pooling without the
 // padding counted, Reshape codes -3 and -4, transpose, clip, mean, sum, Flatten, Dropout,
 // FullyConnected with flatten=False and no_bias, broadcast_*, elemwise_sub, scalar ops,
@@ -117,8 +132,8 @@ TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
   EXPECT_THAT(format_error(one_op("Activation", R"("act_type": "softsign")")),
               HasSubstr("node 'n' (Activation): act_type 'softsign' is not supported"));
   EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2)", "stride": "(2, 2)",
-                                               "pool_type": "avg", "pooling_convention": "full")j")),
-              HasSubstr("'full' is supported for max pooling only"));
+                                               "pool_type": "avg", "pooling_convention": "same")j")),
+              HasSubstr("pooling_convention 'same' is not supported (valid, full)"));
   EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2, 2)")j")), HasSubstr("only 2-D"));
   EXPECT_THAT(format_error(one_op("Reshape", R"j("shape": "(0, -1)", "reverse": "True")j")),
               HasSubstr("attribute reverse = 'True' is not supported"));

@@ -322,6 +322,7 @@ JANUS_OP_SPEC({.op = "conv2d_backward_bias",
 // Pooling windows: the taps of output (n, c, y, x) inside the input, and the padded count.
 struct Pool {
   int64_t kh, kw, sh, sw, ph, pw;
+  bool ceil;  // the output extent rounded up
 };
 
 Pool pool_of(const ops::PoolAttrs& a) {
@@ -329,11 +330,15 @@ Pool pool_of(const ops::PoolAttrs& a) {
   const Ints k = pair(a.kernel_size);
   const Ints s = a.stride.empty() ? k : pair(a.stride);
   const Ints p = pair(a.padding);
-  return {k[0], k[1], s[0], s[1], p[0], p[1]};
+  return {k[0], k[1], s[0], s[1], p[0], p[1], a.ceil_mode};
 }
 
 Shape pool_out_shape(const Shape& xs, const Pool& p) {
-  return {xs[0], xs[1], (xs[2] + 2 * p.ph - p.kh) / p.sh + 1, (xs[3] + 2 * p.pw - p.kw) / p.sw + 1};
+  const auto extent = [&](int64_t n, int64_t k, int64_t s, int64_t pad) {
+    const int64_t span = n + 2 * pad - k;
+    return (p.ceil ? (span + s - 1) / s : span / s) + 1;
+  };
+  return {xs[0], xs[1], extent(xs[2], p.kh, p.sh, p.ph), extent(xs[3], p.kw, p.sw, p.pw)};
 }
 
 // f(y index, taps inside x in row-major order, padded window size).
@@ -423,8 +428,8 @@ void distinct(int index, RefTensor& t, std::mt19937& rng) {
     t[i] = 0.1 * static_cast<double>(order[static_cast<size_t>(i)]) - 1.0;
 }
 
-ops::Attrs pool(Ints kernel, Ints stride, Ints padding) {
-  return {std::move(kernel), std::move(stride), std::move(padding)};
+ops::Attrs pool(Ints kernel, Ints stride, Ints padding, bool ceil_mode = false) {
+  return {std::move(kernel), std::move(stride), std::move(padding), ceil_mode};
 }
 
 const std::vector<OpSample> kMaxPoolSamples = {
@@ -432,7 +437,10 @@ const std::vector<OpSample> kMaxPoolSamples = {
     {{{1, 2, 5, 7}}, pool({2}, {2}, {0})},  // 2x2 stride 2 on odd extents
     {{{1, 2, 5, 7}}, pool({3, 2}, {2, 1}, {1, 0})},
     {{{1, 1, 5, 5}}, pool({3}, {1}, {1})},
-    {{{0, 2, 4, 4}}, pool({2}, {}, {0})}};
+    {{{0, 2, 4, 4}}, pool({2}, {}, {0})},
+    // ceil mode: last windows that run past the padding (clipped there)
+    {{{1, 2, 6, 7}}, pool({3, 2}, {2, 2}, {1, 0}, true)},
+    {{{1, 2, 5, 7}}, pool({2}, {2}, {0}, true)}};
 
 JANUS_OP_SPEC({.op = "max_pool2d",
                .reference = ref_max_pool2d,
@@ -445,11 +453,13 @@ JANUS_OP_SPEC({.op = "max_pool2d_backward",
                            // odd extents: the last row and column belong to no window
                            {{{1, 2, 5, 7}, {1, 2, 2, 3}}, pool({2}, {2}, {0})},
                            {{{1, 2, 5, 7}, {1, 2, 3, 6}}, pool({3, 2}, {2, 1}, {1, 0})},
-                           {{{1, 1, 5, 5}, {1, 1, 5, 5}}, pool({3}, {1}, {1})}},
+                           {{{1, 1, 5, 5}, {1, 1, 5, 5}}, pool({3}, {1}, {1})},
+                           {{{1, 2, 6, 7}, {1, 2, 4, 4}}, pool({3, 2}, {2, 2}, {1, 0}, true)},
+                           {{{1, 2, 5, 7}, {1, 2, 3, 4}}, pool({2}, {2}, {0}, true)}},
                .make_input = distinct});
 
-ops::Attrs avg(Ints kernel, Ints stride, Ints padding, bool count_pad) {
-  return {std::move(kernel), std::move(stride), std::move(padding), count_pad};
+ops::Attrs avg(Ints kernel, Ints stride, Ints padding, bool count_pad, bool ceil_mode = false) {
+  return {std::move(kernel), std::move(stride), std::move(padding), ceil_mode, count_pad};
 }
 
 JANUS_OP_SPEC({.op = "avg_pool2d",
@@ -457,17 +467,26 @@ JANUS_OP_SPEC({.op = "avg_pool2d",
                .samples = {{{{2, 3, 4, 4}}, avg({2}, {}, {0}, true)},
                            {{{1, 2, 5, 7}}, avg({3, 2}, {2, 1}, {1, 0}, true)},
                            {{{1, 2, 5, 5}}, avg({3}, {2}, {1}, false)},
-                           {{{0, 2, 4, 4}}, avg({2}, {}, {0}, true)}}});
+                           {{{0, 2, 4, 4}}, avg({2}, {}, {0}, true)},
+                           // ceil mode, the padding counted and not: windows past the padding
+                           {{{1, 2, 6, 7}}, avg({3, 2}, {2, 2}, {1, 0}, true, true)},
+                           {{{1, 2, 6, 7}}, avg({3, 2}, {2, 2}, {1, 0}, false, true)},
+                           {{{1, 2, 5, 7}}, avg({2}, {2}, {0}, true, true)}}});
 
-ops::Attrs avg_backward(Ints kernel, Ints stride, Ints padding, bool count_pad, Ints size) {
-  return {std::move(kernel), std::move(stride), std::move(padding), count_pad, std::move(size)};
+ops::Attrs avg_backward(Ints kernel, Ints stride, Ints padding, bool count_pad, Ints size,
+                        bool ceil_mode = false) {
+  return {std::move(kernel), std::move(stride), std::move(padding),
+          ceil_mode,         count_pad,         std::move(size)};
 }
 
 JANUS_OP_SPEC({.op = "avg_pool2d_backward",
                .reference = ref_avg_pool2d_backward,
-               .samples = {{{{2, 3, 2, 2}}, avg_backward({2}, {}, {0}, true, {4, 4})},
-                           {{{1, 2, 3, 6}}, avg_backward({3, 2}, {2, 1}, {1, 0}, true, {5, 7})},
-                           {{{1, 2, 3, 3}}, avg_backward({3}, {2}, {1}, false, {5, 5})}}});
+               .samples = {
+                   {{{2, 3, 2, 2}}, avg_backward({2}, {}, {0}, true, {4, 4})},
+                   {{{1, 2, 3, 6}}, avg_backward({3, 2}, {2, 1}, {1, 0}, true, {5, 7})},
+                   {{{1, 2, 3, 3}}, avg_backward({3}, {2}, {1}, false, {5, 5})},
+                   {{{1, 2, 4, 4}}, avg_backward({3, 2}, {2, 2}, {1, 0}, true, {6, 7}, true)},
+                   {{{1, 2, 4, 4}}, avg_backward({3, 2}, {2, 2}, {1, 0}, false, {6, 7}, true)}}});
 
 // Batch norm over axis `axis`: per channel mean and biased variance (training) or the running
 // statistics (inference).

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -227,6 +229,42 @@ TEST(OpPool, MaxAndAveragePoolSmallExample) {
   // 3x3 windows with padding 1 and stride 2: the corner window holds 4 taps of 9.
   EXPECT_FLOAT_EQ(to_vector<float>(avg_pool2d(x, {3}, {2}, {1}))[0], (1 + 2 + 5 + 6) / 9.0f);
   EXPECT_FLOAT_EQ(to_vector<float>(avg_pool2d(x, {3}, {2}, {1}, false))[0], (1 + 2 + 5 + 6) / 4.0f);
+}
+
+// ceil_mode (MXNet's pooling_convention 'full'), as MXNet 1.9.1 computes it (checked against
+// mx.nd.Pooling): a last window that runs past the padding is clipped there, and counts the
+// padding inside it when count_include_pad; a window that starts past the input is empty: max
+// pooling gives the lowest float, average pooling 0, and no gradient flows from it.
+TEST(OpPool, CeilModeClipsWindowsAtThePaddingAndKeepsEmptyOnes) {
+  const NDArray x =
+      from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {1, 1, 4, 4});
+  // 3x3, stride 2, padding 1: 3x3 outputs (2x2 without ceil_mode); the last row and column of
+  // windows cover input row/column 3 and one row/column of padding, not two.
+  EXPECT_EQ(max_pool2d(x, {3}, {2}, {1}, true).shape(), (Shape{1, 1, 3, 3}));
+  EXPECT_EQ(to_vector<float>(max_pool2d(x, {3}, {2}, {1}, true))[8], 16.0f);
+  const std::vector<float> counted = to_vector<float>(avg_pool2d(x, {3}, {2}, {1}, true, true));
+  EXPECT_FLOAT_EQ(counted[8], 16 / 4.0f);
+  EXPECT_FLOAT_EQ(counted[2], (4 + 8) / 6.0f);  // rows -1..1, columns 3..4
+  const std::vector<float> taps = to_vector<float>(avg_pool2d(x, {3}, {2}, {1}, false, true));
+  EXPECT_FLOAT_EQ(taps[8], 16.0f);
+  EXPECT_FLOAT_EQ(taps[2], (4 + 8) / 2.0f);
+
+  // 1x1 windows with stride 3 over 5x5: the third window of each row and column starts at 6.
+  std::vector<float> v(25);
+  std::iota(v.begin(), v.end(), 1.0f);
+  const NDArray x5 = from_vector<float>(v, {1, 1, 5, 5});
+  const float lo = std::numeric_limits<float>::lowest();
+  EXPECT_EQ(to_vector<float>(max_pool2d(x5, {1}, {3}, {0}, true)),
+            (std::vector<float>{1, 4, lo, 16, 19, lo, lo, lo, lo}));
+  for (bool count_pad : {true, false}) {
+    EXPECT_EQ(to_vector<float>(avg_pool2d(x5, {1}, {3}, {0}, count_pad, true)),
+              (std::vector<float>{1, 4, 0, 16, 19, 0, 0, 0, 0}));
+  }
+  const NDArray dy = ones({1, 1, 3, 3});
+  std::vector<float> want(25, 0.0f);
+  for (int i : {0, 3, 15, 18}) want[static_cast<size_t>(i)] = 1;
+  EXPECT_EQ(to_vector<float>(max_pool2d_backward(x5, dy, {1}, {3}, {0}, true)), want);
+  EXPECT_EQ(to_vector<float>(avg_pool2d_backward(dy, {5, 5}, {1}, {3}, {0}, false, true)), want);
 }
 
 // The 2x2, stride-2 backward (a branch-free loop of its own) against the rule every max pooling

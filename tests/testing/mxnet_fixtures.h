@@ -15,7 +15,8 @@ namespace janus::testing {
 
 /// legacy: MXNet's default front end; numpy: npx.set_np() (numpy operators, NDArray V3).
 inline const char* const kMxnetFlavours[] = {"legacy", "numpy"};
-/// Exported in both flavours; symops (every other mapped operator, three outputs) in legacy only.
+/// Exported in both flavours, one output each; also pools ("full" pooling, four outputs, both
+/// flavours) and symops (every other mapped operator, three outputs, legacy only).
 inline const char* const kMxnetModels[] = {"mlp", "lenet", "blocks"};
 
 /// tests/fixtures/mxnet/FLAVOUR/MODEL (a prefix: -symbol.json, -0000.params, -input.npy,

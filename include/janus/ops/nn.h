@@ -67,22 +67,27 @@ NDArray conv2d_backward_weight(const NDArray& x, const NDArray& dy,
                                std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1);
 
 /// The maximum of each kernel_size window of x [N, C, H, W]; stride defaults to the kernel
-/// size; padding (at most half the kernel) never wins.
+/// size; padding (at most half the kernel) never wins. ceil_mode rounds the output extent up
+/// (MXNet's pooling_convention 'full'): a last window may run past the padding (clipped there)
+/// or start past the input (empty: the dtype's lowest value, as in MXNet).
 NDArray max_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
-                   std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0});
+                   std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0},
+                   bool ceil_mode = false);
 /// The input gradient of max_pool2d (dy to the first maximum of each window).
 NDArray max_pool2d_backward(const NDArray& x, const NDArray& dy, std::vector<int64_t> kernel_size,
-                            std::vector<int64_t> stride = {},
-                            std::vector<int64_t> padding = {0, 0});
+                            std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0},
+                            bool ceil_mode = false);
 /// The mean of each kernel_size window of x [N, C, H, W]; with count_include_pad the divisor
-/// is the whole window (as in PyTorch and MXNet), else the taps inside x.
+/// is the whole window clipped to the padded input (as in PyTorch and MXNet), else the taps
+/// inside x. ceil_mode as in max_pool2d; an empty window gives 0 (as in MXNet).
 NDArray avg_pool2d(const NDArray& x, std::vector<int64_t> kernel_size,
                    std::vector<int64_t> stride = {}, std::vector<int64_t> padding = {0, 0},
-                   bool count_include_pad = true);
+                   bool count_include_pad = true, bool ceil_mode = false);
 /// The input gradient of avg_pool2d for an input of spatial size input_size.
 NDArray avg_pool2d_backward(const NDArray& dy, std::vector<int64_t> input_size,
                             std::vector<int64_t> kernel_size, std::vector<int64_t> stride = {},
-                            std::vector<int64_t> padding = {0, 0}, bool count_include_pad = true);
+                            std::vector<int64_t> padding = {0, 0}, bool count_include_pad = true,
+                            bool ceil_mode = false);
 
 /// Batch normalisation over channel axis `axis` of x: (x - mean) / sqrt(var + eps) * gamma +
 /// beta. In training, mean and (biased) variance of the batch, and running_mean and

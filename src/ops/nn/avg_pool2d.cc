@@ -24,8 +24,10 @@ void avg_pool2d_cpu(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "avg_pool2d",
-    .doc = "The mean over each kernel_size window of x [N, C, H, W], moved by stride: "
-           "y [N, C, OH, OW] with OH = (H + 2 * padding - KH) / stride + 1.",
+    .doc =
+        "The mean over each kernel_size window of x [N, C, H, W], moved by stride: "
+        "y [N, C, OH, OW] with OH = (H + 2 * padding - KH) / stride + 1, the division rounded up "
+        "in ceil_mode.",
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs =
@@ -38,7 +40,7 @@ JANUS_DEFINE_OP({
       const AvgPoolAttrs a = AvgPoolAttrs::from(g.attrs);
       const Shape& xs = g.x(0).shape();
       return {avg_pool2d_backward(g.dy(0), {xs[2], xs[3]}, a.kernel_size, a.stride, a.padding,
-                                  a.count_include_pad)};
+                                  a.count_include_pad, a.ceil_mode)};
     },
 });
 
@@ -46,10 +48,10 @@ JANUS_DEFINE_OP({
 
 namespace janus {
 NDArray avg_pool2d(const NDArray& x, std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
-                   std::vector<int64_t> padding, bool count_include_pad) {
+                   std::vector<int64_t> padding, bool count_include_pad, bool ceil_mode) {
   static const ops::OpDef& op = ops::get_op("avg_pool2d");
-  return ops::invoke(
-      op, {x},
-      {std::move(kernel_size), std::move(stride), std::move(padding), count_include_pad})[0];
+  return ops::invoke(op, {x},
+                     {std::move(kernel_size), std::move(stride), std::move(padding), ceil_mode,
+                      count_include_pad})[0];
 }
 }  // namespace janus

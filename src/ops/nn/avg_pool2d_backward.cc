@@ -56,7 +56,8 @@ JANUS_DEFINE_OP({
     // Linear in dy, and the adjoint of avg_pool2d: its gradient is avg_pool2d again.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const AvgPoolBackwardAttrs a = AvgPoolBackwardAttrs::from(g.attrs);
-      return {avg_pool2d(g.dy(0), a.kernel_size, a.stride, a.padding, a.count_include_pad)};
+      return {avg_pool2d(g.dy(0), a.kernel_size, a.stride, a.padding, a.count_include_pad,
+                         a.ceil_mode)};
     },
 });
 
@@ -65,10 +66,10 @@ JANUS_DEFINE_OP({
 namespace janus {
 NDArray avg_pool2d_backward(const NDArray& dy, std::vector<int64_t> input_size,
                             std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
-                            std::vector<int64_t> padding, bool count_include_pad) {
+                            std::vector<int64_t> padding, bool count_include_pad, bool ceil_mode) {
   static const ops::OpDef& op = ops::get_op("avg_pool2d_backward");
   return ops::invoke(op, {dy},
-                     {std::move(kernel_size), std::move(stride), std::move(padding),
+                     {std::move(kernel_size), std::move(stride), std::move(padding), ceil_mode,
                       count_include_pad, std::move(input_size)})[0];
 }
 }  // namespace janus

@@ -23,8 +23,10 @@ void max_pool2d_cpu(const KernelArgs& args) {
 
 JANUS_DEFINE_OP({
     .name = "max_pool2d",
-    .doc = "The maximum over each kernel_size window of x [N, C, H, W], moved by stride: "
-           "y [N, C, OH, OW] with OH = (H + 2 * padding - KH) / stride + 1.",
+    .doc =
+        "The maximum over each kernel_size window of x [N, C, H, W], moved by stride: "
+        "y [N, C, OH, OW] with OH = (H + 2 * padding - KH) / stride + 1, the division rounded up "
+        "in ceil_mode.",
     .inputs = {"x"},
     .outputs = {"y"},
     .attrs = pool_attrs(),
@@ -33,7 +35,8 @@ JANUS_DEFINE_OP({
     .kernels = {{DeviceType::kCPU, max_pool2d_cpu}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       const PoolAttrs a = PoolAttrs::from(g.attrs);
-      return {max_pool2d_backward(g.x(0), g.dy(0), a.kernel_size, a.stride, a.padding)};
+      return {
+          max_pool2d_backward(g.x(0), g.dy(0), a.kernel_size, a.stride, a.padding, a.ceil_mode)};
     },
 });
 
@@ -41,8 +44,9 @@ JANUS_DEFINE_OP({
 
 namespace janus {
 NDArray max_pool2d(const NDArray& x, std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
-                   std::vector<int64_t> padding) {
+                   std::vector<int64_t> padding, bool ceil_mode) {
   static const ops::OpDef& op = ops::get_op("max_pool2d");
-  return ops::invoke(op, {x}, {std::move(kernel_size), std::move(stride), std::move(padding)})[0];
+  return ops::invoke(op, {x},
+                     {std::move(kernel_size), std::move(stride), std::move(padding), ceil_mode})[0];
 }
 }  // namespace janus

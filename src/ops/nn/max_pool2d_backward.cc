@@ -48,9 +48,10 @@ JANUS_DEFINE_OP({
 
 namespace janus {
 NDArray max_pool2d_backward(const NDArray& x, const NDArray& dy, std::vector<int64_t> kernel_size,
-                            std::vector<int64_t> stride, std::vector<int64_t> padding) {
+                            std::vector<int64_t> stride, std::vector<int64_t> padding,
+                            bool ceil_mode) {
   static const ops::OpDef& op = ops::get_op("max_pool2d_backward");
   return ops::invoke(op, {x, dy},
-                     {std::move(kernel_size), std::move(stride), std::move(padding)})[0];
+                     {std::move(kernel_size), std::move(stride), std::move(padding), ceil_mode})[0];
 }
 }  // namespace janus

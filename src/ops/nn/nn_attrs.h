@@ -71,9 +71,11 @@ struct PoolAttrs {
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> stride;  // empty: the kernel size
   std::vector<int64_t> padding;
+  bool ceil_mode = false;  // the output extent rounded up: a last window may pass the padding
   static constexpr auto fields() {
     return std::tuple{field("kernel_size", &PoolAttrs::kernel_size),
-                      field("stride", &PoolAttrs::stride), field("padding", &PoolAttrs::padding)};
+                      field("stride", &PoolAttrs::stride), field("padding", &PoolAttrs::padding),
+                      field("ceil_mode", &PoolAttrs::ceil_mode)};
   }
   static PoolAttrs from(const Attrs& attrs) { return read_attrs<PoolAttrs>(attrs); }
 };

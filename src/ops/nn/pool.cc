@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "janus/base/error.h"
@@ -25,10 +26,15 @@ std::vector<int64_t> pair_of(std::string_view op, std::string_view name,
   return out;
 }
 
-// The window of output (oy, ox), clipped to the input: [y0, y1) x [x0, x1).
+// The window of output (oy, ox), clipped to the input: [y0, y1) x [x0, x1). In ceil mode a last
+// window may run past the padding (it is clipped there, as MXNet's "full" convention does) or
+// start past the input (it is empty: max pooling gives the dtype's lowest value, average pooling
+// 0, as in MXNet).
 struct Window {
   int64_t y0, y1, x0, x1;
   int64_t padded_count;  // taps including the padding (clipped to input + padding)
+  bool empty() const { return y0 >= y1 || x0 >= x1; }
+  int64_t taps() const { return (y1 - y0) * (x1 - x0); }
 };
 
 Window window(const PoolGeom& g, int64_t oy, int64_t ox) {
@@ -50,12 +56,17 @@ void for_each_plane(const PoolGeom& g, const RunContext& ctx, Body body) {
   });
 }
 
-// 2x2 windows with stride 2 and no padding (LeNet's, and most CNNs' pooling): the four taps are
-// read directly, without window arithmetic, in the generic loops' order (same results, bit for
-// bit, NaN included).
+// No padding, and every window inside the input (ceil mode can add a last, partial one).
+bool windows_inside(const PoolGeom& g) {
+  return g.pad_h == 0 && g.pad_w == 0 && (g.oh - 1) * g.stride_h + g.kh <= g.h &&
+         (g.ow - 1) * g.stride_w + g.kw <= g.w;
+}
+
+// 2x2 windows with stride 2 inside the input (LeNet's, and most CNNs' pooling): the four taps
+// are read directly, without window arithmetic, in the generic loops' order (same results, bit
+// for bit, NaN included).
 bool is_2x2_stride_2(const PoolGeom& g) {
-  return g.kh == 2 && g.kw == 2 && g.stride_h == 2 && g.stride_w == 2 && g.pad_h == 0 &&
-         g.pad_w == 0;
+  return g.kh == 2 && g.kw == 2 && g.stride_h == 2 && g.stride_w == 2 && windows_inside(g);
 }
 
 template <typename T>
@@ -186,7 +197,10 @@ std::vector<AttrDef> pool_attrs(std::vector<AttrDef> extra) {
       {"stride", AttrType::kInts, std::vector<int64_t>{},
        "step (height, width); empty: the kernel size"},
       {"padding", AttrType::kInts, std::vector<int64_t>{0, 0},
-       "implicit padding on each side, at most half the kernel"}};
+       "implicit padding on each side, at most half the kernel"},
+      {"ceil_mode", AttrType::kBool, false,
+       "round the output extent up (MXNet's pooling_convention 'full'): a last window may run "
+       "past the padding; it is clipped there"}};
   attrs.insert(attrs.end(), extra.begin(), extra.end());
   return attrs;
 }
@@ -208,8 +222,10 @@ PoolGeom pool_geometry(std::string_view op, const Shape& x, const PoolAttrs& att
   JANUS_CHECK(g.h + 2 * g.pad_h >= g.kh && g.w + 2 * g.pad_w >= g.kw, ShapeError,
               "{}: window {}x{} does not fit input {}x{} with padding {}x{}", op, g.kh, g.kw, g.h,
               g.w, g.pad_h, g.pad_w);
-  g.oh = (g.h + 2 * g.pad_h - g.kh) / g.stride_h + 1;
-  g.ow = (g.w + 2 * g.pad_w - g.kw) / g.stride_w + 1;
+  const int64_t round_h = attrs.ceil_mode ? g.stride_h - 1 : 0;
+  const int64_t round_w = attrs.ceil_mode ? g.stride_w - 1 : 0;
+  g.oh = (g.h + 2 * g.pad_h - g.kh + round_h) / g.stride_h + 1;
+  g.ow = (g.w + 2 * g.pad_w - g.kw + round_w) / g.stride_w + 1;
   return g;
 }
 
@@ -233,6 +249,10 @@ void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y,
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
+          if (win.empty()) {
+            out[oy * g.ow + ox] = std::numeric_limits<T>::lowest();
+            continue;
+          }
           T best = in[win.y0 * g.w + win.x0];
           for (int64_t iy = win.y0; iy < win.y1; ++iy) {
             for (int64_t ix = win.x0; ix < win.x1; ++ix) best = std::max(best, in[iy * g.w + ix]);
@@ -262,6 +282,7 @@ void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, c
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
+          if (win.empty()) continue;  // its output read no input
           int64_t arg = win.y0 * g.w + win.x0;
           for (int64_t iy = win.y0; iy < win.y1; ++iy) {
             for (int64_t ix = win.x0; ix < win.x1; ++ix) {
@@ -292,18 +313,22 @@ void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const
       }
       // Rows of at least 8 windows: shorter ones (global pooling's single window) would pay a
       // call per tap for a loop too short to vectorize.
-      if (g.pad_h == 0 && g.pad_w == 0 && g.ow >= 8) {
+      if (windows_inside(g) && g.ow >= 8) {
         avg_pool_unpadded_plane(g, in, out);
         return;
       }
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
+          if (win.empty()) {
+            out[oy * g.ow + ox] = T(0);
+            continue;
+          }
           T total = 0;
           for (int64_t iy = win.y0; iy < win.y1; ++iy) {
             for (int64_t ix = win.x0; ix < win.x1; ++ix) total += in[iy * g.w + ix];
           }
-          const int64_t n = count_pad ? win.padded_count : (win.y1 - win.y0) * (win.x1 - win.x0);
+          const int64_t n = count_pad ? win.padded_count : win.taps();
           out[oy * g.ow + ox] = total / static_cast<T>(n);
         }
       }
@@ -331,7 +356,8 @@ void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, con
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         for (int64_t ox = 0; ox < g.ow; ++ox) {
           const Window win = window(g, oy, ox);
-          const int64_t n = count_pad ? win.padded_count : (win.y1 - win.y0) * (win.x1 - win.x0);
+          if (win.empty()) continue;
+          const int64_t n = count_pad ? win.padded_count : win.taps();
           const T share = d[oy * g.ow + ox] / static_cast<T>(n);
           for (int64_t iy = win.y0; iy < win.y1; ++iy) {
             for (int64_t ix = win.x0; ix < win.x1; ++ix) out[iy * g.w + ix] += share;
