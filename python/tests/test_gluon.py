@@ -46,6 +46,18 @@ def test_hybridized_python_block_traces_forward_once():
         onp.testing.assert_allclose(o, expected, rtol=1e-5, atol=1e-6)
 
 
+def test_static_shape_accepts_a_smaller_last_batch_as_mxnet_does():
+    net = MLP()
+    net.initialize(init.Normal(0.5))
+    x = np.random.uniform(-1, 1, (7, 5))
+    expected = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    full, last = net(x[:4]), net(x[4:])  # a DataLoader's batches of 4 with last_batch='keep'
+    assert net._trace_count == 2
+    got = onp.concatenate([full.asnumpy(), last.asnumpy()])
+    onp.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
 def test_hybridized_block_backward_matches_imperative():
     def grads(hybrid):
         mx.random.seed(3)

@@ -29,21 +29,6 @@ graph::CachedOpOptions cached_op_options(const HybridizeOptions& o) {
   return {o.static_alloc, o.static_shape};
 }
 
-// "[2, 4]" for one input, "[2, 4], [2, 3]" for several.
-std::string shapes_of(const graph::InputSignature& sig) {
-  std::vector<std::string> shapes;
-  for (const ops::TensorSpec& s : sig.inputs) shapes.push_back(s.shape.to_string());
-  return fmt::format("{}", fmt::join(shapes, ", "));
-}
-
-bool same_shapes(const graph::InputSignature& a, const graph::InputSignature& b) {
-  if (a.inputs.size() != b.inputs.size()) return false;
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
-    if (a.inputs[i].shape != b.inputs[i].shape) return false;
-  }
-  return true;
-}
-
 // Traces block.forward on placeholders of the inputs xs and compiles the graph; logs `reason`.
 std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray>& xs,
                                          const HybridizeOptions& options,
@@ -249,16 +234,10 @@ std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
   graph::InputSignature sig = graph::InputSignature::of(xs, autograd::is_training());
   std::shared_ptr<HybridEntry> entry = h.cache.find(sig);
   if (!entry) {
-    if (h.options.static_shape && h.first) {
-      JANUS_CHECK(same_shapes(*h.first, sig), ShapeError,
-                  "{}: hybridized with static_shape for input shape {}, got {}", name_,
-                  shapes_of(*h.first), shapes_of(sig));
-    }
     h.reason = h.cache.empty() ? fmt::format("first call ({})", sig.to_string())
                                : fmt::format("new input signature {} (cached: {})", sig.to_string(),
                                              h.last_sig ? h.last_sig->to_string() : "none");
     entry = h.cache.insert(sig, trace_entry(*this, xs, h.options, h.reason));
-    if (!h.first) h.first = sig;
   }
   h.last = entry;
   h.last_sig = std::move(sig);
@@ -290,7 +269,6 @@ void Block::hybridize(bool active, const HybridizeOptions& options) {
   h.cache.set_capacity(options.cache_size);
   if (changed || !active) {
     h.cache.clear();
-    h.first.reset();
     h.last = nullptr;
     h.last_sig.reset();
   }

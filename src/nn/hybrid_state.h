@@ -43,7 +43,6 @@ struct HybridState {
   bool active = false;
   HybridizeOptions options;
   graph::GraphCache<HybridEntry> cache;
-  std::optional<graph::InputSignature> first;  // with static_shape: the shapes allowed
   std::string reason;
   std::shared_ptr<const HybridEntry> last;
   std::optional<graph::InputSignature> last_sig;

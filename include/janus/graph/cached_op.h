@@ -19,7 +19,7 @@ struct CachedOpOptions {
   /// Allocate the intermediate buffers once, at compile time, and reuse them for every call
   /// (consecutive calls then run one after another).
   bool static_alloc = false;
-  /// Inputs keep the shapes of the first call (checked; otherwise any call recompiles upstream).
+  /// Gluon's static_shape: see nn::HybridizeOptions (a compiled graph has fixed shapes anyway).
   bool static_shape = false;
 };
 

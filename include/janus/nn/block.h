@@ -34,7 +34,9 @@ namespace janus::nn {
 struct HybridizeOptions {
   /// Intermediate buffers allocated once and reused by every call.
   bool static_alloc = false;
-  /// Input shapes fixed after the first call: another shape is a ShapeError, not a retrace.
+  /// Gluon's promise that input shapes stay fixed. Each compiled graph already keeps its
+  /// shapes and memory plan for its input signature, so another shape (a smaller last batch)
+  /// compiles and caches another graph, as MXNet re-plans: accepted, and changes nothing.
   bool static_shape = false;
   /// Compiled graphs kept per block (one per input signature); the oldest goes first.
   size_t cache_size = 8;
