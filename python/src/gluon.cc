@@ -306,11 +306,29 @@ void bind_params(py::module_& m) {
       });
 }
 
+// Gluon 1.x's block arguments that do not change what a layer computes (Janus names parameters
+// by attribute), and a channels-first layout (the one Janus's layers compute), are accepted;
+// any other keyword a binding does not name would be silently ignored, so it is refused.
+void check_layer_kwargs(std::string_view layer, const py::kwargs& kwargs) {
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    if (name == "prefix" || name == "params") continue;
+    if (name == "layout" && py::isinstance<py::str>(value) &&
+        value.cast<std::string>().starts_with("NC")) {
+      continue;
+    }
+    detail::throw_error<NotImplementedError>(std::source_location::current(),
+                                             "{}: keyword argument {}={} is not supported by Janus",
+                                             layer, name, py::repr(value).cast<std::string>());
+  }
+}
+
 // The built-in layers from their Python arguments (see JANUS_LAYER_INIT).
 template <class T>
 std::shared_ptr<T> make_dense(int64_t units, py::object activation, bool use_bias, bool flatten,
                               py::object dtype, py::object weight_init, py::object bias_init,
-                              int64_t in_units, const py::kwargs&) {
+                              int64_t in_units, const py::kwargs& kwargs) {
+  check_layer_kwargs("Dense", kwargs);
   return std::make_shared<T>(units, activation_or_empty(activation), use_bias, flatten, in_units,
                              to_init(weight_init), to_init(bias_init));
 }
@@ -341,7 +359,8 @@ std::shared_ptr<T> make_conv(int64_t channels, py::object kernel, py::object str
                              py::object padding, py::object dilation, int64_t groups,
                              const std::string& layout, py::object activation, bool use_bias,
                              py::object weight_init, py::object bias_init, int64_t in_channels,
-                             const py::kwargs&) {
+                             const py::kwargs& kwargs) {
+  check_layer_kwargs("convolution layer", kwargs);
   check_conv_layout<T>(layout);
   constexpr size_t n = conv_dims<T>();
   return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
@@ -355,7 +374,8 @@ std::shared_ptr<T> make_conv_transpose(int64_t channels, py::object kernel, py::
                                        py::object dilation, int64_t groups,
                                        const std::string& layout, py::object activation,
                                        bool use_bias, py::object weight_init, py::object bias_init,
-                                       int64_t in_channels, const py::kwargs&) {
+                                       int64_t in_channels, const py::kwargs& kwargs) {
+  check_layer_kwargs("transposed convolution layer", kwargs);
   check_conv_layout<T>(layout);
   constexpr size_t n = conv_dims<T>();
   return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
@@ -392,56 +412,65 @@ void bind_conv_transpose(py::module_& m, const char* name, const char* layout) {
 
 template <class T>
 std::shared_ptr<T> make_max_pool2d(py::object pool, py::object strides, py::object padding,
-                                   const py::kwargs&) {
+                                   bool ceil_mode, const py::kwargs& kwargs) {
+  check_layer_kwargs("MaxPool2D", kwargs);
   return std::make_shared<T>(to_pair(pool),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                             to_pair(padding));
+                             to_pair(padding), ceil_mode);
 }
 
 template <class T>
 std::shared_ptr<T> make_avg_pool2d(py::object pool, py::object strides, py::object padding,
-                                   bool ceil_mode, bool count_include_pad, const py::kwargs&) {
-  JANUS_CHECK(!ceil_mode, NotImplementedError, "AvgPool2D: ceil_mode is not supported");
+                                   bool ceil_mode, bool count_include_pad,
+                                   const py::kwargs& kwargs) {
+  check_layer_kwargs("AvgPool2D", kwargs);
   return std::make_shared<T>(to_pair(pool),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                             to_pair(padding), count_include_pad);
+                             to_pair(padding), count_include_pad, ceil_mode);
 }
 
 template <class T>
-std::shared_ptr<T> make_global_avg_pool2d(const py::kwargs&) {
+std::shared_ptr<T> make_global_avg_pool2d(const py::kwargs& kwargs) {
+  check_layer_kwargs("GlobalAvgPool2D", kwargs);
   return std::make_shared<T>();
 }
 
 template <class T>
 std::shared_ptr<T> make_batch_norm(int64_t axis, double momentum, double epsilon, bool center,
-                                   bool scale, int64_t in_channels, const py::kwargs&) {
+                                   bool scale, int64_t in_channels, const py::kwargs& kwargs) {
+  check_layer_kwargs("BatchNorm", kwargs);
   return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels);
 }
 
 template <class T>
-std::shared_ptr<T> make_dropout(double rate, const py::kwargs&) {
+std::shared_ptr<T> make_dropout(double rate, const py::kwargs& kwargs) {
+  check_layer_kwargs("Dropout", kwargs);
   return std::make_shared<T>(rate);
 }
 
 template <class T>
-std::shared_ptr<T> make_flatten(const py::kwargs&) {
+std::shared_ptr<T> make_flatten(const py::kwargs& kwargs) {
+  check_layer_kwargs("Flatten", kwargs);
   return std::make_shared<T>();
 }
 
 template <class T>
-std::shared_ptr<T> make_activation(const std::string& a, const py::kwargs&) {
+std::shared_ptr<T> make_activation(const std::string& a, const py::kwargs& kwargs) {
+  check_layer_kwargs("Activation", kwargs);
   return std::make_shared<T>(a);
 }
 
 template <class T>
 std::shared_ptr<T> make_embedding(int64_t input_dim, int64_t output_dim, py::object dtype,
-                                  py::object weight_init, const py::kwargs&) {
+                                  py::object weight_init, const py::kwargs& kwargs) {
+  check_layer_kwargs("Embedding", kwargs);
   return std::make_shared<T>(input_dim, output_dim, to_init(weight_init));
 }
 
 template <class T>
 std::shared_ptr<T> make_layer_norm(int64_t axis, double epsilon, int64_t in_channels,
-                                   const py::kwargs&) {
+                                   const py::kwargs& kwargs) {
+  check_layer_kwargs("LayerNorm", kwargs);
   JANUS_CHECK(axis == -1, NotImplementedError,
               "LayerNorm: normalises the last axis only, got axis={}", axis);
   return std::make_shared<T>(epsilon, in_channels);
@@ -449,7 +478,9 @@ std::shared_ptr<T> make_layer_norm(int64_t axis, double epsilon, int64_t in_chan
 
 template <class T>
 std::shared_ptr<T> make_group_norm(int64_t num_groups, double epsilon, bool center, bool scale,
-                                   py::object beta_init, py::object gamma_init, const py::kwargs&) {
+                                   py::object beta_init, py::object gamma_init,
+                                   const py::kwargs& kwargs) {
+  check_layer_kwargs("GroupNorm", kwargs);
   return std::make_shared<T>(num_groups, epsilon, center, scale, to_init(beta_init),
                              to_init(gamma_init));
 }
@@ -457,7 +488,8 @@ std::shared_ptr<T> make_group_norm(int64_t num_groups, double epsilon, bool cent
 template <class T>
 std::shared_ptr<T> make_instance_norm(int64_t axis, double epsilon, bool center, bool scale,
                                       py::object beta_init, py::object gamma_init,
-                                      int64_t in_channels, const py::kwargs&) {
+                                      int64_t in_channels, const py::kwargs& kwargs) {
+  check_layer_kwargs("InstanceNorm", kwargs);
   return std::make_shared<T>(axis, epsilon, center, scale, to_init(beta_init), to_init(gamma_init),
                              in_channels);
 }
@@ -582,7 +614,7 @@ void bind_blocks(py::module_& m) {
   bind_conv_transpose<nn::Conv3DTranspose>(m, "Conv3DTranspose", "NCDHW");
   layer_class<nn::MaxPool2D>(m, "MaxPool2D")
       .def(JANUS_LAYER_INIT(make_max_pool2d, nn::MaxPool2D), py::arg("pool_size") = 2,
-           py::arg("strides") = py::none(), py::arg("padding") = 0);
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false);
   layer_class<nn::AvgPool2D>(m, "AvgPool2D")
       .def(JANUS_LAYER_INIT(make_avg_pool2d, nn::AvgPool2D), py::arg("pool_size") = 2,
            py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,

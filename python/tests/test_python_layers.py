@@ -1,5 +1,6 @@
 """The layers composed in Python (nn.LeakyReLU, PReLU, ELU, GELU, Swish, SiLU, Identity,
-HybridLambda, GlobalMaxPool2D) against NumPy formulas, imperative and hybridized."""
+HybridLambda, GlobalMaxPool2D) against NumPy formulas, imperative and hybridized; the built-in
+pools' ceil_mode, and keywords a layer does not support."""
 import math
 
 import numpy as onp
@@ -52,3 +53,37 @@ def test_python_layer_errors_are_named():
         nn.LeakyReLU(-1)
     with pytest.raises(ValueError, match=r"expected an NCHW input \(4 axes\), got shape \(2, 3\)"):
         nn.GlobalMaxPool2D()(np.ones((2, 3)))
+
+
+def _pool_reference(x, k, s, reduce, ceil):
+    # MXNet's 'full' convention without padding: the last window is clipped at the input's edge.
+    n, c, h, w = x.shape
+    def extent(n_in):
+        steps = (n_in - k + s - 1) // s if ceil else (n_in - k) // s
+        return steps + 1
+    out = onp.zeros((n, c, extent(h), extent(w)), onp.float32)
+    for i in range(out.shape[2]):
+        for j in range(out.shape[3]):
+            window = x[:, :, i * s:i * s + k, j * s:j * s + k]
+            out[:, :, i, j] = reduce(window, axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize("layer, reduce", [(nn.MaxPool2D, onp.max), (nn.AvgPool2D, onp.mean)])
+def test_pooling_ceil_mode_keeps_the_last_partial_window(layer, reduce):
+    x = onp.random.default_rng(0).normal(size=(2, 3, 5, 7)).astype(onp.float32)
+    for ceil in (False, True):
+        got = layer(pool_size=2, strides=2, ceil_mode=ceil)(np.array(x)).asnumpy()
+        expected = _pool_reference(x, 2, 2, reduce, ceil)
+        assert got.shape == expected.shape
+        # count_include_pad only concerns padding: a clipped window averages what it holds.
+        onp.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_a_keyword_a_layer_does_not_support_is_refused_not_ignored():
+    with pytest.raises(NotImplementedError,
+                       match=r"BatchNorm: keyword argument use_global_stats=True is not supported"):
+        nn.BatchNorm(use_global_stats=True)
+    with pytest.raises(NotImplementedError, match=r"MaxPool2D: keyword argument layout='NHWC'"):
+        nn.MaxPool2D(layout='NHWC')
+    nn.MaxPool2D(layout='NCHW', prefix='pool_')  # the defaults and 1.x naming are accepted

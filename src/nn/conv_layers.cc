@@ -168,40 +168,42 @@ JANUS_CONV_TRANSPOSE_LAYER(Conv3DTranspose, 3)
 #undef JANUS_CONV_TRANSPOSE_LAYER
 
 MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding)
-    : Block("pool"),
-      pool_(std::move(pool_size)),
-      strides_(std::move(strides)),
-      padding_(std::move(padding)) {}
-
-NDArray MaxPool2D::forward(const NDArray& x) {
-  check_image(*this, x);
-  return max_pool2d(x, pool_, strides_, padding_);
-}
-
-std::string MaxPool2D::describe() const {
-  return fmt::format("MaxPool2D(size=({}), stride=({}), padding=({}))", fmt::join(pool_, ", "),
-                     fmt::join(strides_.empty() ? pool_ : strides_, ", "),
-                     fmt::join(padding_, ", "));
-}
-
-AvgPool2D::AvgPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding, bool count_include_pad)
+                     std::vector<int64_t> padding, bool ceil_mode)
     : Block("pool"),
       pool_(std::move(pool_size)),
       strides_(std::move(strides)),
       padding_(std::move(padding)),
-      count_include_pad_(count_include_pad) {}
+      ceil_mode_(ceil_mode) {}
+
+NDArray MaxPool2D::forward(const NDArray& x) {
+  check_image(*this, x);
+  return max_pool2d(x, pool_, strides_, padding_, ceil_mode_);
+}
+
+std::string MaxPool2D::describe() const {
+  return fmt::format("MaxPool2D(size=({}), stride=({}), padding=({}), ceil_mode={})",
+                     fmt::join(pool_, ", "), fmt::join(strides_.empty() ? pool_ : strides_, ", "),
+                     fmt::join(padding_, ", "), ceil_mode_ ? "True" : "False");
+}
+
+AvgPool2D::AvgPool2D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
+                     std::vector<int64_t> padding, bool count_include_pad, bool ceil_mode)
+    : Block("pool"),
+      pool_(std::move(pool_size)),
+      strides_(std::move(strides)),
+      padding_(std::move(padding)),
+      count_include_pad_(count_include_pad),
+      ceil_mode_(ceil_mode) {}
 
 NDArray AvgPool2D::forward(const NDArray& x) {
   check_image(*this, x);
-  return avg_pool2d(x, pool_, strides_, padding_, count_include_pad_);
+  return avg_pool2d(x, pool_, strides_, padding_, count_include_pad_, ceil_mode_);
 }
 
 std::string AvgPool2D::describe() const {
-  return fmt::format("AvgPool2D(size=({}), stride=({}), padding=({}))", fmt::join(pool_, ", "),
-                     fmt::join(strides_.empty() ? pool_ : strides_, ", "),
-                     fmt::join(padding_, ", "));
+  return fmt::format("AvgPool2D(size=({}), stride=({}), padding=({}), ceil_mode={})",
+                     fmt::join(pool_, ", "), fmt::join(strides_.empty() ? pool_ : strides_, ", "),
+                     fmt::join(padding_, ", "), ceil_mode_ ? "True" : "False");
 }
 
 GlobalAvgPool2D::GlobalAvgPool2D() : Block("pool") {}

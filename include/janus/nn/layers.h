@@ -141,26 +141,30 @@ class Conv3DTranspose : public Conv {
 /// Max pooling over [N, C, H, W]; strides default to the pool size.
 class MaxPool2D : public Block {
  public:
+  /// ceil_mode rounds the output extent up (MXNet's pooling_convention 'full').
   explicit MaxPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
-                     std::vector<int64_t> padding = {0});
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 
  private:
   std::vector<int64_t> pool_, strides_, padding_;
+  bool ceil_mode_;
 };
 
 /// Average pooling over [N, C, H, W]; strides default to the pool size.
 class AvgPool2D : public Block {
  public:
   explicit AvgPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
-                     std::vector<int64_t> padding = {0}, bool count_include_pad = true);
+                     std::vector<int64_t> padding = {0}, bool count_include_pad = true,
+                     bool ceil_mode = false);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 
  private:
   std::vector<int64_t> pool_, strides_, padding_;
   bool count_include_pad_;
+  bool ceil_mode_;
 };
 
 /// The mean over H and W of [N, C, H, W]: [N, C, 1, 1].
