@@ -131,21 +131,6 @@ int run_child(const bench::Options& options) {
 
 // ---- the parent: starts the ranks of each backend and prints the table ----
 
-// How a rank runs this benchmark alone: this program (the path of /proc/self/exe) as `janus
-// bench allreduce` when it is the janus command, or as the standalone build/bench/allreduce,
-// with --quick when this run has it. (Not this run's own arguments: `janus bench --all` would
-// have each rank run every benchmark.)
-std::vector<std::string> rank_command(const bench::Options& options) {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  std::vector<std::string> out{std::filesystem::read_symlink("/proc/self/exe").string()};
-  if (args.size() > 1 && args[1] == "bench") out.insert(out.end(), {"bench", "allreduce"});
-  if (options.quick) out.emplace_back("--quick");
-  return out;
-}
-
 struct Row {
   int64_t bytes = 0;
   double janus_s = 0, direct_s = 0;
@@ -255,7 +240,7 @@ int run(const bench::Options& options) {
     return 0;
   }
   const size_t sizes = sizes_bytes(options).size();
-  const std::vector<std::string> args = rank_command(options);
+  const std::vector<std::string> args = bench::alone_command("allreduce");
   struct Largest {
     double ratio_gloo = 0, ratio_mpi = 0, gloo_busbw = 0, mpi_busbw = 0, small_gloo = 0,
            small_mpi = 0;

@@ -11,8 +11,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace bench {
 namespace {
@@ -39,6 +42,21 @@ int free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
+std::vector<std::string> alone_command(const std::string& name) {
+  const std::vector<std::string> args = own_arguments();
+  std::vector<std::string> out{std::filesystem::read_symlink("/proc/self/exe").string()};
+  if (args.size() < 2 || args[1] != "bench") {
+    out.insert(out.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
+    return out;
+  }
+  out.insert(out.end(), {"bench", name});
+  for (size_t i = 2; i < args.size(); ++i) {
+    // `janus bench` has only flags besides the names: --json and --quick carry over.
+    if (args[i] == "--json" || args[i] == "--quick") out.push_back(args[i]);
+  }
+  return out;
+}
+
 Variables rank_variables(int rank, int workers, int servers, int port) {
   return {{"JANUS_RANK", std::to_string(rank)},
           {"JANUS_WORLD_SIZE", std::to_string(workers + servers)},
@@ -51,7 +69,7 @@ Variables rank_variables(int rank, int workers, int servers, int port) {
 }
 
 bool run_self_job(const std::vector<Variables>& processes, int timeout_s, const char* name) {
-  const std::vector<std::string> args = own_arguments();
+  const std::vector<std::string> args = alone_command(name);
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -63,7 +81,7 @@ bool run_self_job(const std::vector<Variables>& processes, int timeout_s, const 
       for (const auto& [k, v] : vars) ::setenv(k.c_str(), v.c_str(), 1);
       const int devnull = ::open("/dev/null", O_WRONLY);
       ::dup2(devnull, STDOUT_FILENO);  // the children's own bench headers
-      ::execv("/proc/self/exe", argv.data());
+      ::execv(argv[0], argv.data());
       std::_Exit(127);
     }
     pids.push_back(pid);

@@ -14,7 +14,13 @@ using Variables = std::vector<std::pair<std::string, std::string>>;
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 int free_loopback_port();
 
-/// Starts one copy of this program per entry of `processes`, with those variables added to
+/// The command that runs benchmark `name` alone, as this run does: `janus bench NAME` with
+/// this run's flags when this program is the janus command (not its list of names or --all,
+/// or each process would run every benchmark), or this run's own command line when it is the
+/// standalone build/bench/NAME.
+std::vector<std::string> alone_command(const std::string& name);
+
+/// Starts one copy of `alone_command(name)` per entry of `processes`, with those variables added to
 /// its environment (and OMP_NUM_THREADS=1 unless they set it) and its stdout on /dev/null
 /// (its errors go to stderr); kills them all after `timeout_s`. True when every one exited 0;
 /// otherwise says on stderr, after `name`, which failed.
