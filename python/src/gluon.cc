@@ -410,10 +410,19 @@ void bind_conv_transpose(py::module_& m, const char* name, const char* layout) {
       .def_property_readonly("bias", &T::bias);
 }
 
+// The 2-D pools' layout: NCHW (the one Janus computes), else NotImplementedError.
+void check_image_layout(std::string_view layer, const std::string& layout) {
+  JANUS_CHECK(layout == "NCHW", NotImplementedError,
+              "{}: layout '{}' is not supported, expected 'NCHW'", layer, layout);
+}
+
+// MXNet's argument orders: MaxPool2D takes layout before ceil_mode, AvgPool2D after it.
 template <class T>
 std::shared_ptr<T> make_max_pool2d(py::object pool, py::object strides, py::object padding,
-                                   bool ceil_mode, const py::kwargs& kwargs) {
+                                   const std::string& layout, bool ceil_mode,
+                                   const py::kwargs& kwargs) {
   check_layer_kwargs("MaxPool2D", kwargs);
+  check_image_layout("MaxPool2D", layout);
   return std::make_shared<T>(to_pair(pool),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
                              to_pair(padding), ceil_mode);
@@ -421,17 +430,19 @@ std::shared_ptr<T> make_max_pool2d(py::object pool, py::object strides, py::obje
 
 template <class T>
 std::shared_ptr<T> make_avg_pool2d(py::object pool, py::object strides, py::object padding,
-                                   bool ceil_mode, bool count_include_pad,
-                                   const py::kwargs& kwargs) {
+                                   bool ceil_mode, const std::string& layout,
+                                   bool count_include_pad, const py::kwargs& kwargs) {
   check_layer_kwargs("AvgPool2D", kwargs);
+  check_image_layout("AvgPool2D", layout);
   return std::make_shared<T>(to_pair(pool),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
                              to_pair(padding), count_include_pad, ceil_mode);
 }
 
 template <class T>
-std::shared_ptr<T> make_global_avg_pool2d(const py::kwargs& kwargs) {
+std::shared_ptr<T> make_global_avg_pool2d(const std::string& layout, const py::kwargs& kwargs) {
   check_layer_kwargs("GlobalAvgPool2D", kwargs);
+  check_image_layout("GlobalAvgPool2D", layout);
   return std::make_shared<T>();
 }
 
@@ -492,6 +503,149 @@ std::shared_ptr<T> make_instance_norm(int64_t axis, double epsilon, bool center,
   check_layer_kwargs("InstanceNorm", kwargs);
   return std::make_shared<T>(axis, epsilon, center, scale, to_init(beta_init), to_init(gamma_init),
                              in_channels);
+}
+
+// The number of spatial axes of a 1-D or 3-D pooling layer (or its Python subclass), its class
+// name and its layout.
+template <class T>
+constexpr int pool_dims() {
+  return std::is_base_of_v<nn::MaxPool1D, T> || std::is_base_of_v<nn::AvgPool1D, T> ||
+                 std::is_base_of_v<nn::GlobalMaxPool1D, T> ||
+                 std::is_base_of_v<nn::GlobalAvgPool1D, T>
+             ? 1
+             : 3;
+}
+
+template <class T>
+constexpr std::string_view pool_name() {
+  constexpr bool max = std::is_base_of_v<nn::MaxPool1D, T> || std::is_base_of_v<nn::MaxPool3D, T>;
+  constexpr bool avg = std::is_base_of_v<nn::AvgPool1D, T> || std::is_base_of_v<nn::AvgPool3D, T>;
+  constexpr bool gmax =
+      std::is_base_of_v<nn::GlobalMaxPool1D, T> || std::is_base_of_v<nn::GlobalMaxPool3D, T>;
+  constexpr bool one = pool_dims<T>() == 1;
+  if constexpr (max) return one ? "MaxPool1D" : "MaxPool3D";
+  if constexpr (avg) return one ? "AvgPool1D" : "AvgPool3D";
+  if constexpr (gmax) return one ? "GlobalMaxPool1D" : "GlobalMaxPool3D";
+  return one ? "GlobalAvgPool1D" : "GlobalAvgPool3D";
+}
+
+// A pool's layout must be channels first (the one Janus computes): NotImplementedError.
+template <class T>
+void check_pool(const std::string& layout, const py::kwargs& kwargs) {
+  constexpr std::string_view name = pool_name<T>();
+  check_layer_kwargs(name, kwargs);
+  constexpr std::string_view expected = pool_dims<T>() == 1 ? "NCW" : "NCDHW";
+  JANUS_CHECK(layout == expected, NotImplementedError,
+              "{}: layout '{}' is not supported, expected '{}'", name, layout, expected);
+}
+
+// MXNet's argument orders: the 1-D pools take layout before ceil_mode, the 3-D ones after it.
+template <class T>
+std::shared_ptr<T> make_max_pool(py::object pool, py::object strides, py::object padding,
+                                 bool ceil_mode, const std::string& layout,
+                                 const py::kwargs& kwargs) {
+  check_pool<T>(layout, kwargs);
+  constexpr size_t n = pool_dims<T>();
+  return std::make_shared<T>(to_pair(pool, n),
+                             strides.is_none() ? std::vector<int64_t>{} : to_pair(strides, n),
+                             to_pair(padding, n), ceil_mode);
+}
+
+template <class T>
+std::shared_ptr<T> make_max_pool1d(py::object pool, py::object strides, py::object padding,
+                                   const std::string& layout, bool ceil_mode,
+                                   const py::kwargs& kwargs) {
+  return make_max_pool<T>(pool, strides, padding, ceil_mode, layout, kwargs);
+}
+
+template <class T>
+std::shared_ptr<T> make_avg_pool(py::object pool, py::object strides, py::object padding,
+                                 bool ceil_mode, const std::string& layout, bool count_include_pad,
+                                 const py::kwargs& kwargs) {
+  check_pool<T>(layout, kwargs);
+  constexpr size_t n = pool_dims<T>();
+  return std::make_shared<T>(to_pair(pool, n),
+                             strides.is_none() ? std::vector<int64_t>{} : to_pair(strides, n),
+                             to_pair(padding, n), ceil_mode, count_include_pad);
+}
+
+template <class T>
+std::shared_ptr<T> make_avg_pool1d(py::object pool, py::object strides, py::object padding,
+                                   const std::string& layout, bool ceil_mode,
+                                   bool count_include_pad, const py::kwargs& kwargs) {
+  return make_avg_pool<T>(pool, strides, padding, ceil_mode, layout, count_include_pad, kwargs);
+}
+
+template <class T>
+std::shared_ptr<T> make_global_pool(const std::string& layout, const py::kwargs& kwargs) {
+  check_pool<T>(layout, kwargs);
+  return std::make_shared<T>();
+}
+
+template <class T>
+std::shared_ptr<T> make_reflection_pad(py::object padding, const py::kwargs& kwargs) {
+  check_layer_kwargs("ReflectionPad2D", kwargs);
+  return std::make_shared<T>(to_pair(padding, 1));
+}
+
+template <class T>
+std::shared_ptr<T> make_selu(const py::kwargs& kwargs) {
+  check_layer_kwargs("SELU", kwargs);
+  return std::make_shared<T>();
+}
+
+// MXNet's BatchNorm arguments that Janus's BatchNorm computes only at their defaults.
+void check_batch_norm_defaults(std::string_view layer, bool use_global_stats,
+                               const py::object& beta_init, const py::object& gamma_init,
+                               const py::object& mean_init, const py::object& var_init) {
+  JANUS_CHECK(!use_global_stats, NotImplementedError,
+              "{}: use_global_stats=True is not supported by Janus", layer);
+  const std::pair<const char*, const py::object*> inits[] = {
+      {"beta_initializer", &beta_init},
+      {"gamma_initializer", &gamma_init},
+      {"running_mean_initializer", &mean_init},
+      {"running_variance_initializer", &var_init}};
+  const char* defaults[] = {"zeros", "ones", "zeros", "ones"};
+  for (size_t i = 0; i < 4; ++i) {
+    const py::object& v = *inits[i].second;
+    JANUS_CHECK(py::isinstance<py::str>(v) && v.cast<std::string>() == defaults[i],
+                NotImplementedError, "{}: {}={} is not supported by Janus, expected '{}'", layer,
+                inits[i].first, py::repr(v).cast<std::string>(), defaults[i]);
+  }
+}
+
+template <class T>
+std::shared_ptr<T> make_batch_norm_relu(int64_t axis, double momentum, double epsilon, bool center,
+                                        bool scale, bool use_global_stats, py::object beta_init,
+                                        py::object gamma_init, py::object mean_init,
+                                        py::object var_init, int64_t in_channels,
+                                        const py::kwargs& kwargs) {
+  check_layer_kwargs("BatchNormReLU", kwargs);
+  check_batch_norm_defaults("BatchNormReLU", use_global_stats, beta_init, gamma_init, mean_init,
+                            var_init);
+  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels);
+}
+
+template <class T>
+std::shared_ptr<T> make_sync_batch_norm(int64_t in_channels, py::object num_devices,
+                                        double momentum, double epsilon, bool center, bool scale,
+                                        bool use_global_stats, py::object beta_init,
+                                        py::object gamma_init, py::object mean_init,
+                                        py::object var_init, const py::kwargs& kwargs) {
+  check_layer_kwargs("SyncBatchNorm", kwargs);
+  check_batch_norm_defaults("SyncBatchNorm", use_global_stats, beta_init, gamma_init, mean_init,
+                            var_init);
+  return std::make_shared<T>(in_channels, num_devices.is_none() ? 1 : num_devices.cast<int64_t>(),
+                             momentum, epsilon, center, scale);
+}
+
+template <class T>
+std::shared_ptr<T> make_pixel_shuffle(py::object factor, const py::kwargs& kwargs) {
+  check_layer_kwargs("PixelShuffle", kwargs);
+  constexpr size_t n = std::is_base_of_v<nn::PixelShuffle1D, T>   ? 1
+                       : std::is_base_of_v<nn::PixelShuffle2D, T> ? 2
+                                                                  : 3;
+  return std::make_shared<T>(to_pair(factor, n));
 }
 
 void bind_blocks(py::module_& m) {
@@ -614,13 +768,62 @@ void bind_blocks(py::module_& m) {
   bind_conv_transpose<nn::Conv3DTranspose>(m, "Conv3DTranspose", "NCDHW");
   layer_class<nn::MaxPool2D>(m, "MaxPool2D")
       .def(JANUS_LAYER_INIT(make_max_pool2d, nn::MaxPool2D), py::arg("pool_size") = 2,
-           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false);
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("layout") = "NCHW",
+           py::arg("ceil_mode") = false);
   layer_class<nn::AvgPool2D>(m, "AvgPool2D")
       .def(JANUS_LAYER_INIT(make_avg_pool2d, nn::AvgPool2D), py::arg("pool_size") = 2,
            py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,
-           py::arg("count_include_pad") = true);
+           py::arg("layout") = "NCHW", py::arg("count_include_pad") = true);
   layer_class<nn::GlobalAvgPool2D>(m, "GlobalAvgPool2D")
-      .def(JANUS_LAYER_INIT(make_global_avg_pool2d, nn::GlobalAvgPool2D));
+      .def(JANUS_LAYER_INIT(make_global_avg_pool2d, nn::GlobalAvgPool2D),
+           py::arg("layout") = "NCHW");
+  layer_class<nn::MaxPool1D>(m, "MaxPool1D")
+      .def(JANUS_LAYER_INIT(make_max_pool1d, nn::MaxPool1D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("layout") = "NCW",
+           py::arg("ceil_mode") = false);
+  layer_class<nn::MaxPool3D>(m, "MaxPool3D")
+      .def(JANUS_LAYER_INIT(make_max_pool, nn::MaxPool3D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,
+           py::arg("layout") = "NCDHW");
+  layer_class<nn::AvgPool1D>(m, "AvgPool1D")
+      .def(JANUS_LAYER_INIT(make_avg_pool1d, nn::AvgPool1D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("layout") = "NCW",
+           py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
+  layer_class<nn::AvgPool3D>(m, "AvgPool3D")
+      .def(JANUS_LAYER_INIT(make_avg_pool, nn::AvgPool3D), py::arg("pool_size") = 2,
+           py::arg("strides") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,
+           py::arg("layout") = "NCDHW", py::arg("count_include_pad") = true);
+  layer_class<nn::GlobalMaxPool1D>(m, "GlobalMaxPool1D")
+      .def(JANUS_LAYER_INIT(make_global_pool, nn::GlobalMaxPool1D), py::arg("layout") = "NCW");
+  layer_class<nn::GlobalMaxPool3D>(m, "GlobalMaxPool3D")
+      .def(JANUS_LAYER_INIT(make_global_pool, nn::GlobalMaxPool3D), py::arg("layout") = "NCDHW");
+  layer_class<nn::GlobalAvgPool1D>(m, "GlobalAvgPool1D")
+      .def(JANUS_LAYER_INIT(make_global_pool, nn::GlobalAvgPool1D), py::arg("layout") = "NCW");
+  layer_class<nn::GlobalAvgPool3D>(m, "GlobalAvgPool3D")
+      .def(JANUS_LAYER_INIT(make_global_pool, nn::GlobalAvgPool3D), py::arg("layout") = "NCDHW");
+  layer_class<nn::ReflectionPad2D>(m, "ReflectionPad2D")
+      .def(JANUS_LAYER_INIT(make_reflection_pad, nn::ReflectionPad2D), py::arg("padding") = 0);
+  layer_class<nn::SELU>(m, "SELU").def(JANUS_LAYER_INIT(make_selu, nn::SELU));
+  layer_class<nn::BatchNormReLU>(m, "BatchNormReLU")
+      .def(JANUS_LAYER_INIT(make_batch_norm_relu, nn::BatchNormReLU), py::arg("axis") = 1,
+           py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5, py::arg("center") = true,
+           py::arg("scale") = true, py::arg("use_global_stats") = false,
+           py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones",
+           py::arg("running_mean_initializer") = "zeros",
+           py::arg("running_variance_initializer") = "ones", py::arg("in_channels") = 0);
+  layer_class<nn::SyncBatchNorm>(m, "SyncBatchNorm")
+      .def(JANUS_LAYER_INIT(make_sync_batch_norm, nn::SyncBatchNorm), py::arg("in_channels") = 0,
+           py::arg("num_devices") = py::none(), py::arg("momentum") = 0.9,
+           py::arg("epsilon") = 1e-5, py::arg("center") = true, py::arg("scale") = true,
+           py::arg("use_global_stats") = false, py::arg("beta_initializer") = "zeros",
+           py::arg("gamma_initializer") = "ones", py::arg("running_mean_initializer") = "zeros",
+           py::arg("running_variance_initializer") = "ones");
+  layer_class<nn::PixelShuffle1D>(m, "PixelShuffle1D")
+      .def(JANUS_LAYER_INIT(make_pixel_shuffle, nn::PixelShuffle1D), py::arg("factor"));
+  layer_class<nn::PixelShuffle2D>(m, "PixelShuffle2D")
+      .def(JANUS_LAYER_INIT(make_pixel_shuffle, nn::PixelShuffle2D), py::arg("factor"));
+  layer_class<nn::PixelShuffle3D>(m, "PixelShuffle3D")
+      .def(JANUS_LAYER_INIT(make_pixel_shuffle, nn::PixelShuffle3D), py::arg("factor"));
   layer_class<nn::BatchNorm>(m, "BatchNorm")
       .def(JANUS_LAYER_INIT(make_batch_norm, nn::BatchNorm), py::arg("axis") = 1,
            py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5, py::arg("center") = true,
@@ -633,7 +836,8 @@ void bind_blocks(py::module_& m) {
   layer_class<nn::Embedding>(m, "Embedding")
       .def(JANUS_LAYER_INIT(make_embedding, nn::Embedding), py::arg("input_dim"),
            py::arg("output_dim"), py::arg("dtype") = "float32",
-           py::arg("weight_initializer") = py::none());
+           py::arg("weight_initializer") = py::none())
+      .def_property_readonly("weight", &nn::Embedding::weight);
   layer_class<nn::LayerNorm>(m, "LayerNorm")
       .def(JANUS_LAYER_INIT(make_layer_norm, nn::LayerNorm), py::arg("axis") = -1,
            py::arg("epsilon") = 1e-5, py::arg("in_channels") = 0);

@@ -288,4 +288,167 @@ class InstanceNorm : public Block {
   ParameterPtr gamma_, beta_;
 };
 
+/// Max or average pooling over [N, C, spatial...] with 1 or 3 spatial axes (2 is MaxPool2D and
+/// AvgPool2D): the layer behind MaxPool1D, AvgPool1D, MaxPool3D and AvgPool3D. pool_size,
+/// strides (empty: the pool size) and padding take one value per spatial axis or one for all;
+/// ceil_mode and count_include_pad as in max_pool2d and avg_pool2d. Composed of the 2-D
+/// operators: 1-D pools [N, C, 1, W]; 3-D pools, whose box is separable (the maximum, or the
+/// sum and each axis' count of the divisor, factor over the axes), pool (H, W) with D folded
+/// into the channels, then D as a 2-D pool of kernel (kd, 1) over [N, C, D, H' * W'].
+class Pooling : public Block {
+ public:
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ protected:
+  Pooling(std::string_view kind, int dims, bool max, std::vector<int64_t> pool_size,
+          std::vector<int64_t> strides, std::vector<int64_t> padding, bool ceil_mode,
+          bool count_include_pad);
+
+ private:
+  std::string kind_;  // the class name, for errors and describe()
+  int dims_;
+  bool max_;
+  std::vector<int64_t> pool_, strides_, padding_;
+  bool ceil_mode_, count_include_pad_;
+};
+
+/// Max pooling over [N, C, W].
+class MaxPool1D : public Pooling {
+ public:
+  explicit MaxPool1D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
+};
+
+/// Max pooling over [N, C, D, H, W].
+class MaxPool3D : public Pooling {
+ public:
+  explicit MaxPool3D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
+};
+
+/// Average pooling over [N, C, W].
+class AvgPool1D : public Pooling {
+ public:
+  explicit AvgPool1D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false,
+                     bool count_include_pad = true);
+};
+
+/// Average pooling over [N, C, D, H, W].
+class AvgPool3D : public Pooling {
+ public:
+  explicit AvgPool3D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false,
+                     bool count_include_pad = true);
+};
+
+/// The maximum or mean of each channel over its spatial axes (1 or 3; the 2-D ones are
+/// GlobalAvgPool2D and Python's GlobalMaxPool2D): [N, C, 1...], a reduction.
+class GlobalPooling : public Block {
+ public:
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override { return kind_; }
+
+ protected:
+  GlobalPooling(std::string_view kind, int dims, bool max);
+
+ private:
+  std::string kind_;
+  int dims_;
+  bool max_;
+};
+
+class GlobalMaxPool1D : public GlobalPooling {
+ public:
+  GlobalMaxPool1D();
+};
+class GlobalMaxPool3D : public GlobalPooling {
+ public:
+  GlobalMaxPool3D();
+};
+class GlobalAvgPool1D : public GlobalPooling {
+ public:
+  GlobalAvgPool1D();
+};
+class GlobalAvgPool3D : public GlobalPooling {
+ public:
+  GlobalAvgPool3D();
+};
+
+/// [N, C, H, W] padded on H and W with its own reflection (the edge row or column not
+/// repeated: [a b c] padded by 2 is [c b a b c b a]), as MXNet's pad mode 'reflect'.
+/// padding = (top, bottom, left, right); each must be below the extent it reflects. Composed of
+/// one-wide slices and concat, so the gradient folds back onto the reflected elements.
+class ReflectionPad2D : public Block {
+ public:
+  explicit ReflectionPad2D(std::vector<int64_t> padding);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ private:
+  std::vector<int64_t> padding_;  // top, bottom, left, right
+};
+
+/// SELU: scale * x for x > 0, scale * alpha * (exp(x) - 1) otherwise, with the constants of
+/// Klambauer et al. (2017) that MXNet uses.
+class SELU : public Block {
+ public:
+  SELU();
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override { return "SELU"; }
+};
+
+/// relu(BatchNorm(x)): MXNet's BatchNormReLU (BatchNorm with act_type 'relu').
+class BatchNormReLU : public BatchNorm {
+ public:
+  explicit BatchNormReLU(int64_t axis = 1, double momentum = 0.9, double epsilon = 1e-5,
+                         bool center = true, bool scale = true, int64_t in_channels = 0);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+};
+
+/// MXNet's contrib SyncBatchNorm on one device: BatchNorm over axis 1. Synchronising the batch
+/// statistics across devices is not implemented, so num_devices > 1 is refused
+/// (NotImplementedError) and so is a forward whose parameters live on several devices
+/// (data-parallel replicas), rather than normalising each device's slice by its own
+/// statistics.
+class SyncBatchNorm : public BatchNorm {
+ public:
+  explicit SyncBatchNorm(int64_t in_channels = 0, int64_t num_devices = 1, double momentum = 0.9,
+                         double epsilon = 1e-5, bool center = true, bool scale = true);
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+};
+
+/// Pixel shuffle (MXNet's contrib PixelShuffle1D/2D/3D) over [N, C * f1 * ... * fd, spatial...]
+/// with d spatial axes: [N, C, s1 * f1, ..., sd * fd], output element (c, i1 * f1 + j1, ...)
+/// being input channel c * (f1 * ... * fd) + (j1 * f2 + j2) * ... at (i1, ...). A reshape, a
+/// transpose and a reshape.
+class PixelShuffle : public Block {
+ public:
+  NDArray forward(const NDArray& x) override;
+  std::string describe() const override;
+
+ protected:
+  /// factors: one per spatial axis or one for all.
+  PixelShuffle(int dims, std::vector<int64_t> factors);
+
+ private:
+  std::vector<int64_t> factors_;
+};
+
+class PixelShuffle1D : public PixelShuffle {
+ public:
+  explicit PixelShuffle1D(std::vector<int64_t> factor) : PixelShuffle(1, std::move(factor)) {}
+};
+class PixelShuffle2D : public PixelShuffle {
+ public:
+  explicit PixelShuffle2D(std::vector<int64_t> factors) : PixelShuffle(2, std::move(factors)) {}
+};
+class PixelShuffle3D : public PixelShuffle {
+ public:
+  explicit PixelShuffle3D(std::vector<int64_t> factors) : PixelShuffle(3, std::move(factors)) {}
+};
+
 }  // namespace janus::nn

@@ -24,10 +24,21 @@ Conv3D = _janus.Conv3D
 Conv1DTranspose = _janus.Conv1DTranspose
 Conv2DTranspose = _janus.Conv2DTranspose
 Conv3DTranspose = _janus.Conv3DTranspose
+MaxPool1D = _janus.MaxPool1D
 MaxPool2D = _janus.MaxPool2D
+MaxPool3D = _janus.MaxPool3D
+AvgPool1D = _janus.AvgPool1D
 AvgPool2D = _janus.AvgPool2D
+AvgPool3D = _janus.AvgPool3D
+GlobalMaxPool1D = _janus.GlobalMaxPool1D
+GlobalMaxPool3D = _janus.GlobalMaxPool3D
+GlobalAvgPool1D = _janus.GlobalAvgPool1D
 GlobalAvgPool2D = _janus.GlobalAvgPool2D
+GlobalAvgPool3D = _janus.GlobalAvgPool3D
+ReflectionPad2D = _janus.ReflectionPad2D
+SELU = _janus.SELU
 BatchNorm = _janus.BatchNorm
+BatchNormReLU = _janus.BatchNormReLU
 Dropout = _janus.Dropout
 Flatten = _janus.Flatten
 Activation = _janus.Activation
@@ -203,6 +214,12 @@ class SiLU(Swish):
 
 class GlobalMaxPool2D(HybridBlock):
     """The maximum of each channel over its H x W plane (NCHW): shape [N, C, 1, 1]."""
+
+    def __init__(self, layout="NCHW", **kwargs):
+        super().__init__()
+        if layout != "NCHW":
+            raise NotImplementedError(f"GlobalMaxPool2D: layout '{layout}' is not supported, "
+                                      "expected 'NCHW'")
 
     def forward(self, x):
         if x.ndim != 4:
