@@ -19,8 +19,8 @@ std::vector<int64_t> per_axis(std::string_view kind, std::string_view arg, int d
                               const std::vector<int64_t>& v, int64_t min_value) {
   const size_t n = static_cast<size_t>(dims);
   JANUS_CHECK(v.size() == 1 || v.size() == n, ValueError,
-              "{}: {} has {} values [{}], expected 1 or {} ({})", kind, arg, v.size(),
-              fmt::join(v, ", "), dims, axis_names(dims));
+              "{}: {} has {} values [{}], expected {} ({})", kind, arg, v.size(),
+              fmt::join(v, ", "), dims == 1 ? "1" : "1 or 3", axis_names(dims));
   std::vector<int64_t> out = v.size() == 1 ? std::vector<int64_t>(n, v[0]) : v;
   for (int64_t e : out) {
     JANUS_CHECK(e >= min_value, ValueError, "{}: {} is [{}], expected values >= {}", kind, arg,

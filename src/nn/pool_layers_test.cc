@@ -214,6 +214,10 @@ TEST(PoolLayers, ArgumentsAndShapesAreChecked) {
                 MaxPool3D({2, 2});
               }),
               HasSubstr("MaxPool3D: pool_size has 2 values [2, 2], expected 1 or 3"));
+  EXPECT_THAT(error_of<ValueError>([] {
+                MaxPool1D({2, 2});
+              }),
+              HasSubstr("MaxPool1D: pool_size has 2 values [2, 2], expected 1 (width)"));
   EXPECT_THAT(error_of<ValueError>([] { AvgPool1D({3}, {}, {2}); }),
               HasSubstr("AvgPool1D: padding [2] is more than half the pool size [3]"));
   EXPECT_THAT(error_of<ShapeError>([] {
