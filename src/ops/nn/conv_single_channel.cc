@@ -2,15 +2,15 @@
 // channels than one AVX-512 vector holds, stride and dilation 1, float32. oneDNN's kernels
 // vectorize along the output channels, a handful here (LeNet's first layer: 6 of 16 lanes, about
 // 27 GFLOP/s), and compute channels-last, which costs a conversion of the whole output to NCHW
-// every call (as long as the convolution itself on LeNet's at batch 64). This kernel vectorizes
+// every call (a quarter of the convolution's time on LeNet's at batch 64). This kernel vectorizes
 // along the output rows instead and writes NCHW directly.
 //
 // Each image is copied once into a zero-padded plane of width pw = iw + 2 * pad_w. On it, output
 // (oy, ox) reads tap (ky, kx) at (oy + ky) * pw + ox + kx: with the output laid out on rows of
 // the padded width ("wide" rows, whose last kw - 1 entries are unused), every tap is one offset
 // from the output's index, so a run of consecutive wide outputs accumulates each tap with one
-// contiguous load, in registers. Every output sums bias + tap (0, 0) + tap (0, 1) + ... in the
-// kernel's row-major order, whatever the vector width.
+// contiguous load, in registers. Every output is (bias + its even taps) + (its odd taps), each
+// sum in the kernel's row-major order, whatever the vector width.
 #include <algorithm>
 #include <vector>
 
@@ -24,8 +24,9 @@ namespace {
 // The lanes of one AVX-512 vector: with as many output channels, oneDNN fills its vectors.
 constexpr int64_t kLanes = 16;
 // Wide outputs computed together, their accumulators in registers (one AVX-512 vector, two AVX2
-// ones). Tried and slower: 64 (the accumulators went through the stack), and one pass over all
-// outputs per tap (GCC left that loop scalar).
+// ones) twice: the even and the odd taps add into separate ones, two chains of additions that
+// overlap. Tried and slower: runs of 32 or 64 (the accumulators went through the stack), and one
+// pass over all outputs per tap (GCC left that loop scalar).
 constexpr int64_t kRun = 16;
 
 // out[i] = bias + sum over t of taps[t] * plane[offsets[t] + i], for i < count (a multiple of
@@ -35,14 +36,27 @@ JANUS_TARGET_CLONES void wide_outputs(const float* __restrict plane,
                                       const float* __restrict taps, int64_t ntaps, float bias,
                                       float* __restrict out, int64_t count) {
   for (int64_t i = 0; i < count; i += kRun) {
-    float acc[kRun];
-    for (int64_t j = 0; j < kRun; ++j) acc[j] = bias;
-    for (int64_t t = 0; t < ntaps; ++t) {
+    float even[kRun], odd[kRun];
+    for (int64_t j = 0; j < kRun; ++j) {
+      even[j] = bias;
+      odd[j] = 0.0f;
+    }
+    int64_t t = 0;
+    for (; t + 1 < ntaps; t += 2) {
+      const float w0 = taps[t], w1 = taps[t + 1];
+      const float* s0 = plane + offsets[t] + i;
+      const float* s1 = plane + offsets[t + 1] + i;
+      for (int64_t j = 0; j < kRun; ++j) {
+        even[j] += w0 * s0[j];
+        odd[j] += w1 * s1[j];
+      }
+    }
+    if (t < ntaps) {
       const float w = taps[t];
       const float* src = plane + offsets[t] + i;
-      for (int64_t j = 0; j < kRun; ++j) acc[j] += w * src[j];
+      for (int64_t j = 0; j < kRun; ++j) even[j] += w * src[j];
     }
-    for (int64_t j = 0; j < kRun; ++j) out[i + j] = acc[j];
+    for (int64_t j = 0; j < kRun; ++j) out[i + j] = even[j] + odd[j];
   }
 }
 
