@@ -70,6 +70,36 @@ NDArray invoke1(std::string_view op, const std::vector<NDArray>& in, ops::Attrs 
   return ops::invoke(ops::get_op(op), in, std::move(attrs))[0];
 }
 
+// One input channel into fewer than 16 output channels, stride and dilation 1 (a grayscale
+// first layer, LeNet's): float32 takes conv_single_channel.cc's row-vectorized kernel. Against
+// the float64 loops: rows shorter and longer than a run of 16 wide outputs, padding on one axis,
+// both or none, non-square kernels, odd and even numbers of taps (one: a 1x1 kernel), one output
+// channel and fifteen, one output pixel; and with the fused relu, which must equal a separate
+// relu bit for bit.
+TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> padding;
+  };
+  for (const Case& c :
+       {Case{{3, 1, 28, 28}, {6, 1, 5, 5}, {2, 2}}, Case{{2, 1, 7, 40}, {15, 1, 3, 2}, {0, 1}},
+        Case{{1, 1, 5, 5}, {1, 1, 5, 5}, {0, 0}}, Case{{2, 1, 3, 9}, {4, 1, 4, 1}, {1, 0}},
+        Case{{5, 1, 17, 3}, {7, 1, 2, 3}, {3, 2}}, Case{{2, 1, 4, 20}, {3, 1, 1, 1}, {0, 0}}}) {
+    SCOPED_TRACE(fmt::format("x {} w {} padding [{}]", c.x, c.w, fmt::join(c.padding, ", ")));
+    seed(11);
+    const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
+    const NDArray w = random_uniform(-1, 1, c.w, DType::kFloat64);
+    const NDArray b = random_uniform(-1, 1, {c.w[0]}, DType::kFloat64);
+    auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
+    const NDArray y = conv2d(f32(x), f32(w), f32(b), {1}, c.padding, {1}, 1);
+    expect_near_f64(y, conv2d(x, w, b, {1}, c.padding, {1}, 1), 1e-5, "forward");
+    const NDArray fused = invoke1("conv2d", {f32(x), f32(w), f32(b)},
+                                  {std::vector<int64_t>{1}, c.padding, std::vector<int64_t>{1},
+                                   int64_t{1}, std::string("relu")});
+    EXPECT_EQ(to_vector<float>(fused), to_vector<float>(relu(y))) << "fused relu";
+  }
+}
+
 // The 1-D and 3-D convolutions and the transposed ones: oneDNN (float32; its NWC and NDHWC
 // layouts and the backward-data primitive run forward) against the direct loops (float64),
 // every pass.

@@ -1,6 +1,7 @@
 // Convolution geometry (1 to 3 spatial axes) and kernels: oneDNN primitives cached by geometry
 // (computing in channels-last layout, converted from and to Janus' channels-first layout around
-// each call), and direct loops for float64.
+// each call), and direct loops for float64. A float32 forward pass of one input channel into a
+// few output channels takes conv_single_channel.cc's kernel instead.
 #include "conv.h"
 
 #include <cstddef>
@@ -475,7 +476,7 @@ bool conv_uses_onednn(const ConvGeom& g, DType dtype) {
 }
 
 void prepare_conv_forward(const ConvGeom& g) {
-  if (conv_uses_onednn(g, DType::kFloat32)) cached_forward(g);
+  if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_applies(g)) cached_forward(g);
 }
 void prepare_conv_backward_data(const ConvGeom& g) {
   if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_data(g);
@@ -493,7 +494,12 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
     forward_loop(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                  static_cast<const float*>(bias), static_cast<float*>(y));
   } else {
-    execute(cached_forward(g), {x, weight, bias, y});
+    if (conv_single_channel_applies(g)) {
+      conv_single_channel(g, static_cast<const float*>(x), static_cast<const float*>(weight),
+                          static_cast<const float*>(bias), static_cast<float*>(y), ctx);
+    } else {
+      execute(cached_forward(g), {x, weight, bias, y});
+    }
     if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
   }
 }

@@ -74,6 +74,12 @@ void prepare_conv_backward_weight(const ConvGeom& g);
 /// y = conv(x, weight) + bias, then relu (NaN stays NaN, relu_rule.h) when g.relu.
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
                   const void* bias, void* y, const RunContext& ctx);
+/// Whether conv_forward takes conv_single_channel for float32: 2 spatial axes, one input
+/// channel, fewer than 16 output channels, stride and dilation 1 (conv_single_channel.cc).
+bool conv_single_channel_applies(const ConvGeom& g);
+/// y = conv(x, weight) + bias (NCHW) for a geometry where conv_single_channel_applies.
+void conv_single_channel(const ConvGeom& g, const float* x, const float* weight, const float* bias,
+                         float* y, const RunContext& ctx);
 /// dx from dy and weight.
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
                         void* dx);
