@@ -432,18 +432,28 @@ NDArray zoneout(const NDArray& fresh, const NDArray& old, double p) {
 }
 }  // namespace
 
-std::vector<NDArray> ZoneoutCell::forward(const std::vector<NDArray>& xs) {
+std::vector<NDArray> ZoneoutCell::step(const std::vector<NDArray>& xs, const NDArray& prev_output) {
   std::vector<NDArray> ys = (*base_)(xs);
   if (!autograd::is_training()) return ys;
   if (p_outputs_ > 0) {
-    const NDArray prev = prev_output_.defined() && prev_output_.shape() == ys[0].shape()
-                             ? prev_output_
+    const NDArray prev = prev_output.defined() && prev_output.shape() == ys[0].shape()
+                             ? prev_output
                              : zeros(ys[0].shape(), ys[0].dtype(), ys[0].device());
     ys[0] = zoneout(ys[0], prev, p_outputs_);
   }
   if (p_states_ > 0) {
     for (size_t i = 1; i < ys.size(); ++i) ys[i] = zoneout(ys[i], xs[i], p_states_);
   }
+  return ys;
+}
+
+std::vector<NDArray> ZoneoutCell::forward(const std::vector<NDArray>& xs) {
+  // A traced graph would hold the previous output as a constant.
+  JANUS_CHECK(!(is_hybridized() && autograd::is_training() && p_outputs_ > 0), NotImplementedError,
+              "{}: a hybridized zoneout cell cannot be stepped in training (its previous output "
+              "lives between calls); use unroll, or do not hybridize it",
+              name());
+  std::vector<NDArray> ys = step(xs, prev_output_);
   prev_output_ = ys[0];
   return ys;
 }
@@ -451,8 +461,29 @@ std::vector<NDArray> ZoneoutCell::forward(const std::vector<NDArray>& xs) {
 RecurrentCell::Unrolled ZoneoutCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
                                             std::vector<NDArray> states, RNNLayout layout,
                                             bool merge_outputs) {
-  reset();
-  Unrolled out = RecurrentCell::unroll(length, inputs, std::move(states), layout, merge_outputs);
+  // Steps the base cell directly, the previous output carried here (so that a hybridized
+  // zoneout cell unrolls too).
+  const std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
+  if (states.empty()) states = begin_state(steps[0].shape()[0], steps[0].device());
+  check_states(
+      [&] {
+        std::vector<NDArray> xs{steps[0]};
+        xs.insert(xs.end(), states.begin(), states.end());
+        return xs;
+      }(),
+      steps[0].shape()[0]);
+  Unrolled out;
+  NDArray prev;
+  for (const NDArray& x : steps) {
+    std::vector<NDArray> xs{x};
+    xs.insert(xs.end(), states.begin(), states.end());
+    std::vector<NDArray> ys = step(xs, prev);
+    prev = ys[0];
+    out.outputs.push_back(ys[0]);
+    states.assign(ys.begin() + 1, ys.end());
+  }
+  out.states = std::move(states);
+  out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
   reset();
   return out;
 }

@@ -176,7 +176,8 @@ class ResidualCell : public RecurrentCell {
 /// step's value with probability `zoneout_outputs` (zeros before the first step), and each
 /// element of each state keeps its old value with probability `zoneout_states`; outside
 /// training it is the base cell. The previous output lives in the cell between steps: unroll
-/// starts from zeros, reset() clears it for steps called one by one. Child "base_cell".
+/// starts from zeros, reset() clears it for steps called one by one (a hybridized zoneout cell
+/// unrolls but refuses single steps in training). Child "base_cell".
 class ZoneoutCell : public RecurrentCell {
  public:
   ZoneoutCell(std::shared_ptr<RecurrentCell> base_cell, double zoneout_outputs,
@@ -190,6 +191,9 @@ class ZoneoutCell : public RecurrentCell {
   void reset() { prev_output_ = NDArray(); }
 
  private:
+  // One step from xs {x, states...} after `prev_output` (undefined: zeros).
+  std::vector<NDArray> step(const std::vector<NDArray>& xs, const NDArray& prev_output);
+
   std::shared_ptr<RecurrentCell> base_;
   double p_outputs_, p_states_;
   NDArray prev_output_;

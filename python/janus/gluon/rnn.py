@@ -153,6 +153,8 @@ def _cell_begin_state(self, batch_size=0, func=None, ctx=None, **kwargs):
 
 def _cell_call(self, inputs, states):
     ys = _janus.Block.__call__(self, inputs, *_as_list(states, type(self).__name__))
+    if isinstance(ys, _NDArray):  # a cell without states (DropoutCell)
+        return ys, []
     return ys[0], list(ys[1:])
 
 
