@@ -1,6 +1,7 @@
 """``gluon.rnn``: recurrent layers and cells, MXNet 1.9's names and call forms over the C++ ones
 (janus/nn/rnn.h, composed of registered operators, so that autograd, hybridize and export work
-as for any layer).
+as for any layer). Cells that wrap cells (BidirectionalCell, ResidualCell, ZoneoutCell) name
+their children's parameters as MXNet does: ``l_cell.i2h_weight``, ``base_cell.h2h_bias``.
 
 Layers run whole sequences: ``out = layer(x)`` or ``out, states = layer(x, states)``, with x
 ``(T, N, C)`` ('TNC') or ``(N, T, C)`` ('NTC') and each state ``(num_layers * D, N, H)``.
