@@ -374,7 +374,8 @@ class CTCLoss(Loss):
     or ``(T, N, C)`` ('TNC'); class ``C - 1`` is the blank, so C is the alphabet size plus one.
     ``label`` ``(N, L)`` ('NT') or ``(L, N)`` ('TN') holds classes in ``[0, C - 1)``, each
     sequence's labels ending at its first -1 unless ``label_lengths`` is given; ``pred_lengths``
-    (default: all T) gives each sequence's steps. The loss is +inf where no alignment exists."""
+    (default: all T) gives each sequence's steps. A sequence whose label has no alignment in its
+    steps (too short for the label and its repeats) gets 0 and no gradient, as in MXNet."""
 
     def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
         if layout not in ("NTC", "TNC"):

@@ -148,12 +148,13 @@ void ctc_forward(const KernelArgs& args, const CtcProblem& p) {
   T* loss = args.out(0).data<T>();
   for (int64_t b = 0; b < p.n; ++b) {
     const CtcLattice lat(x, p.n, b, p.steps(b), p.c, p.label(b), /*with_beta=*/false);
-    loss[b] = static_cast<T>(-lat.log_likelihood);
+    // No alignment (too few steps for the label and its repeats): 0, as MXNet (warp-ctc) gives.
+    loss[b] = lat.log_likelihood == -INFINITY ? T(0) : static_cast<T>(-lat.log_likelihood);
   }
 }
 
 // d loss / d x[t, b, k] = softmax_k - sum over states s labelled k of alpha beta / (p y_k),
-// scaled by dy[b]; zero past a sequence's length and for an impossible label (infinite loss).
+// scaled by dy[b]; zero past a sequence's length and for a label without an alignment.
 template <typename T>
 void ctc_backward(const KernelArgs& args, const CtcProblem& p) {
   const T* x = args.in(0).data<T>();
