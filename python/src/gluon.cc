@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "janus/ops/ctc_loss.h"
+
 #include "bindings.h"
 
 namespace janus::python {
@@ -897,7 +899,10 @@ void bind_rnn(py::module_& m) {
       .def(py::init([](const std::string& mode, int64_t hidden_size, int64_t num_layers,
                        const std::string& layout, double dropout, bool bidirectional,
                        int64_t input_size, py::object i2h_weight, py::object h2h_weight,
-                       py::object i2h_bias, py::object h2h_bias) {
+                       py::object i2h_bias, py::object h2h_bias, int64_t projection_size,
+                       py::object h2r_weight, std::optional<double> state_clip_min,
+                       std::optional<double> state_clip_max, bool state_clip_nan,
+                       bool use_sequence_length) {
              const nn::RNNMode md = to_rnn_mode(mode);
              return std::make_shared<nn::RecurrentLayer>(
                  md, hidden_size,
@@ -907,12 +912,21 @@ void bind_rnn(py::module_& m) {
                      .dropout = dropout,
                      .bidirectional = bidirectional,
                      .input_size = input_size,
-                     .init = to_rnn_init(i2h_weight, h2h_weight, i2h_bias, h2h_bias)});
+                     .init = to_rnn_init(i2h_weight, h2h_weight, i2h_bias, h2h_bias),
+                     .projection_size = projection_size,
+                     .h2r_init = to_init(h2r_weight),
+                     .state_clip_min = state_clip_min,
+                     .state_clip_max = state_clip_max,
+                     .state_clip_nan = state_clip_nan,
+                     .use_sequence_length = use_sequence_length});
            }),
            py::arg("mode"), py::arg("hidden_size"), py::arg("num_layers"), py::arg("layout"),
            py::arg("dropout"), py::arg("bidirectional"), py::arg("input_size"),
            py::arg("i2h_weight_initializer"), py::arg("h2h_weight_initializer"),
-           py::arg("i2h_bias_initializer"), py::arg("h2h_bias_initializer"))
+           py::arg("i2h_bias_initializer"), py::arg("h2h_bias_initializer"),
+           py::arg("projection_size") = 0, py::arg("h2r_weight_initializer") = py::none(),
+           py::arg("state_clip_min") = std::nullopt, py::arg("state_clip_max") = std::nullopt,
+           py::arg("state_clip_nan") = false, py::arg("use_sequence_length") = false)
       .def(
           "begin_state",
           [](const nn::RecurrentLayer& l, int64_t batch_size, py::object ctx) {
@@ -972,9 +986,41 @@ void bind_rnn(py::module_& m) {
         if (i < 0 || i >= n) throw py::index_error("SequentialRNNCell index out of range");
         return s[static_cast<size_t>(i)];
       });
+  // The cells that wrap cells keep their Python objects alive (keep_ref), as add() does.
+  auto as_cell = [](py::object cell, const char* where) {
+    if (!py::isinstance<nn::RecurrentCell>(cell)) {
+      JANUS_THROW(TypeError, "{}: expected a recurrent cell, got {}", where,
+                  py::repr(cell).cast<std::string>());
+    }
+    return cell.cast<std::shared_ptr<nn::RecurrentCell>>();
+  };
+  py::class_<nn::BidirectionalCell, nn::RecurrentCell, std::shared_ptr<nn::BidirectionalCell>>(
+      m, "BidirectionalCell")
+      .def(py::init([as_cell](py::object l_cell, py::object r_cell) {
+             return std::make_shared<nn::BidirectionalCell>(as_cell(l_cell, "BidirectionalCell"),
+                                                            as_cell(r_cell, "BidirectionalCell"));
+           }),
+           py::arg("l_cell"), py::arg("r_cell"));
+  py::class_<nn::DropoutCell, nn::RecurrentCell, std::shared_ptr<nn::DropoutCell>>(m, "DropoutCell")
+      .def(py::init<double>(), py::arg("rate"));
+  py::class_<nn::ResidualCell, nn::RecurrentCell, std::shared_ptr<nn::ResidualCell>>(m,
+                                                                                     "ResidualCell")
+      .def(py::init([as_cell](py::object base_cell) {
+             return std::make_shared<nn::ResidualCell>(as_cell(base_cell, "ResidualCell"));
+           }),
+           py::arg("base_cell"));
+  py::class_<nn::ZoneoutCell, nn::RecurrentCell, std::shared_ptr<nn::ZoneoutCell>>(m, "ZoneoutCell")
+      .def(py::init([as_cell](py::object base_cell, double zoneout_outputs, double zoneout_states) {
+             return std::make_shared<nn::ZoneoutCell>(as_cell(base_cell, "ZoneoutCell"),
+                                                      zoneout_outputs, zoneout_states);
+           }),
+           py::arg("base_cell"), py::arg("zoneout_outputs") = 0.0, py::arg("zoneout_states") = 0.0)
+      .def("reset", &nn::ZoneoutCell::reset);
 }
 
 void bind_losses(py::module_& m) {
+  m.def("ctc_loss", &ctc_loss, py::arg("logits"), py::arg("labels"), py::arg("data_lengths"),
+        py::arg("label_lengths"), ReleaseGil());
   py::class_<nn::Loss, std::shared_ptr<nn::Loss>>(m, "Loss")
       .def(
           "__call__",

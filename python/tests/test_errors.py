@@ -50,8 +50,8 @@ def test_uninitialised_block():
 def test_missing_recurrent_cells_are_a_clear_not_supported_error():
     from janus.gluon import rnn
     with pytest.raises(mx.base.NotSupportedError,
-                       match="gluon.rnn.BidirectionalCell: Janus does not have this cell yet"):
-        rnn.BidirectionalCell
+                       match="gluon.rnn.VariationalDropoutCell: Janus does not have this cell yet"):
+        rnn.VariationalDropoutCell
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         rnn.Nope
 

@@ -267,10 +267,11 @@ def test_bad_inputs_raise_clear_errors():
         rnn.GRU(4, layout="NCT")
     with pytest.raises(ValueError, match="activation 'sigmoid' is not supported"):
         rnn.RNN(4, activation="sigmoid")
-    with pytest.raises(NotSupportedError, match="projection_size"):
-        rnn.LSTM(4, projection_size=2)
-    with pytest.raises(NotSupportedError, match="gluon.rnn.ZoneoutCell"):
-        rnn.ZoneoutCell
+    with pytest.raises(ValueError, match="projection_size is only for an LSTM"):
+        rnn._RNNLayer("gru", 4, 1, "TNC", 0, False, 0, None, None, "zeros", "zeros", "float32",
+                      False, projection_size=2)
+    with pytest.raises(NotSupportedError, match="gluon.rnn.VariationalDropoutCell"):
+        rnn.VariationalDropoutCell
     cell = rnn.GRUCell(3)
     cell.initialize()
     with pytest.raises(ValueError, match=r"grucell\d+: input has shape \[2, 3, 1\], expected "

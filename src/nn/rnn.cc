@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 #include <utility>
 
@@ -116,7 +117,7 @@ RNNLayout parse_rnn_layout(const std::string& layout, const std::string& where) 
 
 std::string rnn_param_name_from_mxnet(const std::string& name) {
   static const std::regex unfused(
-      R"((^|.*\.)_unfused\.(\d+)\.(?:(l|r)_cell\.)?((?:i2h|h2h)_(?:weight|bias))$)");
+      R"((^|.*\.)_unfused\.(\d+)\.(?:(l|r)_cell\.)?((?:i2h|h2h)_(?:weight|bias)|h2r_weight)$)");
   std::smatch m;
   if (!std::regex_match(name, m, unfused)) return "";
   const std::string dir = m[3].matched ? m[3].str() : "l";
@@ -145,9 +146,8 @@ void RecurrentCell::check_states(const std::vector<NDArray>& xs, int64_t n) cons
   }
 }
 
-RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
-                                              std::vector<NDArray> states, RNNLayout layout,
-                                              bool merge_outputs) {
+std::vector<NDArray> RecurrentCell::unroll_steps(int64_t length, const std::vector<NDArray>& inputs,
+                                                 RNNLayout layout) const {
   JANUS_CHECK(length > 0, ValueError, "{}: unroll length is {}, expected > 0", name(), length);
   const int64_t time_axis = layout == RNNLayout::kTNC ? 0 : 1;
   std::vector<NDArray> steps;
@@ -168,6 +168,21 @@ RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<
                 name(), length, inputs.size(), length);
     steps = inputs;
   }
+  return steps;
+}
+
+std::vector<NDArray> RecurrentCell::unroll_outputs(std::vector<NDArray> steps, RNNLayout layout,
+                                                   bool merge_outputs) {
+  if (!merge_outputs) return steps;
+  const int64_t time_axis = layout == RNNLayout::kTNC ? 0 : 1;
+  for (NDArray& y : steps) y = expand_dims(y, time_axis);
+  return {concat_all(std::move(steps), time_axis)};
+}
+
+RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
+                                              std::vector<NDArray> states, RNNLayout layout,
+                                              bool merge_outputs) {
+  const std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
   if (states.empty()) states = begin_state(steps[0].shape()[0], steps[0].device());
   Unrolled out;
   for (const NDArray& x : steps) {
@@ -178,10 +193,7 @@ RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<
     states.assign(ys.begin() + 1, ys.end());
   }
   out.states = std::move(states);
-  if (merge_outputs) {
-    for (NDArray& y : out.outputs) y = expand_dims(y, time_axis);
-    out.outputs = {concat_all(std::move(out.outputs), time_axis)};
-  }
+  out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
   return out;
 }
 
@@ -276,6 +288,211 @@ std::vector<NDArray> SequentialRNNCell::forward(const std::vector<NDArray>& xs) 
   return out;
 }
 
+RecurrentCell::Unrolled SequentialRNNCell::unroll(int64_t length,
+                                                  const std::vector<NDArray>& inputs,
+                                                  std::vector<NDArray> states, RNNLayout layout,
+                                                  bool merge_outputs) {
+  JANUS_CHECK(!cells_.empty(), ValueError, "{}: has no cells; add() some first", name());
+  std::vector<NDArray> seq = unroll_steps(length, inputs, layout);
+  const int64_t n = seq[0].shape()[0];
+  if (states.empty()) states = begin_state(n, seq[0].device());
+  const std::vector<Shape> shapes = state_shapes(n);
+  JANUS_CHECK(states.size() == shapes.size(), ValueError,
+              "{}: unroll got {} states, expected {} (begin_state gives them)", name(),
+              states.size(), shapes.size());
+  Unrolled out;
+  size_t next = 0;
+  for (const auto& c : cells_) {
+    const size_t k = c->num_states();
+    std::vector<NDArray> begin(states.begin() + static_cast<std::ptrdiff_t>(next),
+                               states.begin() + static_cast<std::ptrdiff_t>(next + k));
+    next += k;
+    Unrolled u = c->unroll(length, seq, std::move(begin), layout, /*merge_outputs=*/false);
+    seq = std::move(u.outputs);
+    out.states.insert(out.states.end(), u.states.begin(), u.states.end());
+  }
+  out.outputs = unroll_outputs(std::move(seq), layout, merge_outputs);
+  return out;
+}
+
+BidirectionalCell::BidirectionalCell(std::shared_ptr<RecurrentCell> l_cell,
+                                     std::shared_ptr<RecurrentCell> r_cell)
+    : RecurrentCell("bidirectionalcell") {
+  JANUS_CHECK(l_cell && r_cell, ValueError, "{}: l_cell and r_cell must both be cells", name());
+  l_cell_ = register_child(std::move(l_cell), "l_cell");
+  r_cell_ = register_child(std::move(r_cell), "r_cell");
+}
+
+std::vector<NDArray> BidirectionalCell::forward(const std::vector<NDArray>&) {
+  JANUS_THROW(NotImplementedError, "{}: a bidirectional cell cannot be stepped; use unroll",
+              name());
+}
+
+std::vector<Shape> BidirectionalCell::state_shapes(int64_t batch_size) const {
+  std::vector<Shape> out = l_cell_->state_shapes(batch_size);
+  const std::vector<Shape> r = r_cell_->state_shapes(batch_size);
+  out.insert(out.end(), r.begin(), r.end());
+  return out;
+}
+
+RecurrentCell::Unrolled BidirectionalCell::unroll(int64_t length,
+                                                  const std::vector<NDArray>& inputs,
+                                                  std::vector<NDArray> states, RNNLayout layout,
+                                                  bool merge_outputs) {
+  std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
+  const int64_t n = steps[0].shape()[0];
+  if (states.empty()) states = begin_state(n, steps[0].device());
+  const size_t kl = l_cell_->num_states();
+  JANUS_CHECK(states.size() == kl + r_cell_->num_states(), ValueError,
+              "{}: unroll got {} states, expected {} (begin_state gives them)", name(),
+              states.size(), kl + r_cell_->num_states());
+  Unrolled l = l_cell_->unroll(length, steps, {states.begin(), states.begin() + kl}, layout, false);
+  std::reverse(steps.begin(), steps.end());
+  Unrolled r = r_cell_->unroll(length, steps, {states.begin() + kl, states.end()}, layout, false);
+  std::reverse(r.outputs.begin(), r.outputs.end());
+  Unrolled out;
+  for (size_t t = 0; t < l.outputs.size(); ++t) {
+    out.outputs.push_back(concat(l.outputs[t], r.outputs[t], 1));
+  }
+  out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
+  out.states = std::move(l.states);
+  out.states.insert(out.states.end(), r.states.begin(), r.states.end());
+  return out;
+}
+
+std::string BidirectionalCell::describe() const {
+  return fmt::format("BidirectionalCell(forward={}, backward={})", l_cell_->describe(),
+                     r_cell_->describe());
+}
+
+DropoutCell::DropoutCell(double rate) : RecurrentCell("dropoutcell"), rate_(rate) {
+  JANUS_CHECK(rate >= 0 && rate < 1, ValueError, "{}: rate is {}, expected a value in [0, 1)",
+              name(), rate);
+}
+
+std::vector<NDArray> DropoutCell::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(xs.size() == 1, ValueError, "{}: called with {} states, expected none", name(),
+              xs.empty() ? 0 : xs.size() - 1);
+  if (rate_ == 0 || !autograd::is_training()) return {xs[0]};
+  return {dropout(xs[0], rate_, true)};
+}
+
+std::string DropoutCell::describe() const { return fmt::format("DropoutCell(rate={})", rate_); }
+
+ResidualCell::ResidualCell(std::shared_ptr<RecurrentCell> base_cell)
+    : RecurrentCell("residualcell") {
+  JANUS_CHECK(base_cell != nullptr, ValueError, "{}: base_cell must be a cell", name());
+  base_ = register_child(std::move(base_cell), "base_cell");
+}
+
+std::vector<Shape> ResidualCell::state_shapes(int64_t batch_size) const {
+  return base_->state_shapes(batch_size);
+}
+
+std::vector<NDArray> ResidualCell::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+  std::vector<NDArray> ys = (*base_)(xs);
+  JANUS_CHECK(ys[0].shape() == xs[0].shape(), ShapeError,
+              "{}: the base cell's output has shape {} and its input {}; a residual connection "
+              "needs them equal",
+              name(), ys[0].shape(), xs[0].shape());
+  ys[0] = ys[0] + xs[0];
+  return ys;
+}
+
+std::string ResidualCell::describe() const {
+  return fmt::format("ResidualCell({})", base_->describe());
+}
+
+ZoneoutCell::ZoneoutCell(std::shared_ptr<RecurrentCell> base_cell, double zoneout_outputs,
+                         double zoneout_states)
+    : RecurrentCell("zoneoutcell"), p_outputs_(zoneout_outputs), p_states_(zoneout_states) {
+  JANUS_CHECK(base_cell != nullptr, ValueError, "{}: base_cell must be a cell", name());
+  JANUS_CHECK(dynamic_cast<BidirectionalCell*>(base_cell.get()) == nullptr, ValueError,
+              "{}: a BidirectionalCell cannot be stepped, so it takes no zoneout; wrap the cells "
+              "under it instead",
+              name());
+  for (double p : {zoneout_outputs, zoneout_states}) {
+    JANUS_CHECK(p >= 0 && p < 1, ValueError,
+                "{}: zoneout probability is {}, expected a value in [0, 1)", name(), p);
+  }
+  base_ = register_child(std::move(base_cell), "base_cell");
+}
+
+std::vector<Shape> ZoneoutCell::state_shapes(int64_t batch_size) const {
+  return base_->state_shapes(batch_size);
+}
+
+namespace {
+// `fresh` where a Bernoulli(1 - p) draw keeps it, else `old` (MXNet draws the mask as
+// dropout(ones, p) != 0).
+NDArray zoneout(const NDArray& fresh, const NDArray& old, double p) {
+  const NDArray keep = dropout(ones(fresh.shape(), fresh.dtype(), fresh.device()), p, true);
+  return where(keep, fresh, old);
+}
+}  // namespace
+
+std::vector<NDArray> ZoneoutCell::step(const std::vector<NDArray>& xs, const NDArray& prev_output) {
+  std::vector<NDArray> ys = (*base_)(xs);
+  if (!autograd::is_training()) return ys;
+  if (p_outputs_ > 0) {
+    const NDArray prev = prev_output.defined() && prev_output.shape() == ys[0].shape()
+                             ? prev_output
+                             : zeros(ys[0].shape(), ys[0].dtype(), ys[0].device());
+    ys[0] = zoneout(ys[0], prev, p_outputs_);
+  }
+  if (p_states_ > 0) {
+    for (size_t i = 1; i < ys.size(); ++i) ys[i] = zoneout(ys[i], xs[i], p_states_);
+  }
+  return ys;
+}
+
+std::vector<NDArray> ZoneoutCell::forward(const std::vector<NDArray>& xs) {
+  // A traced graph would hold the previous output as a constant.
+  JANUS_CHECK(!(is_hybridized() && autograd::is_training() && p_outputs_ > 0), NotImplementedError,
+              "{}: a hybridized zoneout cell cannot be stepped in training (its previous output "
+              "lives between calls); use unroll, or do not hybridize it",
+              name());
+  std::vector<NDArray> ys = step(xs, prev_output_);
+  prev_output_ = ys[0];
+  return ys;
+}
+
+RecurrentCell::Unrolled ZoneoutCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
+                                            std::vector<NDArray> states, RNNLayout layout,
+                                            bool merge_outputs) {
+  // Steps the base cell directly, the previous output carried here (so that a hybridized
+  // zoneout cell unrolls too).
+  const std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
+  if (states.empty()) states = begin_state(steps[0].shape()[0], steps[0].device());
+  check_states(
+      [&] {
+        std::vector<NDArray> xs{steps[0]};
+        xs.insert(xs.end(), states.begin(), states.end());
+        return xs;
+      }(),
+      steps[0].shape()[0]);
+  Unrolled out;
+  NDArray prev;
+  for (const NDArray& x : steps) {
+    std::vector<NDArray> xs{x};
+    xs.insert(xs.end(), states.begin(), states.end());
+    std::vector<NDArray> ys = step(xs, prev);
+    prev = ys[0];
+    out.outputs.push_back(ys[0]);
+    states.assign(ys.begin() + 1, ys.end());
+  }
+  out.states = std::move(states);
+  out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
+  reset();
+  return out;
+}
+
+std::string ZoneoutCell::describe() const {
+  return fmt::format("ZoneoutCell(p_out={}, p_state={}, {})", p_outputs_, p_states_,
+                     base_->describe());
+}
+
 // ---- layers ----
 
 RecurrentLayer::RecurrentLayer(RNNMode mode, int64_t hidden_size, RecurrentLayerOptions options)
@@ -287,27 +504,51 @@ RecurrentLayer::RecurrentLayer(RNNMode mode, int64_t hidden_size, RecurrentLayer
               "{}: dropout is {}, expected a value in [0, 1)", name(), options_.dropout);
   JANUS_CHECK(options_.input_size >= 0, ValueError,
               "{}: input_size is {}, expected >= 0 (0: inferred)", name(), options_.input_size);
+  const bool lstm = mode == RNNMode::kLSTM;
+  const int64_t proj = options_.projection_size;
+  JANUS_CHECK(proj >= 0, ValueError, "{}: projection_size is {}, expected >= 0 (0: none)", name(),
+              proj);
+  JANUS_CHECK(proj == 0 || lstm, ValueError, "{}: projection_size is only for an LSTM", name());
+  JANUS_CHECK(proj < hidden_size, ValueError,
+              "{}: projection_size {} must be smaller than hidden_size {}", name(), proj,
+              hidden_size);
+  const bool clip = options_.state_clip_min.has_value() || options_.state_clip_max.has_value();
+  JANUS_CHECK(!clip || lstm, ValueError, "{}: state clipping is only for an LSTM", name());
+  JANUS_CHECK(options_.state_clip_min.has_value() == options_.state_clip_max.has_value(),
+              ValueError, "{}: state_clip_min and state_clip_max must be given together", name());
+  JANUS_CHECK(!clip || *options_.state_clip_min <= *options_.state_clip_max, ValueError,
+              "{}: state_clip_min {} is larger than state_clip_max {}", name(),
+              *options_.state_clip_min, *options_.state_clip_max);
   const int64_t gh = rnn_gates(mode) * hidden_size;
+  const int64_t out_size = proj > 0 ? proj : hidden_size;  // each direction's output width
   const int64_t dirs = options_.bidirectional ? 2 : 1;
   int64_t in = options_.input_size;
   const RNNInit& init = options_.init;
   for (int64_t l = 0; l < options_.num_layers; ++l) {
     for (int64_t d = 0; d < dirs; ++d) {
       const std::string p = fmt::format("{}{}_", d == 0 ? 'l' : 'r', l);
-      directions_.push_back(
-          {register_param(p + "i2h_weight", Shape{gh, in}, init.i2h_weight),
-           register_param(p + "h2h_weight", Shape{gh, hidden_size}, init.h2h_weight),
-           register_param(p + "i2h_bias", Shape{gh}, init.i2h_bias),
-           register_param(p + "h2h_bias", Shape{gh}, init.h2h_bias)});
+      Direction dir{register_param(p + "i2h_weight", Shape{gh, in}, init.i2h_weight),
+                    register_param(p + "h2h_weight", Shape{gh, out_size}, init.h2h_weight),
+                    register_param(p + "i2h_bias", Shape{gh}, init.i2h_bias),
+                    register_param(p + "h2h_bias", Shape{gh}, init.h2h_bias), nullptr};
+      if (proj > 0) {
+        dir.h2r_weight =
+            register_param(p + "h2r_weight", Shape{proj, hidden_size}, options_.h2r_init);
+      }
+      directions_.push_back(std::move(dir));
     }
-    in = hidden_size * dirs;
+    in = out_size * dirs;
   }
 }
 
 std::vector<Shape> RecurrentLayer::state_shapes(int64_t batch_size) const {
   const int64_t dirs = options_.bidirectional ? 2 : 1;
-  return std::vector<Shape>(rnn_num_states(mode_),
-                            Shape{options_.num_layers * dirs, batch_size, hidden_});
+  std::vector<Shape> out(rnn_num_states(mode_),
+                         Shape{options_.num_layers * dirs, batch_size, hidden_});
+  if (options_.projection_size > 0) {
+    out[0] = Shape{options_.num_layers * dirs, batch_size, options_.projection_size};
+  }
+  return out;
 }
 
 std::vector<NDArray> RecurrentLayer::begin_state(int64_t batch_size, Device device) const {
@@ -318,9 +559,31 @@ std::vector<NDArray> RecurrentLayer::begin_state(int64_t batch_size, Device devi
   return out;
 }
 
+std::vector<NDArray> RecurrentLayer::lstm_step(const Direction& d, const NDArray& i2h,
+                                               const NDArray& h2h, const NDArray& c_prev) const {
+  const std::vector<NDArray> g = split(i2h + h2h, 4, 1);  // i, f, c~, o
+  NDArray c = sigmoid(g[1]) * c_prev + sigmoid(g[0]) * tanh(g[2]);
+  if (options_.state_clip_min) {
+    const double lo = *options_.state_clip_min;
+    NDArray clipped = clip(c, lo, *options_.state_clip_max);
+    if (options_.state_clip_nan) {
+      // NaN != NaN: cuDNN's clipping without NaN propagation gives the lower bound there.
+      clipped = where(equal(c, c), clipped, full(Shape{1, 1}, lo, c.dtype(), c.device()));
+    }
+    c = std::move(clipped);
+  }
+  NDArray h = sigmoid(g[3]) * tanh(c);
+  if (d.h2r_weight) {
+    // r = h . h2r_weight^T (no bias): [N, H] -> [N, P].
+    const NDArray& w = d.h2r_weight->data(c.device());
+    h = fully_connected(h, w, zeros(Shape{w.shape()[0]}, w.dtype(), w.device()));
+  }
+  return {std::move(h), std::move(c)};
+}
+
 std::vector<NDArray> RecurrentLayer::run_direction(const Direction& d, const NDArray& seq,
-                                                   std::vector<NDArray> states,
-                                                   bool reverse) const {
+                                                   std::vector<NDArray> states, bool reverse,
+                                                   const std::vector<NDArray>& valid) const {
   const Device dev = seq.device();
   const int64_t t_len = seq.shape()[0];
   const int64_t n = seq.shape()[1];
@@ -335,8 +598,19 @@ std::vector<NDArray> RecurrentLayer::run_direction(const Direction& d, const NDA
   std::vector<NDArray> outputs(static_cast<size_t>(t_len));
   for (int64_t k = 0; k < t_len; ++k) {
     const int64_t t = reverse ? t_len - 1 - k : k;
-    states = recur(mode_, step_of(i2h_all, 0, t), fully_connected(states[0], w_h, b_h), states);
-    outputs[static_cast<size_t>(t)] = expand_dims(states[0], 0);
+    const NDArray i2h = step_of(i2h_all, 0, t);
+    const NDArray h2h = fully_connected(states[0], w_h, b_h);
+    std::vector<NDArray> next = mode_ == RNNMode::kLSTM ? lstm_step(d, i2h, h2h, states[1])
+                                                        : recur(mode_, i2h, h2h, states);
+    if (valid.empty()) {
+      states = std::move(next);
+      outputs[static_cast<size_t>(t)] = expand_dims(states[0], 0);
+    } else {
+      // Past a sequence's end its states stay and its output is zero.
+      const NDArray& m = valid[static_cast<size_t>(t)];
+      for (size_t i = 0; i < states.size(); ++i) states[i] = where(m, next[i], states[i]);
+      outputs[static_cast<size_t>(t)] = expand_dims(next[0] * m, 0);
+    }
   }
   std::vector<NDArray> out{concat_all(std::move(outputs), 0)};
   out.insert(out.end(), states.begin(), states.end());
@@ -350,22 +624,44 @@ std::vector<NDArray> RecurrentLayer::forward(const std::vector<NDArray>& xs) {
   JANUS_CHECK(x.ndim() == 3, ShapeError, "{}: input has shape {}, expected {} (layout {})", name(),
               x.shape(), ntc ? "[batch, time, features]" : "[time, batch, features]",
               ntc ? "NTC" : "TNC");
+  const int64_t t_len = x.shape()[ntc ? 1 : 0];
   const int64_t n = x.shape()[ntc ? 0 : 1];
   const std::vector<Shape> shapes = state_shapes(n);
-  const bool given = xs.size() > 1;
-  JANUS_CHECK(!given || xs.size() == shapes.size() + 1, ValueError,
-              "{}: called with {} states, expected {} (begin_state gives them)", name(),
-              xs.size() - 1, shapes.size());
-  for (size_t i = 1; given && i < xs.size(); ++i) {
+  const bool with_len = options_.use_sequence_length;
+  const size_t num_states = xs.size() - 1 - (with_len ? 1 : 0);
+  JANUS_CHECK(!with_len || xs.size() >= 2, ValueError,
+              "{}: use_sequence_length is set, expected a sequence_length input after the data "
+              "(and the states)",
+              name());
+  const bool given = num_states > 0;
+  JANUS_CHECK(!given || num_states == shapes.size(), ValueError,
+              "{}: called with {} states, expected {} (begin_state gives them)", name(), num_states,
+              shapes.size());
+  for (size_t i = 1; given && i <= num_states; ++i) {
     JANUS_CHECK(xs[i].shape() == shapes[i - 1], ShapeError,
                 "{}: state {} has shape {}, expected {} (num_layers x directions, batch, hidden)",
                 name(), i - 1, xs[i].shape(), shapes[i - 1]);
+  }
+  // valid[t]: [N, 1], 1 where step t is within sequence n.
+  std::vector<NDArray> valid;
+  if (with_len) {
+    const NDArray& len = xs.back();
+    JANUS_CHECK(len.shape() == Shape{n}, ShapeError,
+                "{}: sequence_length has shape {}, expected [{}] (one length per sequence)", name(),
+                len.shape(), n);
+    const NDArray lengths = reshape(cast(len, DType::kFloat32), Shape{n, 1});
+    for (int64_t t = 0; t < t_len; ++t) {
+      valid.push_back(cast(
+          greater(lengths, full(Shape{1, 1}, static_cast<double>(t), DType::kFloat32, x.device())),
+          DType::kFloat32));
+    }
   }
   const int64_t dirs = options_.bidirectional ? 2 : 1;
   // Layer 0 reads the input in each direction.
   for (int64_t d = 0; d < dirs; ++d) infer_input_size(name(), directions_[d].i2h_weight, x);
   const std::vector<NDArray> begin =
-      given ? std::vector<NDArray>(xs.begin() + 1, xs.end()) : begin_state(n, x.device());
+      given ? std::vector<NDArray>(xs.begin() + 1, xs.begin() + 1 + num_states)
+            : begin_state(n, x.device());
   const bool drop = options_.dropout > 0 && autograd::is_training();
   NDArray seq = ntc ? transpose(x, {1, 0, 2}) : x;
   std::vector<std::vector<NDArray>> finals(begin.size());
@@ -375,8 +671,10 @@ std::vector<NDArray> RecurrentLayer::forward(const std::vector<NDArray>& xs) {
       const int64_t i = l * dirs + d;
       std::vector<NDArray> states;
       for (const NDArray& s : begin) states.push_back(step_of(s, 0, i));
+      // A reverse direction over padded sequences reads each one's valid steps backwards:
+      // running from T - 1 down with the states held until the last valid step does that.
       std::vector<NDArray> ys = run_direction(directions_[static_cast<size_t>(i)], seq,
-                                              std::move(states), /*reverse=*/d == 1);
+                                              std::move(states), /*reverse=*/d == 1, valid);
       outs.push_back(ys[0]);
       for (size_t k = 0; k < begin.size(); ++k) finals[k].push_back(expand_dims(ys[k + 1], 0));
     }

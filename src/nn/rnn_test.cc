@@ -463,7 +463,85 @@ TEST(RecurrentLayer, MXNetsUnfusedSaveNamesMapToTheLayersNames) {
   EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.i2h_weight"), "l0_i2h_weight");
   EXPECT_EQ(rnn_param_name_from_mxnet("enc._unfused.2.i2h_weight"), "enc.l2_i2h_weight");
   EXPECT_EQ(rnn_param_name_from_mxnet("0.weight"), "");
-  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.h2r_weight"), "");
+  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.h2r_weight"), "l0_h2r_weight");
+  EXPECT_EQ(rnn_param_name_from_mxnet("_unfused.0.l_cell.h2r_bias"), "");
+}
+
+NDArray step_of_test(const NDArray& s, int64_t i) {
+  return squeeze(slice_axis(s, 0, i, i + 1), {0});
+}
+
+// Copies `from`'s parameters into `to` under the names `rename` gives.
+void copy_params(const Block& from, Block& to,
+                 const std::function<std::string(const std::string&)>& rename) {
+  ParameterDict dst = to.collect_params();
+  for (const auto& [name, p] : from.collect_params()) dst.at(rename(name))->set_data(p->data());
+}
+
+TEST(BidirectionalCell, UnrollsAsABidirectionalLayer) {
+  auto layer = std::make_shared<RecurrentLayer>(
+      RNNMode::kGRU, 3, RecurrentLayerOptions{.bidirectional = true, .input_size = 2});
+  layer->initialize(Uniform(0.5));
+  BidirectionalCell cell(std::make_shared<GatedCell>(RNNMode::kGRU, 3, 2),
+                         std::make_shared<GatedCell>(RNNMode::kGRU, 3, 2));
+  cell.initialize();
+  copy_params(*layer, cell, [](const std::string& n) {
+    return (n[0] == 'l' ? "l_cell." : "r_cell.") + n.substr(3);
+  });
+  const NDArray x = randn({4, 2, 2}, 3);  // T, N, C
+  const NDArray h0 = randn({2, 2, 3}, 4);
+  const std::vector<NDArray> want = (*layer)({x, h0});
+  const RecurrentCell::Unrolled got =
+      cell.unroll(4, {x}, {step_of_test(h0, 0), step_of_test(h0, 1)}, RNNLayout::kTNC, true);
+  expect_near(got.outputs[0], values(want[0]), 1e-5, "outputs");
+  expect_near(got.states[1], values(step_of_test(want[1], 1)), 1e-5, "reverse final state");
+  EXPECT_THAT(error_of<NotImplementedError>([&] {
+                cell({x, h0});
+              }),
+              HasSubstr("a bidirectional cell cannot be stepped; use unroll"));
+}
+
+TEST(RecurrentLayer, FullSequenceLengthsGiveTheLayerWithoutThem) {
+  RecurrentLayerOptions with_len{.num_layers = 2, .bidirectional = true, .input_size = 3};
+  with_len.projection_size = 2;
+  with_len.use_sequence_length = true;
+  RecurrentLayerOptions plain_options = with_len;
+  plain_options.use_sequence_length = false;
+  RecurrentLayer layer(RNNMode::kLSTM, 4, with_len);
+  RecurrentLayer plain(RNNMode::kLSTM, 4, plain_options);
+  layer.initialize(Uniform(0.5));
+  plain.initialize();
+  copy_params(layer, plain, [](const std::string& n) { return n; });
+  EXPECT_EQ(layer.collect_params().at("r1_h2r_weight")->shape(), (Shape{2, 4}));
+  const NDArray x = randn({5, 3, 3}, 5);
+  const std::vector<NDArray> states = layer.begin_state(3);
+  EXPECT_EQ(states[0].shape(), (Shape{4, 3, 2}));
+  const std::vector<NDArray> got = layer({x, states[0], states[1], full({3}, 5.0)});
+  const std::vector<NDArray> want = plain({x, states[0], states[1]});
+  for (size_t i = 0; i < 3; ++i) expect_near(got[i], values(want[i]), 1e-6, "output");
+  // Shorter: zeros past each length.
+  const NDArray out = layer({x, from_vector<int32_t>({5, 1, 3}, {3})})[0];
+  const Vec v = values(out);  // [T, N, 2 P]
+  for (int64_t t = 1; t < 5; ++t) {
+    for (int64_t k = 0; k < 4; ++k) EXPECT_EQ(v[static_cast<size_t>((t * 3 + 1) * 4 + k)], 0);
+  }
+  EXPECT_THAT(error_of<ValueError>([&] { layer({x}); }),
+              HasSubstr("use_sequence_length is set, expected a sequence_length input"));
+}
+
+TEST(ModifierCells, OutsideTrainingTheyAreTheirBaseCells) {
+  auto base = std::make_shared<GatedCell>(RNNMode::kLSTM, 3, 2);
+  ZoneoutCell zoneout(base, 0.5, 0.5);
+  zoneout.initialize();
+  const NDArray x = randn({4, 2}, 6);
+  const std::vector<NDArray> s = zoneout.begin_state(4);
+  expect_near(zoneout({x, s[0], s[1]})[0], values((*base)({x, s[0], s[1]})[0]), 0, "zoneout");
+  expect_near(DropoutCell(0.5)(std::vector<NDArray>{x})[0], values(x), 0, "dropout");
+  auto gru = std::make_shared<GatedCell>(RNNMode::kGRU, 2, 2);
+  ResidualCell residual(gru);
+  residual.initialize();
+  const NDArray h = randn({4, 2}, 7);
+  expect_near(residual({x, h})[0], values((*gru)({x, h})[0] + x), 1e-7, "residual");
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Recurrent layers (Gluon's rnn.RNN, LSTM, GRU) and cells (RNNCell, LSTMCell, GRUCell,
-// SequentialRNNCell), composed of registered operators (fully_connected, slice_axis, concat,
-// sigmoid, tanh, elementwise), so that autograd, hybridize, export and the deploy runtime need
-// nothing of their own. Parameter names, shapes and gate order are MXNet 1.9's, so that
-// parameters saved by MXNet load and give its numbers. Layer: nn.
+// SequentialRNNCell, BidirectionalCell, DropoutCell, ResidualCell, ZoneoutCell), composed of
+// registered operators (fully_connected, slice_axis, concat, sigmoid, tanh, elementwise), so that
+// autograd, hybridize, export and the deploy runtime need nothing of their own. Parameter names,
+// shapes and gate order are MXNet 1.9's, so that parameters saved by MXNet load and give its
+// numbers. Layer: nn.
 //
 //   auto lstm = std::make_shared<nn::RecurrentLayer>(nn::RNNMode::kLSTM, /*hidden_size=*/100);
 //   lstm->initialize(nn::Xavier());
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,11 +73,18 @@ class RecurrentCell : public Block {
   };
   /// Runs `length` steps over `inputs`: either one merged [T, N, C] / [N, T, C] array (by
   /// layout) or `length` arrays [N, C]. Empty `states` start from begin_state.
-  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
-                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
-                  bool merge_outputs = false);
+  virtual Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                          std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                          bool merge_outputs = false);
 
  protected:
+  /// The `length` steps [N, C] of unroll's `inputs` (one merged array or one per step).
+  std::vector<NDArray> unroll_steps(int64_t length, const std::vector<NDArray>& inputs,
+                                    RNNLayout layout) const;
+  /// Step outputs [N, H] as unroll returns them: merged into one array along the layout's time
+  /// axis, or as they are.
+  static std::vector<NDArray> unroll_outputs(std::vector<NDArray> steps, RNNLayout layout,
+                                             bool merge_outputs);
   /// Checks the number and shapes of the states in xs (after the input) for batch `n`.
   void check_states(const std::vector<NDArray>& xs, int64_t n) const;
 };
@@ -105,6 +114,11 @@ class SequentialRNNCell : public RecurrentCell {
   SequentialRNNCell();
   void add(std::shared_ptr<RecurrentCell> cell);
   std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  /// Each cell unrolled over the whole sequence in turn (as MXNet does), so that a
+  /// BidirectionalCell may be one of them.
+  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                  bool merge_outputs = false) override;
   std::vector<Shape> state_shapes(int64_t batch_size) const override;
   std::string describe() const override { return "SequentialRNNCell"; }
   size_t size() const { return cells_.size(); }
@@ -112,6 +126,77 @@ class SequentialRNNCell : public RecurrentCell {
 
  private:
   std::vector<std::shared_ptr<RecurrentCell>> cells_;
+};
+
+/// Gluon's BidirectionalCell: `l_cell` unrolled forward and `r_cell` over the reversed steps,
+/// their outputs concatenated on the feature axis ([N, Hl + Hr] per step); the states are
+/// l_cell's then r_cell's. Children "l_cell" and "r_cell" (MXNet's parameter names
+/// "l_cell.i2h_weight", ...). It has no single step: forward() is a NotImplementedError.
+class BidirectionalCell : public RecurrentCell {
+ public:
+  BidirectionalCell(std::shared_ptr<RecurrentCell> l_cell, std::shared_ptr<RecurrentCell> r_cell);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                  bool merge_outputs = false) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override;
+
+ private:
+  std::shared_ptr<RecurrentCell> l_cell_, r_cell_;
+};
+
+/// Gluon's DropoutCell: dropout of rate `rate` on the input in training (identity otherwise),
+/// no states, no parameters.
+class DropoutCell : public RecurrentCell {
+ public:
+  explicit DropoutCell(double rate);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::vector<Shape> state_shapes(int64_t) const override { return {}; }
+  std::string describe() const override;
+
+ private:
+  double rate_;
+};
+
+/// Gluon's ResidualCell: the base cell's step with its input added to its output (the output
+/// and input widths must agree); the base cell's states. Child "base_cell".
+class ResidualCell : public RecurrentCell {
+ public:
+  explicit ResidualCell(std::shared_ptr<RecurrentCell> base_cell);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override;
+
+ private:
+  std::shared_ptr<RecurrentCell> base_;
+};
+
+/// Gluon's ZoneoutCell: in training, each element of the base cell's output keeps its previous
+/// step's value with probability `zoneout_outputs` (zeros before the first step), and each
+/// element of each state keeps its old value with probability `zoneout_states`; outside
+/// training it is the base cell. The previous output lives in the cell between steps: unroll
+/// starts from zeros, reset() clears it for steps called one by one (a hybridized zoneout cell
+/// unrolls but refuses single steps in training). Child "base_cell".
+class ZoneoutCell : public RecurrentCell {
+ public:
+  ZoneoutCell(std::shared_ptr<RecurrentCell> base_cell, double zoneout_outputs,
+              double zoneout_states);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                  bool merge_outputs = false) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override;
+  void reset() { prev_output_ = NDArray(); }
+
+ private:
+  // One step from xs {x, states...} after `prev_output` (undefined: zeros).
+  std::vector<NDArray> step(const std::vector<NDArray>& xs, const NDArray& prev_output);
+
+  std::shared_ptr<RecurrentCell> base_;
+  double p_outputs_, p_states_;
+  NDArray prev_output_;
 };
 
 struct RecurrentLayerOptions {
@@ -123,12 +208,28 @@ struct RecurrentLayerOptions {
   /// The features of the input; 0 = inferred from the first input.
   int64_t input_size = 0;
   RNNInit init;
+  /// LSTM only: P > 0 projects each step's h [N, H] to r = h . h2r_weight^T [N, P] (LSTMP,
+  /// parameters {l,r}{layer}_h2r_weight [P, H]); r is the output, the recurrent input and the
+  /// h state ([num_layers D, N, P]); c stays [num_layers D, N, H].
+  int64_t projection_size = 0;
+  InitializerPtr h2r_init;
+  /// LSTM only: the cell state clipped to [min, max] after each step (both or neither given);
+  /// with state_clip_nan a NaN there becomes min, else it propagates (cuDNN's clipping, which
+  /// MXNet's GPU LSTM uses).
+  std::optional<double> state_clip_min, state_clip_max;
+  bool state_clip_nan = false;
+  /// forward takes a last input sequence_length [N] (any numeric dtype): sequence n is valid
+  /// for its first sequence_length[n] steps; outputs past them are zeros, final states are
+  /// those of the last valid step, and a reverse direction runs over the valid steps only
+  /// (cuDNN's padded sequences, as MXNet's use_sequence_length).
+  bool use_sequence_length = false;
 };
 
 /// Gluon's rnn.RNN, LSTM and GRU: `num_layers` layers of a recurrence over whole sequences,
 /// each in one direction or two (outputs concatenated on the feature axis). Parameters
 /// {l,r}{layer}_{i2h,h2h}_{weight,bias} as in MXNet ("l0_i2h_weight", "r0_h2h_bias").
-/// forward({x}) gives {out}; forward({x, states...}) gives {out, final states...}. x is
+/// forward({x}) gives {out}; forward({x, states...}) gives {out, final states...}, each with
+/// sequence_length appended when use_sequence_length. x is
 /// [T, N, C] (TNC) or [N, T, C] (NTC); out [T, N, D H] or [N, T, D H]; each state
 /// [num_layers D, N, H] (D = 2 if bidirectional), layer-major: l0, r0, l1, r1, ...
 class RecurrentLayer : public Block {
@@ -146,12 +247,17 @@ class RecurrentLayer : public Block {
 
  private:
   struct Direction {
-    ParameterPtr i2h_weight, h2h_weight, i2h_bias, h2h_bias;
+    ParameterPtr i2h_weight, h2h_weight, i2h_bias, h2h_bias, h2r_weight;
   };
   // One layer in one direction over seq [T, N, C] from states {h [N, H], (c)}: the outputs
-  // [T, N, H] and the final states.
+  // [T, N, H] and the final states. `valid` (with use_sequence_length): one [N, 1] float mask
+  // per step, 1 where the step is within the sequence.
   std::vector<NDArray> run_direction(const Direction& d, const NDArray& seq,
-                                     std::vector<NDArray> states, bool reverse) const;
+                                     std::vector<NDArray> states, bool reverse,
+                                     const std::vector<NDArray>& valid) const;
+  // One LSTM step with the layer's state clipping and projection: {h (or r), c}.
+  std::vector<NDArray> lstm_step(const Direction& d, const NDArray& i2h, const NDArray& h2h,
+                                 const NDArray& c_prev) const;
 
   RNNMode mode_;
   int64_t hidden_;

@@ -365,3 +365,96 @@ class CosineEmbeddingLoss(Loss):
         if sample_weight is not None:
             loss = loss * self._per_sample(sample_weight, loss)
         return loss if self._weight is None else loss * self._weight
+
+
+class CTCLoss(Loss):
+    """Connectionist Temporal Classification loss, as MXNet 1.9's: ``loss(pred, label,
+    pred_lengths=None, label_lengths=None, sample_weight=None)`` gives ``-log p(label | pred)``
+    per sequence, shape ``(batch,)``. ``pred`` holds unnormalised scores ``(N, T, C)`` ('NTC')
+    or ``(T, N, C)`` ('TNC'); class ``C - 1`` is the blank, so C is the alphabet size plus one.
+    ``label`` ``(N, L)`` ('NT') or ``(L, N)`` ('TN') holds classes in ``[0, C - 1)``, each
+    sequence's labels ending at its first -1 unless ``label_lengths`` is given; ``pred_lengths``
+    (default: all T) gives each sequence's steps. A sequence whose label has no alignment in its
+    steps (too short for the label and its repeats) gets 0 and no gradient, as in MXNet."""
+
+    def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
+        if layout not in ("NTC", "TNC"):
+            raise ValueError(f"CTCLoss: layout '{layout}' is not supported, expected 'NTC' or "
+                             "'TNC'")
+        if label_layout not in ("NT", "TN"):
+            raise ValueError(f"CTCLoss: label_layout '{label_layout}' is not supported, "
+                             "expected 'NT' or 'TN'")
+        super().__init__(weight, label_layout.find("N"), **kwargs)
+        self._layout = layout
+        self._label_layout = label_layout
+
+    def _num_inputs(self):
+        return 4
+
+    def __call__(self, pred, label, pred_lengths=None, label_lengths=None, sample_weight=None):
+        from .. import numpy as np
+        if pred.ndim != 3 or label.ndim != 2:
+            raise ValueError(f"CTCLoss: pred has shape {pred.shape} and label {label.shape}, "
+                             f"expected pred ({', '.join(self._layout)}) and label "
+                             f"({', '.join(self._label_layout)})")
+        ntc = self._layout == "NTC"
+        n, t = (pred.shape[0], pred.shape[1]) if ntc else (pred.shape[1], pred.shape[0])
+        if pred_lengths is None:
+            pred_lengths = np.full((n,), t, dtype="int32", ctx=pred.ctx)
+        if label_lengths is None:
+            labels = label if self._label_layout == "NT" else _janus.transpose(label, [1, 0])
+            # The labels before the first -1 (a column of -1 after the last for full rows).
+            padded = np.concatenate([labels, np.full((labels.shape[0], 1), -1, dtype=labels.dtype,
+                                                     ctx=labels.ctx)], axis=1)
+            label_lengths = np.argmax((padded < 0).astype("float32"), axis=1)
+        return super().__call__(pred, label, pred_lengths, label_lengths,
+                                sample_weight=sample_weight)
+
+    def forward(self, pred, label, pred_lengths, label_lengths, sample_weight=None):
+        if self._layout == "NTC":
+            pred = _janus.transpose(pred, [1, 0, 2])
+        if self._batch_axis == 1:
+            label = _janus.transpose(label, [1, 0])
+        loss = _janus.ctc_loss(pred, label, pred_lengths, label_lengths)
+        if sample_weight is not None:
+            loss = loss * sample_weight.reshape(loss.shape) if sample_weight.size == loss.size \
+                else loss * sample_weight
+        return loss if self._weight is None else loss * self._weight
+
+    def __repr__(self):
+        return f"CTCLoss(layout={self._layout}, label_layout={self._label_layout}, " \
+               f"w={self._weight})"
+
+
+class SDMLLoss(Loss):
+    """Batchwise Smoothed Deep Metric Learning loss (Bonadiman et al. 2019), as MXNet 1.9's:
+    ``loss(x1, x2)`` for aligned batches ``(N, D)`` (x1[i] and x2[i] a positive pair, the other
+    rows negatives) is the KL divergence, per row, between the identity matrix smoothed by
+    ``smoothing_parameter`` (1 - s on the diagonal, s / (N - 1) elsewhere) and the softmax of
+    the negative squared distances between the rows; shape ``(N,)``. As in MXNet, ``weight``
+    is accepted and not applied."""
+
+    def __init__(self, smoothing_parameter=0.3, weight=1., batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self.smoothing_parameter = smoothing_parameter
+
+    def forward(self, x1, x2):
+        if x1.shape != x2.shape or x1.ndim != 2:
+            raise ValueError(f"SDMLLoss: x1 has shape {x1.shape} and x2 {x2.shape}, expected "
+                             "the same (batch, dim) shape")
+        n, dim = x1.shape
+        if n < 2:
+            raise ValueError(f"SDMLLoss: a batch of {n}, expected at least 2 pairs (the other "
+                             "rows are the negatives)")
+        diff = x1.reshape((n, 1, dim)) - x2.reshape((1, n, dim))
+        distances = _janus.sum(_janus.square(diff), [2], False)
+        log_prob = _janus.log_softmax(-distances, 1)
+        s = self.smoothing_parameter
+        from .. import numpy as np
+        gold = np.eye(n, ctx=x1.ctx)
+        labels = gold * (1 - s) + (1 - gold) * (s / (n - 1))
+        loss = labels * (_janus.log(labels + 1e-12) - log_prob)
+        return _janus.sum(loss, [1], False)
+
+    def __repr__(self):
+        return f"SDMLLoss(smoothing_parameter={self.smoothing_parameter})"
