@@ -441,8 +441,8 @@ TEST(OpPool, BadInputsNameTheProblem) {
 }
 
 TEST(OpBatchNorm, TrainingUpdatesRunningStatisticsInPlace) {
-  // One channel of values 1, 2, 3, 4 (mean 2.5, biased variance 1.25, unbiased 5/3), and a
-  // second channel of constants.
+  // One channel of values 1, 2, 3, 4 (mean 2.5, biased variance 1.25, which the running
+  // variance follows as in MXNet; the unbiased one would be 5/3), and a second of constants.
   const NDArray x = from_vector<double>({1, 7, 2, 7, 3, 7, 4, 7}, {4, 2});
   const NDArray gamma = ones({2}, DType::kFloat64), beta = zeros({2}, DType::kFloat64);
   const NDArray rm = zeros({2}, DType::kFloat64), rv = ones({2}, DType::kFloat64);
@@ -453,7 +453,7 @@ TEST(OpBatchNorm, TrainingUpdatesRunningStatisticsInPlace) {
   const std::vector<double> mean = to_vector<double>(rm), var = to_vector<double>(rv);
   EXPECT_NEAR(mean[0], 0.1 * 2.5, 1e-12);
   EXPECT_NEAR(mean[1], 0.1 * 7, 1e-12);
-  EXPECT_NEAR(var[0], 0.9 + 0.1 * 5.0 / 3.0, 1e-12);
+  EXPECT_NEAR(var[0], 0.9 + 0.1 * 1.25, 1e-12);
   EXPECT_NEAR(var[1], 0.9, 1e-12);
   // Inference uses (and leaves) the running statistics.
   const std::vector<double> yi =

@@ -45,10 +45,10 @@ void batch_norm_loop(const KernelArgs& args) {
         }
       }
       var = sq / static_cast<double>(m);
-      // The running variance is the unbiased estimate (as in PyTorch).
-      const double unbiased = sq / static_cast<double>(m - 1);
+      // The running variance follows the batch's biased variance, as MXNet's BatchNorm does
+      // (PyTorch's takes the unbiased one): Gluon code trained on Janus keeps MXNet's numbers.
       running_mean[c] = static_cast<T>(momentum * running_mean[c] + (1 - momentum) * mean);
-      running_var[c] = static_cast<T>(momentum * running_var[c] + (1 - momentum) * unbiased);
+      running_var[c] = static_cast<T>(momentum * running_var[c] + (1 - momentum) * var);
     } else {
       mean = static_cast<double>(running_mean[c]);
       var = static_cast<double>(running_var[c]);
@@ -106,7 +106,8 @@ JANUS_DEFINE_OP({
     .doc = "(x - mean) / sqrt(var + eps) * gamma + beta per channel (axis); in training the "
            "batch's statistics, and running_mean/running_var updated in place.\n\n"
            "Training: mean and biased variance over every axis but `axis`; then running = "
-           "momentum * running + (1 - momentum) * batch (the unbiased variance for running_var). "
+           "momentum * running + (1 - momentum) * batch (the biased variance for running_var, as "
+           "MXNet). "
            "Inference: the running statistics. Outputs y and the mean and variance it used.",
     .inputs = {"x", "gamma", "beta", "running_mean", "running_var"},
     .outputs = {"y", "mean", "var"},
