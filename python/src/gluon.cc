@@ -150,7 +150,7 @@ template <class T>
 py::class_<T, Block, PyLayer<T>, std::shared_ptr<T>> layer_class(py::module_& m, const char* name) {
   py::class_<T, Block, PyLayer<T>, std::shared_ptr<T>> c(m, name);
   c.def("forward", [](T& b, const NDArray& x) {
-    py::gil_scoped_release release;
+    ReleaseGilInterruptibly release;
     return b.T::forward(x);
   });
   return c;
@@ -174,7 +174,7 @@ py::object call_block(Block& b, const py::args& args) {
   for (py::handle h : args) xs.push_back(h.cast<NDArray>());
   std::vector<NDArray> ys;
   {
-    py::gil_scoped_release release;
+    ReleaseGilInterruptibly release;
     ys = b(xs);
   }
   if (ys.size() == 1) return py::cast(ys[0]);
@@ -681,7 +681,7 @@ void bind_blocks(py::module_& m) {
           [](Block& b, py::object init, py::object ctx, bool verbose, bool force_reinit) {
             nn::InitializerPtr i = to_init(init);
             std::vector<Device> devices = to_devices(ctx);
-            py::gil_scoped_release release;
+            ReleaseGilInterruptibly release;
             b.initialize(i ? i : nn::Uniform(), devices, force_reinit);
           },
           py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
@@ -715,7 +715,7 @@ void bind_blocks(py::module_& m) {
              bool ignore_extra) {
             std::optional<Device> d;
             if (!ctx.is_none()) d = to_device(ctx);
-            py::gil_scoped_release release;
+            ReleaseGilInterruptibly release;
             nn::load_parameters(b, path, d, allow_missing, ignore_extra);
           },
           py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
@@ -948,7 +948,7 @@ void bind_rnn(py::module_& m) {
             const nn::RNNLayout lay = nn::parse_rnn_layout(layout, c.name());
             nn::RecurrentCell::Unrolled u;
             {
-              py::gil_scoped_release release;
+              ReleaseGilInterruptibly release;
               u = c.unroll(length, inputs, states, lay, merge);
             }
             return unrolled_to_python(std::move(u));
@@ -1164,7 +1164,7 @@ void bind_data(py::module_& m) {
       .def(py::init([](py::object root, bool train) {
              const std::string r =
                  root.is_none() ? std::string(data::kFashionMNISTRoot) : root.cast<std::string>();
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              return std::make_shared<data::FashionMNIST>(r, train);
            }),
            py::arg("root") = py::none(), py::arg("train") = true)
@@ -1179,7 +1179,7 @@ void bind_data(py::module_& m) {
         if (e.it == std::default_sentinel) throw py::stop_iteration();
         data::Batch b = *e.it;
         {
-          py::gil_scoped_release release;
+          ReleaseGilInterruptibly release;
           ++e.it;
         }
         if (b.arrays.size() == 1) return py::cast(b.arrays[0]);
@@ -1211,7 +1211,7 @@ void bind_data(py::module_& m) {
       .def(
           "__iter__",
           [](data::DataLoader& l) {
-            py::gil_scoped_release release;
+            ReleaseGilInterruptibly release;
             return Epoch{l.begin()};
           },
           py::keep_alive<0, 1>())

@@ -30,33 +30,33 @@ void bind_kvstore(py::module_& m) {
       .def("_init",
            [](KVStore& s, py::handle key, const NDArray& value) {
              Key k = to_key(key);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              s.init(k, value);
            })
       .def("_push",
            [](KVStore& s, py::handle key, const std::vector<NDArray>& values, int priority) {
              Key k = to_key(key);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              s.push(k, values, priority);
            })
       .def("_pull",
            [](KVStore& s, py::handle key, const std::vector<NDArray>& outs, int priority) {
              Key k = to_key(key);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              s.pull(k, outs, priority);
            })
       .def("_pushpull",
            [](KVStore& s, py::handle key, const std::vector<NDArray>& values,
               const std::vector<NDArray>& outs, int priority) {
              Key k = to_key(key);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              s.pushpull(k, values, outs, priority);
            })
       .def("_broadcast",
            [](KVStore& s, py::handle key, const NDArray& value, const std::vector<NDArray>& outs,
               int priority) {
              Key k = to_key(key);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              s.broadcast(k, value, outs, priority);
            })
       .def("_set_optimizer",

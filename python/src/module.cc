@@ -170,16 +170,22 @@ void bind_scope(py::module_& m, const char* name) {
 // feels immediate.
 constexpr std::chrono::milliseconds kSignalCheckSlice{20};
 
-struct Interrupted {};  // a signal handler raised: the Python error is set
+// Python's main thread (set at import), the only one whose waits poll for signals.
+unsigned long g_main_thread = 0;
+
+const WaitPoll& run_signal_handlers() {
+  static const WaitPoll poll = [] {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw Interrupted{};
+  };
+  return poll;
+}
 
 template <typename Wait>
 void wait_interruptibly(Wait wait) {
   try {
-    py::gil_scoped_release release;
-    wait(kSignalCheckSlice, [] {
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) throw Interrupted{};
-    });
+    ReleaseGilInterruptibly release;
+    wait();
   } catch (const Interrupted&) {
     throw py::error_already_set();  // the GIL is held again here
   }
@@ -211,15 +217,23 @@ void bind_engine_and_autograd(py::module_& m) {
 
 }  // namespace
 
+ReleaseGilInterruptibly::ReleaseGilInterruptibly() {
+  if (PyThread_get_thread_ident() == g_main_thread)
+    poll_.emplace(kSignalCheckSlice, run_signal_handlers());
+}
+
 void wait_to_read_interruptibly(const NDArray& a, const char* caller) {
-  wait_interruptibly([&](std::chrono::milliseconds slice, const WaitPoll& poll) {
-    wait_to_read(a, slice, poll, caller);
+  wait_interruptibly([&] {
+    // The sliced wait, for its `caller`, with the thread's poll (none off the main thread).
+    static const WaitPoll kNoPoll;
+    const ScopedWaitPoll* p = ScopedWaitPoll::current();
+    wait_to_read(a, p != nullptr ? p->slice() : std::chrono::milliseconds::max(),
+                 p != nullptr ? p->poll() : kNoPoll, caller);
   });
 }
 
 void wait_all_interruptibly() {
-  wait_interruptibly(
-      [](std::chrono::milliseconds slice, const WaitPoll& poll) { wait_all(slice, poll); });
+  wait_interruptibly([] { wait_all(); });
 }
 
 }  // namespace janus::python
@@ -227,6 +241,17 @@ void wait_all_interruptibly() {
 PYBIND11_MODULE(_janus, m) {
   using namespace janus::python;
   m.doc() = "Janus: the C++ core of the janus package (arrays, operators, autograd, blocks)";
+  g_main_thread =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  // A wait that a signal handler ended (ReleaseGilInterruptibly): the handler's exception
+  // (KeyboardInterrupt) is already set.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Interrupted&) {
+      if (PyErr_Occurred() == nullptr) PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
   bind_errors(m);
   bind_devices(m);
   bind_ndarray(m);

@@ -95,7 +95,7 @@ py::array to_numpy(const NDArray& a) {
   void* ptr = out.mutable_data();
   wait_to_read_interruptibly(a, "asnumpy");  // then the copy finds the array ready
   {
-    py::gil_scoped_release release;
+    ReleaseGilInterruptibly release;
     copy_to_host(a, ptr, out_dtype, "asnumpy");
   }
   return out;
@@ -108,7 +108,7 @@ py::object to_item(const NDArray& a) {
     case DType::kBool: {
       bool v;
       {
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         v = item<bool>(a);
       }
       return py::bool_(v);
@@ -118,7 +118,7 @@ py::object to_item(const NDArray& a) {
     case DType::kUInt8: {
       int64_t v;
       {
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         v = item<int64_t>(a);
       }
       return py::int_(v);
@@ -126,7 +126,7 @@ py::object to_item(const NDArray& a) {
     default: {
       double v;
       {
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         v = item<double>(a);
       }
       return py::float_(v);
@@ -172,7 +172,7 @@ py::buffer_info to_buffer(const NDArray& a) {
                   dtype_name(a.dtype()));
   }
   {
-    py::gil_scoped_release release;
+    ReleaseGilInterruptibly release;
     engine().push([](const RunContext&) {}, {}, {a.var()}, a.device(), Lane::kCopy, 0,
                   "buffer_export");
   }
@@ -216,6 +216,7 @@ extern "C" int ndarray_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
     return 0;
   } catch (py::error_already_set& e) {
     e.restore();
+  } catch (const Interrupted&) {  // a signal handler's exception is set
   } catch (const Error& e) {
     PyErr_SetString(error_type_for(e), e.what());
   } catch (const std::exception& e) {
@@ -235,7 +236,7 @@ NDArray from_numpy(const py::array& src, py::object dtype, py::object ctx) {
   std::vector<int64_t> dims(arr.shape(), arr.shape() + arr.ndim());
   const void* ptr = arr.data();
   const int64_t count = arr.size();
-  py::gil_scoped_release release;
+  ReleaseGilInterruptibly release;
   return from_host(ptr, src_dtype, count, Shape(std::move(dims)), dst_dtype, device);
 }
 
@@ -262,7 +263,7 @@ void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Sca
       [array_fn](py::object self, const NDArray& b) {
         const NDArray a = self.cast<NDArray>();
         {
-          py::gil_scoped_release release;
+          ReleaseGilInterruptibly release;
           auto [x, y] = promote(a, b);
           assign(a, array_fn(x, y));
         }
@@ -274,7 +275,7 @@ void def_inplace(py::class_<NDArray>& c, const char* name, ArrayFn array_fn, Sca
       [scalar_fn](py::object self, double s) {
         const NDArray a = self.cast<NDArray>();
         {
-          py::gil_scoped_release release;
+          ReleaseGilInterruptibly release;
           assign(a, scalar_fn(a, s));
         }
         return self;
@@ -311,19 +312,19 @@ void bind_class(py::module_& m) {
            [](const NDArray& a, py::object target) -> NDArray {
              if (py::isinstance<NDArray>(target)) {
                NDArray dst = target.cast<NDArray>();
-               py::gil_scoped_release release;
+               ReleaseGilInterruptibly release;
                assign(dst, a);
                return dst;
              }
              Device d = to_device(target);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              return copyto(a, d);
            })
       .def("as_in_ctx",
            [](const NDArray& a, py::object ctx) {
              Device d = to_device(ctx);
              if (d == a.device()) return a;
-             py::gil_scoped_release release;  // a push may wait on back-pressure
+             ReleaseGilInterruptibly release;  // a push may wait on back-pressure
              return copyto(a, d);
            })
       .def(
@@ -331,14 +332,14 @@ void bind_class(py::module_& m) {
           [](const NDArray& a, py::object dtype, bool copy) {
             DType d = to_dtype(dtype);
             if (d == a.dtype() && !copy) return a;
-            py::gil_scoped_release release;
+            ReleaseGilInterruptibly release;
             return cast(a, d);
           },
           py::arg("dtype"), py::arg("copy") = true)
       .def("reshape",
            [](const NDArray& a, py::args args) {
              Shape s = shape_from_args(args);
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              return reshape(a, s);
            })
       .def("transpose",
@@ -346,12 +347,12 @@ void bind_class(py::module_& m) {
              std::vector<int64_t> axes;
              if (args.size() == 1 && !args[0].is_none()) axes = to_axes(args[0]);
              if (args.size() > 1) axes = args.cast<std::vector<int64_t>>();
-             py::gil_scoped_release release;
+             ReleaseGilInterruptibly release;
              return transpose(a, axes);
            })
       .def_property_readonly("T",
                              [](const NDArray& a) {
-                               py::gil_scoped_release release;
+                               ReleaseGilInterruptibly release;
                                return transpose(a);
                              })
       .def(
@@ -456,7 +457,7 @@ void bind_class(py::module_& m) {
   auto def_reduce = [&](const char* name, auto fn) {
     auto f = [fn](const NDArray& a, py::object axis, bool keepdims) {
       std::vector<int64_t> axes = to_axes(axis);
-      py::gil_scoped_release release;
+      ReleaseGilInterruptibly release;
       return fn(a, axes, keepdims);
     };
     c.def(name, f, py::arg("axis") = py::none(), py::arg("keepdims") = false);
@@ -482,7 +483,7 @@ void bind_class(py::module_& m) {
       } else {
         ax = axis.cast<int64_t>();
       }
-      py::gil_scoped_release release;
+      ReleaseGilInterruptibly release;
       return fn(x, ax, keepdims);
     };
     c.def(name, f, py::arg("axis") = py::none(), py::arg("keepdims") = false);
@@ -502,7 +503,7 @@ void bind_functions(py::module_& m) {
           Shape s = to_shape(shape);
           DType d = to_dtype(dtype);
           Device dev = to_device(ctx);
-          py::gil_scoped_release release;
+          ReleaseGilInterruptibly release;
           return fn(s, d, dev);
         },
         py::arg("shape"), py::arg("dtype") = py::none(), py::arg("ctx") = py::none());
@@ -516,7 +517,7 @@ void bind_functions(py::module_& m) {
         Shape s = to_shape(shape);
         DType d = to_dtype(dtype);
         Device dev = to_device(ctx);
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         return full(s, value, d, dev);
       },
       py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none(),
@@ -526,7 +527,7 @@ void bind_functions(py::module_& m) {
       [](double start, double stop, double step, py::object dtype, py::object ctx) {
         DType d = to_dtype(dtype);
         Device dev = to_device(ctx);
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         return arange(start, stop, step, d, dev);
       },
       py::arg("start"), py::arg("stop"), py::arg("step") = 1.0, py::arg("dtype") = py::none(),
@@ -551,7 +552,7 @@ void bind_functions(py::module_& m) {
         Shape s = to_shape(shape);
         DType d = to_dtype(dtype);
         Device dev = to_device(ctx);
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         return random_normal(loc, scale, s, d, dev);
       },
       py::arg("loc"), py::arg("scale"), py::arg("shape"), py::arg("dtype") = py::none(),
@@ -562,7 +563,7 @@ void bind_functions(py::module_& m) {
         Shape s = to_shape(shape);
         DType d = to_dtype(dtype);
         Device dev = to_device(ctx);
-        py::gil_scoped_release release;
+        ReleaseGilInterruptibly release;
         return random_uniform(low, high, s, d, dev);
       },
       py::arg("low"), py::arg("high"), py::arg("shape"), py::arg("dtype") = py::none(),
@@ -702,7 +703,7 @@ void bind_functions(py::module_& m) {
       ReleaseGil());
   m.def("copyto_device", [](A x, py::object ctx) {
     Device d = to_device(ctx);
-    py::gil_scoped_release release;
+    ReleaseGilInterruptibly release;
     return copyto(x, d);
   });
 

@@ -62,3 +62,87 @@ def test_ctrl_c_interrupts_a_wait_before_the_work_finishes(wait):
     assert words[0] == "in_flight", proc.stdout
     assert int(words[1]) > 0, "KeyboardInterrupt came only after the work had finished"
     assert float(words[3]) == pytest.approx(1.0) and float(words[4]) == pytest.approx(1.0)
+
+
+# Waits inside C++ layers (ReleaseGilInterruptibly: the thread's engine waits poll for signals):
+# Trainer.step blocked by back-pressure (JANUS_MAX_IN_FLIGHT=1: its first push waits for the
+# matmul chain), a metric's get() and save_parameters, each waiting on a value that the chain
+# computes. After the KeyboardInterrupt the same call runs again and gives the right result.
+_CPP_CHILD = textwrap.dedent("""
+    import os, signal, sys, tempfile, threading
+    import numpy as onp
+    import janus as mx
+    from janus import np, npx, _janus, autograd, gluon
+    from janus.gluon import nn
+
+    WAIT = sys.argv[1]
+    n = 1024
+    x = np.ones((n, n)) / n
+    net = nn.Dense(n, in_units=n, use_bias=False)
+    net.initialize(mx.init.Constant(1.0 / n))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.0})
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    metric = gluon.metric.Accuracy()
+    path = os.path.join(tempfile.mkdtemp(), "net.params")
+    npx.waitall()
+    sys.setswitchinterval(1000.0)
+    started = threading.Event()
+
+    def interrupt():
+        started.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    t = threading.Thread(target=interrupt)
+    t.start()
+    y = x
+    for _ in range(int(os.environ["CHAIN"])):
+        y = np.dot(y, x)
+    if WAIT == "metric":
+        metric.update(np.zeros((n,), dtype="int32"), y)
+    elif WAIT == "save_parameters":
+        net.weight.set_data(y)
+
+    def call():
+        if WAIT == "trainer_step":
+            trainer.step(1)
+        elif WAIT == "metric":
+            return metric.get()[1]
+        else:
+            net.save_parameters(path)
+
+    started.set()
+    try:
+        call()
+        print("not interrupted")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        in_flight = _janus._engine_stats()["in_flight"]
+    t.join()
+    sys.setswitchinterval(0.005)
+    npx.waitall()
+    value = call()  # the process is usable: the same call again
+    if WAIT == "trainer_step":
+        npx.waitall()
+        value = float(net.weight.data().asnumpy().mean()) * n  # lr 0: unchanged
+    elif WAIT == "save_parameters":
+        net.load_parameters(path)
+        value = float(net.weight.data().asnumpy().max()) * n  # the chain's ones / n
+    print("in_flight", in_flight, "value", value)
+""")
+
+
+@pytest.mark.parametrize("wait", ["trainer_step", "metric", "save_parameters"])
+def test_ctrl_c_interrupts_a_wait_inside_a_cpp_call(wait):
+    env = dict(os.environ, JANUS_ENGINE="threaded", CHAIN="25")
+    if wait == "trainer_step":
+        env.update(JANUS_MAX_IN_FLIGHT="1", CHAIN="4")
+    proc = subprocess.run([sys.executable, "-c", _CPP_CHILD, wait], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    words = proc.stdout.split()
+    assert words[0] == "in_flight", proc.stdout
+    assert int(words[1]) > 0, "KeyboardInterrupt came only after the work had finished"
+    # argmax of a row of equal scores is class 0, the label: accuracy 1.
+    assert float(words[3]) == pytest.approx(1.0)

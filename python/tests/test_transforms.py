@@ -1,5 +1,7 @@
 """gluon.data.vision.transforms against NumPy, and with transform_first + DataLoader as d2l
 uses them."""
+import os
+
 import numpy as onp
 import pytest
 
@@ -131,3 +133,130 @@ def test_bad_arguments_are_clear_errors():
         gluon.data.ArrayDataset(np.ones((2, 2))).transform_first(3)
     with pytest.raises(ValueError, match="batch_size is None"):
         gluon.data.DataLoader(gluon.data.ArrayDataset(np.ones((2, 2))))
+
+
+# Apache MXNet 1.9.1's outputs (tests/fixtures/mxnet/make_transform_fixtures.py).
+MXNET = onp.load(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "mxnet",
+                              "transforms", "transforms.npz"))
+
+
+def test_crop_resize_and_rotate_equal_mxnet():
+    img, fimg, ten = MXNET["img"], MXNET["fimg"], MXNET["ten"]
+    onp.testing.assert_array_equal(T.CropResize(1, 2, 5, 4)(np.array(img)).asnumpy(),
+                                   MXNET["crop"])
+    got = T.CropResize(1, 2, 5, 4, size=(3, 2))(np.array(fimg)).asnumpy()
+    onp.testing.assert_allclose(got, MXNET["crop_resize"], rtol=1e-6)
+    for deg in (30.0, -75.0):
+        onp.testing.assert_allclose(T.Rotate(deg)(np.array(ten[0])).asnumpy(),
+                                    MXNET[f"rotate{deg}"], atol=1e-6)
+        onp.testing.assert_allclose(T.Rotate(deg, zoom_in=True)(np.array(ten)).asnumpy(),
+                                    MXNET[f"rotate_zoom_in{deg}"], atol=1e-6)
+        onp.testing.assert_allclose(T.Rotate(deg, zoom_out=True)(np.array(ten)).asnumpy(),
+                                    MXNET[f"rotate_zoom_out{deg}"], atol=1e-6)
+
+
+def test_hue_lighting_and_uint8_saturation_equal_mxnet_kernels():
+    img, fimg = MXNET["img"], MXNET["fimg"]
+    for a in (0.0, 0.3, 0.9, 1.25):
+        # float32 arithmetic in another order: within a millionth of the 0..255 range.
+        onp.testing.assert_allclose(T._adjust_hue(fimg, a), MXNET[f"hue{a}"], atol=255e-6)
+        got = T._in_dtype(T._adjust_hue(img.astype(onp.float32), a), img)
+        assert abs(got.astype(int) - MXNET[f"hue_uint8_{a}"]).max() <= 1  # truncation edges
+    onp.testing.assert_allclose(T._adjust_lighting(fimg, (0.1, -0.2, 0.3)), MXNET["lighting"],
+                                atol=255e-6)
+    onp.testing.assert_array_equal(
+        T._in_dtype(T._adjust_lighting(img.astype(onp.float32), (0.5, -0.2, 0.3)), img),
+        MXNET["lighting_uint8"])
+    onp.testing.assert_array_equal(T._in_dtype(img.astype(onp.float32) * 1.337, img),
+                                   MXNET["brightness_uint8"])
+
+
+def test_random_hue_turns_hue_and_keeps_lightness():
+    fimg = MXNET["fimg"]
+    mx.random.seed(7)
+    a = T.RandomHue(0.2)(np.array(fimg)).asnumpy()
+    mx.random.seed(7)
+    assert (T.RandomHue(0.2)(np.array(fimg)).asnumpy() == a).all()
+    # HLS lightness (max + min) / 2 is what a hue turn keeps.
+    light = lambda x: x.max(-1) + x.min(-1)  # noqa: E731
+    onp.testing.assert_allclose(light(a), light(fimg), rtol=1e-4)
+    assert not onp.allclose(a, fimg)
+    onp.testing.assert_allclose(T.RandomHue(0)(np.array(fimg)).asnumpy(), fimg, atol=1e-3)
+
+
+def test_random_lighting_adds_one_offset_per_channel():
+    fimg = MXNET["fimg"]
+    mx.random.seed(2)
+    out = T.RandomLighting(0.1)(np.array(fimg)).asnumpy()
+    shift = out - fimg
+    onp.testing.assert_allclose(shift, onp.broadcast_to(shift[0, 0], shift.shape), atol=1e-3)
+    assert onp.abs(shift[0, 0]).max() > 0
+    onp.testing.assert_array_equal(T.RandomLighting(0)(np.array(fimg)).asnumpy(), fimg)
+
+
+def test_random_color_jitter_is_seeded_and_off_when_all_amounts_are_zero():
+    img = MXNET["img"]
+    mx.random.seed(4)
+    a = T.RandomColorJitter(0.4, 0.4, 0.4, 0.1)(np.array(img)).asnumpy()
+    mx.random.seed(4)
+    b = T.RandomColorJitter(0.4, 0.4, 0.4, 0.1)(np.array(img)).asnumpy()
+    assert a.dtype == onp.uint8 and (a == b).all() and not (a == img).all()
+    onp.testing.assert_array_equal(T.RandomColorJitter()(np.array(img)).asnumpy(), img)
+    # Brightness alone: every pixel times one factor.
+    f = T.RandomColorJitter(brightness=0.5)(np.array(MXNET["fimg"])).asnumpy() / MXNET["fimg"]
+    assert onp.allclose(f, f.flat[0], rtol=1e-5) and 0.5 <= f.flat[0] <= 1.5
+
+
+def test_random_gray_random_crop_and_random_apply():
+    img = MXNET["img"]
+    gray = T.RandomGray(1.0)(np.array(img)).asnumpy()
+    want = (img.astype(onp.float32) * [0.299, 0.587, 0.114]).sum(-1, keepdims=True)
+    onp.testing.assert_array_equal(gray, onp.broadcast_to(want.astype(onp.uint8), img.shape))
+    onp.testing.assert_array_equal(T.RandomGray(0.0)(np.array(img)).asnumpy(), img)
+    mx.random.seed(1)
+    grays = [bool((T.RandomGray(0.5)(np.array(img)).asnumpy() == gray).all()) for _ in range(32)]
+    assert 0 < sum(grays) < 32
+    for _ in range(8):
+        c = T.RandomCrop((4, 3))(np.array(img)).asnumpy()
+        assert c.shape == (3, 4, 3)
+        # the crop is a window of the image
+        assert any((img[y:y + 3, x:x + 4] == c).all() for y in range(5) for x in range(6))
+    padded = T.RandomCrop(9, pad=1)(np.array(img)).asnumpy()
+    assert padded.shape == (9, 9, 3)
+    flip = T.RandomApply([T.RandomFlipTopBottom(), T.Cast("float32")], p=1.0)
+    assert flip(np.array(img)).dtype == onp.float32
+    assert T.RandomApply(T.Cast("float32"), p=0.0)(np.array(img)).dtype == onp.uint8
+    mx.random.seed(9)
+    applied = [T.RandomApply(T.Cast("float32"), p=0.5)(np.array(img)).dtype == onp.float32
+               for _ in range(32)]
+    assert 0 < sum(applied) < 32
+
+
+def test_random_rotation_draws_an_angle_in_its_limits():
+    ten = MXNET["ten"]
+    mx.random.seed(6)
+    got = T.RandomRotation((10, 20))(np.array(ten[0])).asnumpy()
+    # The angle that was drawn is among 10..20: the closest of a fine sweep matches.
+    err = [abs(T.Rotate(d)(np.array(ten[0])).asnumpy() - got).max()
+           for d in onp.linspace(10, 20, 101)]
+    assert min(err) < 0.02
+    same = T.RandomRotation((10, 20), rotate_with_proba=0.0)(np.array(ten[0]))
+    onp.testing.assert_array_equal(same.asnumpy(), ten[0])
+
+
+def test_new_transforms_refuse_bad_arguments():
+    with pytest.raises(TypeError, match="Rotate: expected a float32 tensor"):
+        T.Rotate(10)(np.array(MXNET["img"]))
+    with pytest.raises(ValueError, match="zoom_in and zoom_out cannot both be True"):
+        T.Rotate(10, zoom_in=True, zoom_out=True)
+    with pytest.raises(ValueError, match="angle_limits"):
+        T.RandomRotation((20, 10))
+    with pytest.raises(ValueError, match=r"CropResize: region x=5 y=0 width=5 height=4 is outside "
+                                         r"the image of 9 x 7"):
+        T.CropResize(5, 0, 5, 4)(np.array(MXNET["img"]))
+    with pytest.raises(ValueError, match="RandomHue: expected 3 \\(RGB\\) channels"):
+        T.RandomHue(0.1)(np.ones((4, 4, 1)))
+    with pytest.raises(ValueError, match="RandomApply: p 2 is not in"):
+        T.RandomApply([], p=2)
+    with pytest.raises(ValueError, match="RandomColorJitter: hue -1 is negative"):
+        T.RandomColorJitter(hue=-1)

@@ -6,6 +6,7 @@
 
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
+#include "janus/engine/wait_poll.h"
 
 #include "engine_impl.h"
 
@@ -55,7 +56,18 @@ void shutdown_at_exit() {
   delete e;  // drains and joins the workers
 }
 
+thread_local const ScopedWaitPoll* tls_wait_poll = nullptr;
+
 }  // namespace
+
+ScopedWaitPoll::ScopedWaitPoll(std::chrono::milliseconds slice, const WaitPoll& poll)
+    : slice_(slice), poll_(poll), outer_(tls_wait_poll) {
+  tls_wait_poll = this;
+}
+
+ScopedWaitPoll::~ScopedWaitPoll() { tls_wait_poll = outer_; }
+
+const ScopedWaitPoll* ScopedWaitPoll::current() { return tls_wait_poll; }
 
 void drain_engine_at_exit() { std::atexit(shutdown_at_exit); }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "janus/base/error.h"
+#include "janus/engine/wait_poll.h"
 
 #include "testing/test_util.h"
 
@@ -419,6 +420,42 @@ TEST(ThreadedEngine, SlicedWaitPollsWhileWorkIsPendingAndAThrowingPollEndsIt) {
   e->wait_for_var(x, milliseconds(1), let_finish);
   EXPECT_TRUE(ran.load());
   e->wait_all(milliseconds(1), let_finish);
+  e->delete_var(x, nullptr);
+}
+
+TEST(ThreadedEngine, AThreadsWaitPollEndsItsPlainWaitsAndBackPressureAndNests) {
+  auto e = make_engine(EngineKind::kThreaded, {.max_in_flight = 2});
+  Var* x = e->new_var();
+  std::atomic<bool> release{false};
+  const auto block = [&](const RunContext&) {
+    while (!release) sleep_ms(1);
+  };
+  e->push(block, {}, {x}, cpu());
+  e->push(block, {}, {x}, cpu());  // the window is full: the next push waits
+  int polls = 0;
+  const WaitPoll interrupt = [&] {
+    ++polls;
+    throw Interrupted{};
+  };
+  const WaitPoll count = [&] { ++polls; };
+  {
+    const ScopedWaitPoll outer(milliseconds(1), interrupt);
+    EXPECT_THROW(e->wait_for_var(x), Interrupted);
+    EXPECT_THROW(e->wait_all(), Interrupted);
+    const int64_t pushed = e->stats().pushed;
+    EXPECT_THROW(e->push([](const RunContext&) {}, {x}, {}, cpu()), Interrupted);
+    EXPECT_EQ(e->stats().pushed, pushed);  // the interrupted push pushed nothing
+    {
+      const ScopedWaitPoll inner(milliseconds(1), count);
+      EXPECT_EQ(ScopedWaitPoll::current(), &inner);
+    }
+    EXPECT_EQ(ScopedWaitPoll::current(), &outer);
+  }
+  EXPECT_EQ(ScopedWaitPoll::current(), nullptr);
+  EXPECT_EQ(polls, 3);
+  release = true;
+  e->wait_all();  // no scope: an unsliced wait, until the work is done
+  EXPECT_EQ(e->stats().in_flight, 0);
   e->delete_var(x, nullptr);
 }
 

@@ -10,6 +10,7 @@
 
 #include "janus/base/error.h"
 #include "janus/core/device_backend.h"
+#include "janus/engine/wait_poll.h"
 
 #include "engine_impl.h"
 #include "opr_block.h"
@@ -177,11 +178,11 @@ class ThreadedEngine final : public Engine {
     op->priority = priority;
     try {
       set_dependencies(op, reads, writes);
+      throttle();  // a thread's wait poll may end it (ScopedWaitPoll): then nothing is pushed
     } catch (...) {
       delete op;
       throw;
     }
-    throttle();
     submit(op);
   }
 
@@ -211,7 +212,13 @@ class ThreadedEngine final : public Engine {
     submit(op);
   }
 
-  void wait_for_var(Var* var) override { wait_for_var(var, std::chrono::milliseconds::max(), {}); }
+  void wait_for_var(Var* var) override {
+    if (const ScopedWaitPoll* p = ScopedWaitPoll::current()) {
+      wait_for_var(var, p->slice(), p->poll());
+      return;
+    }
+    wait_for_var(var, std::chrono::milliseconds::max(), {});
+  }
 
   void wait_for_var(Var* var, std::chrono::milliseconds slice, const WaitPoll& poll) override {
     if (!var->is_readable()) {
@@ -245,7 +252,13 @@ class ThreadedEngine final : public Engine {
     rethrow_if_error(var->error());
   }
 
-  void wait_all() override { wait_all(std::chrono::milliseconds::max(), {}); }
+  void wait_all() override {
+    if (const ScopedWaitPoll* p = ScopedWaitPoll::current()) {
+      wait_all(p->slice(), p->poll());
+      return;
+    }
+    wait_all(std::chrono::milliseconds::max(), {});
+  }
 
   void wait_all(std::chrono::milliseconds slice, const WaitPoll& poll) override {
     JANUS_CHECK(!tls_is_worker, EngineError,
@@ -284,6 +297,10 @@ class ThreadedEngine final : public Engine {
     if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
       return;
     if (tls_is_worker) return;
+    if (const ScopedWaitPoll* p = ScopedWaitPoll::current()) {
+      wait_until_in_flight_below(resume_below(), p->slice(), p->poll());
+      return;
+    }
     wait_until_in_flight_below(resume_below());
   }
 

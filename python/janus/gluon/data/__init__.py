@@ -1,5 +1,9 @@
 """``gluon.data``: datasets and the DataLoader, both in C++ (batches are gathered by C++ worker
-threads, never under the GIL)."""
+threads, never under the GIL); a dataset transformed in Python is gathered in Python, by a pool
+of ``num_workers`` threads."""
+import collections as _collections
+import concurrent.futures as _futures
+
 import numpy as onp
 
 from ... import _janus
@@ -79,30 +83,70 @@ def _stack(items):
 
 class _PyLoader:
     """Batches of a Python dataset (a transformed one, or any object with __len__ and
-    __getitem__), gathered in Python."""
+    __getitem__), gathered in Python: on the loop's thread, or with ``num_workers`` by a pool
+    of threads that keeps up to ``prefetch`` batches in work ahead of the loop and hands them
+    out in order. (Threads, not MXNet's processes: a forked child would hold a copy of the
+    engine without its worker threads, and C++ datasets do not pickle for spawned ones. The
+    gather overlaps with the loop's engine calls and waits, which release the GIL.)"""
 
-    def __init__(self, dataset, batch_size, shuffle, last_batch):
+    def __init__(self, dataset, batch_size, shuffle, last_batch, num_workers, prefetch):
         if last_batch not in ("keep", "discard"):
             raise NotImplementedError(f"DataLoader: last_batch '{last_batch}' is not supported "
                                       "for a dataset transformed in Python (keep, discard are)")
         self._ds, self._bs, self._shuffle, self._keep = dataset, batch_size, shuffle, \
             last_batch == "keep"
+        self._workers, self._prefetch = num_workers, prefetch
 
     def __len__(self):
         n = len(self._ds)
         return -(-n // self._bs) if self._keep else n // self._bs
 
-    def __iter__(self):
+    def _batches(self):
+        """The sample indices of each batch of one epoch."""
         n = len(self._ds)
         order = onp.arange(n)
         if self._shuffle and n > 1:
             order = onp.argsort(_janus.random_uniform(0.0, 1.0, (n,)).asnumpy(), kind="stable")
-        for b in range(len(self)):
-            samples = [self._ds[int(i)] for i in order[b * self._bs:(b + 1) * self._bs]]
-            if isinstance(samples[0], tuple):
-                yield tuple(_stack([s[k] for s in samples]) for k in range(len(samples[0])))
-            else:
-                yield _stack(samples)
+        return [order[b * self._bs:(b + 1) * self._bs] for b in range(len(self))]
+
+    def _gather(self, indices):
+        samples = []
+        for i in indices:
+            try:
+                samples.append(self._ds[int(i)])
+            except Exception as e:  # noqa: BLE001 (re-raised, naming the sample)
+                raise _sample_error(int(i), e) from e
+        if isinstance(samples[0], tuple):
+            return tuple(_stack([s[k] for s in samples]) for k in range(len(samples[0])))
+        return _stack(samples)
+
+    def __iter__(self):
+        batches = self._batches()
+        if self._workers == 0:
+            for indices in batches:
+                yield self._gather(indices)
+            return
+        pool = _futures.ThreadPoolExecutor(self._workers, thread_name_prefix="janus-loader")
+        pending = _collections.deque()
+        try:
+            for indices in batches:
+                pending.append(pool.submit(self._gather, indices))
+                if len(pending) >= self._prefetch:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:  # also when the loop stops early: drop what has not started
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _sample_error(index, e):
+    """``e`` with the sample's index in its message (its own type when that can be built from
+    a message, else RuntimeError)."""
+    msg = f"DataLoader: reading sample {index} failed: {type(e).__name__}: {e}"
+    try:
+        return type(e)(msg)
+    except Exception:  # noqa: BLE001
+        return RuntimeError(msg)
 
 
 class DataLoader:
@@ -110,16 +154,23 @@ class DataLoader:
     epoch); a batch is ``(X, y)`` for datasets of two arrays."""
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
-                 batch_sampler=None, batchify_fn=None, num_workers=0, **kwargs):
+                 batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False,
+                 pin_device_id=0, prefetch=None, thread_pool=False, timeout=120, **kwargs):
         if sampler is not None or batch_sampler is not None or batchify_fn is not None:
             raise NotImplementedError("DataLoader: samplers and batchify_fn are not supported")
         if batch_size is None or batch_size < 1:
             raise ValueError(f"DataLoader: batch_size is {batch_size}, expected a positive int")
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers is {num_workers!r}, expected an int >= 0")
+        prefetch = 2 * num_workers if prefetch is None else prefetch
+        if not isinstance(prefetch, int) or prefetch < 0:
+            raise ValueError(f"DataLoader: prefetch is {prefetch!r}, expected an int >= 0")
         if isinstance(dataset, _janus.Dataset):
             self._loader = _janus.DataLoader(dataset, batch_size, shuffle, last_batch or "keep",
                                              num_workers)
         else:
-            self._loader = _PyLoader(dataset, batch_size, shuffle, last_batch or "keep")
+            self._loader = _PyLoader(dataset, batch_size, shuffle, last_batch or "keep",
+                                     num_workers, max(prefetch, 1))
 
     def __iter__(self):
         return iter(self._loader)

@@ -231,7 +231,7 @@ _GRAY = _onp.array([0.299, 0.587, 0.114], _onp.float32)
 
 class _RandomBlend:
     """x * alpha + other(x) * (1 - alpha), alpha uniform in [1 - amount, 1 + amount]; uint8
-    images are clipped to [0, 255] and rounded."""
+    images are clipped to [0, 255] and truncated (_in_dtype)."""
 
     def __init__(self, amount):
         if amount < 0:
@@ -241,12 +241,11 @@ class _RandomBlend:
     def __call__(self, x):
         a = _to_numpy(x)
         _check_image(type(self).__name__, a)
+        return _to_janus(_in_dtype(self._blend(a.astype(_onp.float32)), a))
+
+    def _blend(self, f):
         alpha = _uniform(1 - self._amount, 1 + self._amount)
-        f = a.astype(_onp.float32)
-        out = f * alpha + self._other(f) * (1 - alpha)
-        if a.dtype == _onp.uint8:
-            out = _onp.clip(_onp.rint(out), 0, 255)
-        return _to_janus(out.astype(a.dtype))
+        return f * alpha + self._other(f) * (1 - alpha)
 
     def _other(self, f):
         if f.shape[-1] != 3:
@@ -277,3 +276,299 @@ def _is_to_tensor(fn):
     if isinstance(fn, ToTensor):
         return True
     return isinstance(fn, Compose) and all(_is_to_tensor(t) for t in fn.transforms)
+
+
+def _adjust_hue(f, alpha):
+    """f float32 [..., 3] (RGB in [0, 255]) with its hue turned by alpha * 360 degrees through
+    HLS, as MXNet's image.random_hue computes it (the lightness and saturation kept)."""
+    x = f / 255.0
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    vmax, vmin = x.max(-1), x.min(-1)
+    diff = vmax - vmin
+    light = (vmax + vmin) * 0.5
+    chromatic = diff > _onp.finfo(_onp.float32).eps
+    safe = _onp.where(chromatic, diff, 1)
+    sat = _onp.where(light < 0.5, diff / _onp.where(chromatic, vmax + vmin, 1),
+                     diff / _onp.where(chromatic, 2 - vmax - vmin, 1))
+    sat = _onp.where(chromatic, sat, 0)
+    scale = 60.0 / safe
+    hue = _onp.where(vmax == r, (g - b) * scale,
+                     _onp.where(vmax == g, (b - r) * scale + 120, (r - g) * scale + 240))
+    hue = _onp.where(hue < 0, hue + 360, hue)
+    hue = _onp.where(chromatic, hue, 0) + alpha * 360.0
+    # Back to RGB: the sector of the hue picks, per channel, one of p2, p1 and two ramps.
+    p2 = _onp.where(light <= 0.5, light * (1 + sat), light + sat - light * sat)
+    p1 = 2 * light - p2
+    h = _onp.mod(hue * _onp.float32(1.0 / 60.0), _onp.float32(6.0))
+    sector = _onp.minimum(h.astype(_onp.int64), 5)
+    frac = h - sector
+    tab = _onp.stack([p2, p1, p1 + (p2 - p1) * (1 - frac), p1 + (p2 - p1) * frac], -1)
+    pick = _onp.array([[0, 3, 1], [2, 0, 1], [1, 0, 3], [1, 2, 0], [3, 1, 0], [0, 1, 2]])
+    rgb = _onp.take_along_axis(tab, pick[sector], -1)
+    rgb = _onp.where(sat[..., None] != 0, rgb, light[..., None])
+    return (rgb * 255.0).astype(_onp.float32)
+
+
+# AlexNet's PCA of ImageNet's RGB values: eigenvalue times eigenvector, per channel (row).
+_LIGHTING_EIG = _onp.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
+                            [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
+                            [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203]], _onp.float32)
+
+
+def _adjust_lighting(f, alpha):
+    """f float32 [..., 3] plus the PCA noise of the channel weights ``alpha`` (R, G, B)."""
+    return f + _LIGHTING_EIG @ _onp.asarray(alpha, _onp.float32)
+
+
+def _in_dtype(out, like):
+    """A float32 result back in the input's dtype: uint8 clipped to [0, 255] and truncated (as
+    MXNet's saturate_cast), floats as they are."""
+    if like.dtype == _onp.uint8:
+        return _onp.clip(out, 0, 255).astype(_onp.uint8)
+    return out.astype(like.dtype)
+
+
+def _rgb_image(name, a):
+    _check_image(name, a)
+    if a.shape[-1] != 3:
+        raise ValueError(f"{name}: expected 3 (RGB) channels last, got shape {a.shape}")
+
+
+class RandomHue:
+    """The image's hue turned by alpha * 360 degrees, alpha uniform in [max(0, 1 - hue),
+    1 + hue] (MXNet's range: a turn of alpha and of alpha - 1 are the same)."""
+
+    def __init__(self, hue):
+        if hue < 0:
+            raise ValueError(f"RandomHue: hue {hue} is negative")
+        self._low, self._high = max(0.0, 1.0 - hue), 1.0 + hue
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _rgb_image("RandomHue", a)
+        alpha = _uniform(self._low, self._high)
+        return _to_janus(_in_dtype(_adjust_hue(a.astype(_onp.float32), alpha), a))
+
+
+class RandomLighting:
+    """AlexNet's PCA lighting noise: each channel plus the ImageNet RGB eigenvectors weighted
+    by their eigenvalues and alpha ~ N(0, alpha) per eigenvector."""
+
+    def __init__(self, alpha):
+        if alpha < 0:
+            raise ValueError(f"RandomLighting: alpha {alpha} is negative")
+        self._std = float(alpha)
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _rgb_image("RandomLighting", a)
+        w = _janus.random_normal(0.0, self._std, (3,)).asnumpy() if self._std > 0 else _onp.zeros(3)
+        return _to_janus(_in_dtype(_adjust_lighting(a.astype(_onp.float32), w), a))
+
+
+class RandomColorJitter:
+    """Brightness, contrast, saturation and hue jittered in a random order, each by a factor
+    drawn from [1 - amount, 1 + amount] (the hue turned by [-hue, hue] * 360 degrees); an
+    amount of 0 leaves that property alone."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        for name, v in (("brightness", brightness), ("contrast", contrast),
+                        ("saturation", saturation), ("hue", hue)):
+            if v < 0:
+                raise ValueError(f"RandomColorJitter: {name} {v} is negative")
+        self._blends = [RandomBrightness(brightness), RandomContrast(contrast),
+                        RandomSaturation(saturation)]
+        self._amounts = [brightness, contrast, saturation, hue]
+        self._hue = float(hue)
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _rgb_image("RandomColorJitter", a)
+        order = _onp.argsort(_janus.random_uniform(0.0, 1.0, (4,)).asnumpy(), kind="stable")
+        f = a.astype(_onp.float32)
+        for k in order:
+            if self._amounts[k] <= 0:
+                continue
+            if k == 3:
+                f = _adjust_hue(f, _uniform(-self._hue, self._hue))
+            else:
+                f = self._blends[k]._blend(f)
+        return _to_janus(_in_dtype(f, a))
+
+
+class RandomGray:
+    """With probability ``p``, the image's grey level (0.299 R + 0.587 G + 0.114 B) in each of
+    its three channels."""
+
+    def __init__(self, p=0.5):
+        if not 0 <= p <= 1:
+            raise ValueError(f"RandomGray: p {p} is not in [0, 1]")
+        self._p = float(p)
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _rgb_image("RandomGray", a)
+        if _uniform(0, 1) >= self._p:
+            return _to_janus(a)
+        gray = (a.astype(_onp.float32) * _GRAY).sum(-1, keepdims=True)
+        return _to_janus(_in_dtype(_onp.broadcast_to(gray, a.shape), a))
+
+
+class CropResize:
+    """The region of ``width`` x ``height`` at (``x``, ``y``) (its left and top), resized to
+    ``size`` (int or (W, H)) when given."""
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        if min(x, y) < 0 or min(width, height) <= 0:
+            raise ValueError(f"CropResize: region x={x} y={y} width={width} height={height} "
+                             "needs x, y >= 0 and width, height > 0")
+        if interpolation not in (None, 0, 1):
+            raise NotImplementedError(f"CropResize: interpolation {interpolation} is not "
+                                      "supported (1, bilinear, is)")
+        self._box = (int(x), int(y), int(width), int(height))
+        self._size = None if size is None else _size_pair("CropResize", size)
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _check_image("CropResize", a)
+        x0, y0, w, h = self._box
+        in_h, in_w = a.shape[-3], a.shape[-2]
+        if x0 + w > in_w or y0 + h > in_h:
+            raise ValueError(f"CropResize: region x={x0} y={y0} width={w} height={h} is outside "
+                             f"the image of {in_w} x {in_h} (W x H)")
+        out = _crop(a, x0, y0, w, h)
+        if self._size is not None:
+            out = _resize(out, *self._size)
+        return _to_janus(out)
+
+
+class RandomCrop:
+    """A random region of ``size`` (int or (W, H)); the image is first padded by ``pad``
+    (an int, or NumPy's pad widths for the H and W axes) with ``pad_value``."""
+
+    def __init__(self, size, pad=None, pad_value=0, interpolation=1):
+        self._w, self._h = _size_pair("RandomCrop", size)
+        self._pad, self._pad_value = pad, pad_value
+
+    def __call__(self, x):
+        a = _to_numpy(x)
+        _check_image("RandomCrop", a)
+        if self._pad:
+            p = self._pad
+            hw = ((p, p), (p, p)) if isinstance(p, _numbers.Integral) else tuple(p)
+            widths = ((0, 0),) * (a.ndim - 3) + tuple(hw) + ((0, 0),)
+            a = _onp.pad(a, widths, constant_values=self._pad_value)
+        h, w = a.shape[-3], a.shape[-2]
+        if w < self._w or h < self._h:
+            return _to_janus(_center_crop(a, self._w, self._h))
+        x0 = min(int(_uniform(0, w - self._w + 1)), w - self._w)
+        y0 = min(int(_uniform(0, h - self._h + 1)), h - self._h)
+        return _to_janus(_crop(a, x0, y0, self._w, self._h))
+
+
+def _rotate(a, degrees, zoom_in, zoom_out):
+    """a float32 [N, C, H, W] turned by ``degrees`` [N] about its centre, bilinearly sampled
+    with zeros outside (MXNet's image.imrotate: BilinearSampler on a rotated grid)."""
+    n, _, h, w = a.shape
+    rad = _onp.pi * _onp.asarray(degrees, _onp.float32).reshape(n, 1, 1) / 180
+    hs, ws = (h - 1) / 2.0, (w - 1) / 2.0
+    hm = (_onp.arange(h, dtype=_onp.float32) - hs)[None, :, None]
+    wm = (_onp.arange(w, dtype=_onp.float32) - ws)[None, None, :]
+    c, s = _onp.cos(rad), _onp.sin(rad)
+    gx = (wm * c - hm * s) / ws
+    gy = (wm * s + hm * c) / hs
+    if zoom_in or zoom_out:
+        rho, ang = _onp.sqrt(h * h + w * w), _onp.arctan(h / w)
+        ar = _onp.abs(rad)
+        max_x = _onp.maximum(_onp.abs(rho * _onp.cos(ang + ar)), _onp.abs(rho * _onp.cos(ang - ar)))
+        max_y = _onp.maximum(_onp.abs(rho * _onp.sin(ang + ar)), _onp.abs(rho * _onp.sin(ang - ar)))
+        if zoom_out:
+            scale = _onp.maximum(max_x / w, max_y / h)
+        else:
+            scale = _onp.minimum(w / max_x, h / max_y)
+        gx, gy = gx * scale, gy * scale
+    # The sampler: grid [-1, 1] to pixel coordinates, four neighbours, zero outside.
+    sx, sy = (gx + 1) * (w - 1) / 2, (gy + 1) * (h - 1) / 2
+    x0, y0 = _onp.floor(sx).astype(_onp.int64), _onp.floor(sy).astype(_onp.int64)
+    fx, fy = (sx - x0).astype(_onp.float32), (sy - y0).astype(_onp.float32)
+    out = _onp.zeros_like(a)
+    batch = _onp.arange(n)[:, None, None]
+    for dy, wy in ((0, 1 - fy), (1, fy)):
+        for dx, wx in ((0, 1 - fx), (1, fx)):
+            yy, xx = y0 + dy, x0 + dx
+            inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+            v = a[batch, :, _onp.clip(yy, 0, h - 1), _onp.clip(xx, 0, w - 1)]  # [N, H, W, C]
+            out += _onp.moveaxis(v * (wy * wx * inside)[..., None], -1, 1)
+    return out
+
+
+def _rotate_tensor(name, x, degrees_fn, zoom_in, zoom_out):
+    a = _to_numpy(x)
+    if a.dtype != _onp.float32:
+        raise TypeError(f"{name}: expected a float32 tensor [C, H, W] or [N, C, H, W] (after "
+                        f"ToTensor), got {a.dtype}")
+    if a.ndim not in (3, 4):
+        raise ValueError(f"{name}: expected a tensor [C, H, W] or [N, C, H, W], got shape "
+                         f"{a.shape}")
+    batch = a if a.ndim == 4 else a[None]
+    out = _rotate(batch, degrees_fn(len(batch)), zoom_in, zoom_out)
+    return _to_janus(out if a.ndim == 4 else out[0])
+
+
+def _check_zoom(name, zoom_in, zoom_out):
+    if zoom_in and zoom_out:
+        raise ValueError(f"{name}: zoom_in and zoom_out cannot both be True")
+
+
+class Rotate:
+    """A float32 tensor [C, H, W] (or [N, C, H, W]) turned by ``rotation_degrees`` about its
+    centre (counter-clockwise for a positive angle), its shape kept: corners outside are zero,
+    unless ``zoom_in`` (enlarged until no corner is empty) or ``zoom_out`` (shrunk until the
+    whole image shows)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        _check_zoom("Rotate", zoom_in, zoom_out)
+        self._degrees, self._zoom = float(rotation_degrees), (zoom_in, zoom_out)
+
+    def __call__(self, x):
+        return _rotate_tensor("Rotate", x, lambda n: [self._degrees] * n, *self._zoom)
+
+
+class RandomRotation:
+    """Rotate by an angle uniform in ``angle_limits`` (degrees; one per image of a batch), with
+    probability ``rotate_with_proba``."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError(f"RandomRotation: angle_limits {angle_limits!r} is not (lower, "
+                             "upper) with lower < upper")
+        if not 0 <= rotate_with_proba <= 1:
+            raise ValueError(f"RandomRotation: rotate_with_proba {rotate_with_proba} is not in "
+                             "[0, 1]")
+        _check_zoom("RandomRotation", zoom_in, zoom_out)
+        self._limits, self._zoom, self._p = (float(lower), float(upper)), (zoom_in, zoom_out), \
+            float(rotate_with_proba)
+
+    def __call__(self, x):
+        if _uniform(0, 1) >= self._p:
+            return x
+        return _rotate_tensor(
+            "RandomRotation", x,
+            lambda n: _janus.random_uniform(*self._limits, (n,)).asnumpy(), *self._zoom)
+
+
+class RandomApply:
+    """``transforms`` (a transform, or a list of them applied in turn) with probability ``p``;
+    otherwise the input unchanged."""
+
+    def __init__(self, transforms, p=0.5):
+        if not 0 <= p <= 1:
+            raise ValueError(f"RandomApply: p {p} is not in [0, 1]")
+        self.transforms = transforms if callable(transforms) else Compose(transforms)
+        self.p = float(p)
+
+    def __call__(self, x):
+        if _uniform(0, 1) >= self.p:
+            return x
+        return self.transforms(x)
