@@ -484,9 +484,7 @@ template <class T>
 std::shared_ptr<T> make_layer_norm(int64_t axis, double epsilon, int64_t in_channels,
                                    const py::kwargs& kwargs) {
   check_layer_kwargs("LayerNorm", kwargs);
-  JANUS_CHECK(axis == -1, NotImplementedError,
-              "LayerNorm: normalises the last axis only, got axis={}", axis);
-  return std::make_shared<T>(epsilon, in_channels);
+  return std::make_shared<T>(epsilon, in_channels, axis);
 }
 
 template <class T>

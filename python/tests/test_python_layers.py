@@ -88,3 +88,24 @@ def test_a_keyword_a_layer_does_not_support_is_refused_not_ignored():
                                                   r"expected 'NCHW'"):
         nn.MaxPool2D(layout='NHWC')
     nn.MaxPool2D(layout='NCHW', prefix='pool_')  # the defaults and 1.x naming are accepted
+
+
+@pytest.mark.parametrize("axis", [1, -3, -1])
+def test_layer_norm_normalises_the_axis_it_is_given(axis):
+    x = onp.random.RandomState(0).normal(size=(2, 3, 4)).astype(onp.float32)
+    ln = nn.LayerNorm(axis=axis, in_channels=x.shape[axis])
+    ln.initialize()
+    ln.collect_params()["gamma"].set_data(np.array(onp.arange(1, x.shape[axis] + 1,
+                                                          dtype=onp.float32)))
+    mean = x.mean(axis=axis, keepdims=True)
+    var = x.var(axis=axis, keepdims=True)
+    shape = [1] * 3
+    shape[axis] = x.shape[axis]
+    expected = (x - mean) / onp.sqrt(var + 1e-5) * onp.arange(1, x.shape[axis] + 1).reshape(shape)
+    onp.testing.assert_allclose(ln(np.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-5)
+    ln.hybridize()
+    onp.testing.assert_allclose(ln(np.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-5)
+    bad = nn.LayerNorm(axis=3)
+    bad.initialize()
+    with pytest.raises(ValueError, match="axis 3 is out of range"):
+        bad(np.array(x))

@@ -52,30 +52,41 @@ std::string BatchNorm::describe() const {
                      gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
 }
 
-LayerNorm::LayerNorm(double epsilon, int64_t in_channels) : Block("layernorm"), epsilon_(epsilon) {
+LayerNorm::LayerNorm(double epsilon, int64_t in_channels, int64_t axis)
+    : Block("layernorm"), epsilon_(epsilon), axis_(axis) {
   gamma_ = register_param("gamma", Shape{in_channels}, One());
   beta_ = register_param("beta", Shape{in_channels}, Zero());
 }
 
 NDArray LayerNorm::forward(const NDArray& x) {
-  JANUS_CHECK(x.ndim() >= 1, ShapeError, "{}: input has shape {}, expected at least 1 dimension",
-              name(), x.shape());
-  const int64_t d = x.shape()[x.ndim() - 1];
+  const int64_t n = x.ndim();
+  JANUS_CHECK(n >= 1 && axis_ >= -n && axis_ < n, ShapeError,
+              "{}: axis {} is out of range for an input of shape {}, expected -{} <= axis < {}",
+              name(), axis_, x.shape(), n, n);
+  const int64_t axis = axis_ < 0 ? axis_ + n : axis_;
+  const int64_t d = x.shape()[axis];
   const int64_t expected = gamma_->shape()[0];
   JANUS_CHECK(expected == 0 || expected == d, ShapeError,
-              "{}: input of shape {} has {} features on the last axis, expected {}", name(),
-              x.shape(), d, expected);
+              "{}: input of shape {} has {} features on axis {}, expected {}", name(), x.shape(), d,
+              axis, expected);
   for (const ParameterPtr& p : {gamma_, beta_}) {
     if (!p->initialized()) {
       p->infer_shape(Shape{d});
       p->finish_deferred_init();
     }
   }
-  return layer_norm(x, gamma_->data(x.device()), beta_->data(x.device()), epsilon_);
+  const NDArray gamma = gamma_->data(x.device()), beta = beta_->data(x.device());
+  if (axis == n - 1) return layer_norm(x, gamma, beta, epsilon_);
+  // The layer_norm operator normalises the last axis: swap `axis` there and back (a swap is its
+  // own inverse).
+  std::vector<int64_t> swap(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) swap[static_cast<size_t>(i)] = i;
+  std::swap(swap[static_cast<size_t>(axis)], swap.back());
+  return transpose(layer_norm(transpose(x, swap), gamma, beta, epsilon_), swap);
 }
 
 std::string LayerNorm::describe() const {
-  return fmt::format("LayerNorm(eps={}, channels={})", epsilon_,
+  return fmt::format("LayerNorm(axis={}, eps={}, channels={})", axis_, epsilon_,
                      gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
 }
 

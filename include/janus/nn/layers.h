@@ -237,15 +237,17 @@ class Embedding : public Block {
   ParameterPtr weight_;
 };
 
-/// Layer normalisation over the last axis; in_channels 0 = inferred.
+/// Layer normalisation over one axis (MXNet's `axis`, the last by default; negative counts from
+/// the end), with gamma and beta of that axis's size; in_channels 0 = inferred.
 class LayerNorm : public Block {
  public:
-  explicit LayerNorm(double epsilon = 1e-5, int64_t in_channels = 0);
+  explicit LayerNorm(double epsilon = 1e-5, int64_t in_channels = 0, int64_t axis = -1);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 
  private:
   double epsilon_;
+  int64_t axis_;
   ParameterPtr gamma_, beta_;
 };
 
