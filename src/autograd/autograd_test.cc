@@ -11,6 +11,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+#include "janus/ops/transfer.h"
 
 namespace janus::ops {
 namespace {
@@ -143,6 +144,38 @@ TEST(Autograd, GradReqAddAccumulatesAndWriteOverwrites) {
   }
   EXPECT_EQ(values(grad(a)), (std::vector<double>{2, 4}));  // w added twice
   EXPECT_EQ(values(grad(w)), (std::vector<double>{1, 2}));  // a written once, then again
+}
+
+// A recorded function that writes its input's gradient into the buffer backward overwrites
+// (what a hybridized block's compiled backward does): backward copies nothing more into it,
+// and still adds another contribution to it.
+TEST(Autograd, AFunctionMayWriteTheGradientIntoItsBuffer) {
+  for (const bool other_use : {false, true}) {
+    NDArray w = vec({1, 2}, {2});
+    attach_grad(w, GradReq::kWrite);
+    const NDArray buffer = overwritten_grad(w);
+    ASSERT_TRUE(buffer.defined());
+    EXPECT_TRUE(buffer.is_same(grad(w)));
+    NDArray y = w * 1.0;  // the function's output (recorded by record_function below)
+    NDArray total;
+    {
+      RecordScope record;
+      NDArray inputs[] = {w};
+      NDArray outputs[] = {y};
+      record_function("times three", inputs, outputs, [buffer](const ops::GradArgs& ga) {
+        copy_into(buffer, ga.dy(0) * 3.0);  // dy * 3, written where the gradient goes
+        return std::vector<NDArray>{buffer};
+      });
+      total = other_use ? sum(y) + sum(w * w) : sum(y);
+    }
+    backward(total);
+    EXPECT_EQ(values(grad(w)), other_use ? (std::vector<double>{5, 7})  // 3 + 2w
+                                         : (std::vector<double>{3, 3}));
+  }
+  NDArray a = vec({1, 2}, {2});
+  attach_grad(a, GradReq::kAdd);  // accumulates: nobody may overwrite it
+  EXPECT_FALSE(overwritten_grad(a).defined());
+  EXPECT_FALSE(overwritten_grad(vec({1, 2}, {2})).defined());
 }
 
 TEST(Autograd, HeadGradientsScaleTheResult) {

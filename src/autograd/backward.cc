@@ -143,6 +143,9 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
   for (auto& [raw, slot] : leaf_grads) {
     const auto& meta = slot.first;
     if (meta->req == GradReq::kNull) continue;
+    // The gradient is the buffer itself: a recorded function wrote it there
+    // (overwritten_grad), and it was the only contribution.
+    if (meta->req == GradReq::kWrite && slot.second.is_same(meta->grad)) continue;
     store_into(meta->grad, slot.second, meta->req);
   }
   if (!retain_graph) {

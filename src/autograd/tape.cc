@@ -120,6 +120,11 @@ NDArray grad(const NDArray& x) {
   return meta->grad;
 }
 
+NDArray overwritten_grad(const NDArray& x) {
+  const auto& meta = x.defined() ? x.autograd_meta() : nullptr;
+  return meta && meta->is_leaf() && meta->req == GradReq::kWrite ? meta->grad : NDArray();
+}
+
 bool requires_grad(const NDArray& x) { return x.defined() && needs_grad(x.autograd_meta()); }
 
 NDArray detach(const NDArray& x) {

@@ -207,12 +207,47 @@ void check_args(const std::vector<std::string>& names, const std::vector<ops::Te
   }
 }
 
+// The arrays a call writes its outputs into (CachedOp::operator()'s `outs`): one per output
+// or none; each of its output's spec, and sharing no storage with an argument (the kernels
+// would read what they write) or with another destination.
+void check_outs(const std::vector<ops::TensorSpec>& specs, std::span<const NDArray> args,
+                std::span<const NDArray> outs) {
+  if (outs.empty()) return;
+  JANUS_CHECK(outs.size() == specs.size(), ValueError,
+              "CachedOp: got {} output arrays, expected none or one per output ({})", outs.size(),
+              specs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const NDArray& o = outs[i];
+    if (!o.defined()) continue;
+    JANUS_CHECK(o.shape() == specs[i].shape, ShapeError,
+                "CachedOp: output array {} has shape {}, output {} has shape {}", i, o.shape(), i,
+                specs[i].shape);
+    JANUS_CHECK(o.dtype() == specs[i].dtype, TypeError,
+                "CachedOp: output array {} has dtype {}, output {} has dtype {}", i,
+                dtype_name(o.dtype()), i, dtype_name(specs[i].dtype));
+    JANUS_CHECK(o.device() == specs[i].device, DeviceError,
+                "CachedOp: output array {} is on {}, output {} is on {}", i, o.device(), i,
+                specs[i].device);
+    for (size_t a = 0; a < args.size(); ++a) {
+      JANUS_CHECK(args[a].storage() != o.storage(), ValueError,
+                  "CachedOp: output array {} shares its storage with argument {}; the graph "
+                  "would overwrite what it reads",
+                  i, a);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      JANUS_CHECK(!outs[j].defined() || outs[j].storage() != o.storage(), ValueError,
+                  "CachedOp: output arrays {} and {} share their storage", j, i);
+    }
+  }
+}
+
 }  // namespace
 
 // Binds arguments, constants and (new) outputs now; intermediates live only inside the one
 // engine operation, in the static buffers or in scratch storages. The operation's flat list of
 // values is built straight from the slots (flat_slots), without a per-slot copy first.
-CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> args) const {
+CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> args,
+                                                    std::span<const NDArray> outs) const {
   const Impl& im = *this;
   BoundCall call;
   std::vector<NDArray> scratch_views;
@@ -240,7 +275,9 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
         break;
       case SlotKind::kOutput: {
         NDArray& v = new_outputs[static_cast<size_t>(s.index)];
-        v = empty(s.spec.shape, s.spec.dtype, im.device);
+        const bool given = !outs.empty() && outs[static_cast<size_t>(s.index)].defined();
+        v = given ? outs[static_cast<size_t>(s.index)]
+                  : empty(s.spec.shape, s.spec.dtype, im.device);
         call.writes.push_back(v.var());
         break;
       }
@@ -327,9 +364,15 @@ void CachedOp::Impl::run_steps(std::span<const NDArray> flat, std::span<const op
 }
 
 std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args) const {
+  return (*this)(args, {});
+}
+
+std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args,
+                                          std::span<const NDArray> outs) const {
   const Impl& im = *impl_;
   check_args(im.arg_names, im.arg_specs, args);
-  Impl::BoundCall call = im.bind_call(args);
+  check_outs(im.out_specs, args, outs);
+  Impl::BoundCall call = im.bind_call(args, outs);
   std::vector<ops::RngKey> keys;  // drawn now, in program order, for determinism
   if (im.any_random) {
     keys.reserve(im.steps.size());

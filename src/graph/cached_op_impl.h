@@ -85,7 +85,7 @@ struct CachedOp::Impl {
   void plan_memory();  // plan_memory.cc
   std::vector<NDArray> make_views(const std::vector<NDArray>& buffers) const;
   // A call: binds its values, then (inside its engine operation) runs the steps.
-  BoundCall bind_call(std::span<const NDArray> args) const;
+  BoundCall bind_call(std::span<const NDArray> args, std::span<const NDArray> outs) const;
   void run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
                  const std::vector<std::shared_ptr<Storage>>& scratch, const RunContext& ctx) const;
 };

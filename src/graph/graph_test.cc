@@ -474,6 +474,44 @@ TEST(CachedOp, ChecksArgumentsAgainstTheCompiledSpecs) {
               HasSubstr("argument 'x' has dtype float64"));
 }
 
+// Outputs written into arrays the caller gives (a gradient buffer): the same values, in those
+// arrays; an output that is an argument is returned as it is, its array left alone.
+TEST(CachedOp, WritesOutputsIntoGivenArrays) {
+  auto x = Symbol::var("x");
+  CachedOp op(Symbol::group({Symbol::op("tanh", {x * x}), Symbol::op("relu", {x}), x}),
+              {{{2, 3}, DType::kFloat32, cpu()}});
+  const NDArray a = randn({2, 3}, 3);
+  const NDArray into0 = zeros({2, 3}), into2 = zeros({2, 3});
+  const NDArray outs[] = {into0, NDArray(), into2};
+  const std::vector<NDArray> got = op({&a, 1}, outs);
+  EXPECT_TRUE(got[0].is_same(into0));
+  expect_equal(into0, tanh(mul(a, a)));
+  expect_equal(got[1], relu(a));
+  EXPECT_EQ(got[2].storage(), a.storage());
+  EXPECT_EQ(to_vector<float>(into2), std::vector<float>(6, 0.0f));
+
+  const NDArray wrong_shape[] = {zeros({3, 2}), NDArray(), NDArray()};
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                op({&a, 1}, wrong_shape);
+              }),
+              HasSubstr("output array 0 has shape [3, 2], output 0 has shape [2, 3]"));
+  const NDArray the_argument[] = {NDArray(), a, NDArray()};
+  EXPECT_THAT(error_of<ValueError>([&] {
+                op({&a, 1}, the_argument);
+              }),
+              HasSubstr("output array 1 shares its storage with argument 0"));
+  const NDArray twice[] = {into0, into0, NDArray()};
+  EXPECT_THAT(error_of<ValueError>([&] {
+                op({&a, 1}, twice);
+              }),
+              HasSubstr("output arrays 0 and 1 share their storage"));
+  const NDArray too_few[] = {into0};
+  EXPECT_THAT(error_of<ValueError>([&] {
+                op({&a, 1}, too_few);
+              }),
+              HasSubstr("got 1 output arrays, expected none or one per output (3)"));
+}
+
 TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
   auto x = Symbol::var("x");
   auto y = Symbol::op("tanh", {x * x});

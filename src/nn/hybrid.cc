@@ -65,12 +65,9 @@ std::shared_ptr<HybridEntry> trace_entry(Block& block, const std::vector<NDArray
     entry->params.push_back(params.at(name));
     values.push_back(entry->params.back()->data(xs[0].device()));
   }
-  std::vector<ops::TensorSpec> specs;
   for (const NDArray& a : entry->binding.gather(xs, values)) {
-    specs.push_back({a.shape(), a.dtype(), a.device()});
+    entry->arg_specs.push_back({a.shape(), a.dtype(), a.device()});
   }
-  entry->op = std::make_shared<graph::CachedOp>(entry->symbol, std::move(specs),
-                                                cached_op_options(options));
   JANUS_LOG(kInfo, "hybridize: {} traced: {}; {} operators", block.name(), reason,
             tracer.recorded());
   return entry;
@@ -82,7 +79,7 @@ std::shared_ptr<TrainPlan> make_train_plan(const HybridEntry& entry,
                                            const std::vector<bool>& input_grads,
                                            const graph::CachedOpOptions& options) {
   auto plan = std::make_shared<TrainPlan>();
-  const std::vector<std::string>& names = entry.op->argument_names();
+  const std::vector<std::string> names = entry.symbol.list_arguments();
   std::vector<std::string> wrt;
   for (size_t i = 0; i < names.size(); ++i) {
     const graph::ArgumentSource& src = entry.binding.sources[i];
@@ -93,9 +90,7 @@ std::shared_ptr<TrainPlan> make_train_plan(const HybridEntry& entry,
     wrt.push_back(names[i]);
     plan->wrt_index.push_back(i);
   }
-  // The entry's compiled op checked these specs; rebuild them from its graph's arguments.
-  std::vector<ops::TensorSpec> specs;
-  for (const graph::NodePtr& n : entry.symbol.graph().arguments()) specs.push_back(n->specs.at(0));
+  const std::vector<ops::TensorSpec>& specs = entry.arg_specs;
   const graph::GradientGraphs gg = graph::make_gradient_graphs(entry.symbol, specs, wrt);
   plan->num_outputs = gg.num_outputs;
   plan->forward_args = gg.forward_args;
@@ -122,9 +117,27 @@ std::shared_ptr<TrainPlan> make_train_plan(const HybridEntry& entry,
   return plan;
 }
 
-// The gradients of the entry's arguments: backward's arguments gathered by their roles.
+// Per gradient of backward: the buffer its argument's gradient overwrites (a parameter's, with
+// grad_req write), for backward to write straight into; undefined where there is none, or where
+// it is not its own (it shares storage with an argument or with another one).
+std::vector<NDArray> gradient_buffers(const TrainPlan& plan, const std::vector<NDArray>& args) {
+  std::vector<NDArray> buffers;
+  for (size_t i : plan.wrt_index) {
+    NDArray b = autograd::overwritten_grad(args[i]);
+    auto same = [&b](const NDArray& a) { return a.defined() && a.storage() == b.storage(); };
+    if (b.defined() && (std::any_of(args.begin(), args.end(), same) ||
+                        std::any_of(buffers.begin(), buffers.end(), same))) {
+      b = NDArray();
+    }
+    buffers.push_back(std::move(b));
+  }
+  return buffers;
+}
+
+// The gradients of the entry's arguments: backward's arguments gathered by their roles. A
+// gradient with a buffer is written into it: backward then stores nothing more (no copy).
 std::vector<NDArray> run_backward(const TrainPlan& plan, const ops::GradArgs& ga,
-                                  const std::vector<NDArray>& saved) {
+                                  const std::vector<NDArray>& saved, std::vector<NDArray> buffers) {
   std::vector<NDArray> bargs;
   for (const graph::BackwardArg& a : plan.backward_args) {
     switch (a.kind) {
@@ -139,7 +152,12 @@ std::vector<NDArray> run_backward(const TrainPlan& plan, const ops::GradArgs& ga
         break;
     }
   }
-  const std::vector<NDArray> grads = (*plan.backward)(bargs);
+  // A head gradient the caller gave may be anything, even a gradient buffer.
+  for (NDArray& b : buffers) {
+    auto same = [&b](const NDArray& a) { return b.defined() && a.storage() == b.storage(); };
+    if (std::any_of(bargs.begin(), bargs.end(), same)) b = NDArray();
+  }
+  const std::vector<NDArray> grads = (*plan.backward)(bargs, buffers);
   std::vector<NDArray> out(ga.inputs.size());
   for (size_t j = 0; j < plan.wrt_index.size(); ++j) out[plan.wrt_index[j]] = grads[j];
   return out;
@@ -173,11 +191,14 @@ std::vector<NDArray> run_recorded(const std::string& name, HybridEntry& entry,
   // outputs get this node's autograd history: captured as is, the node would hold itself alive.
   std::vector<NDArray> saved;
   for (auto it = split; it != outs.end(); ++it) saved.push_back(it->detach());
-  autograd::record_function(fmt::format("hybridized {}", name), args, ys,
-                            // The tape hands back the arguments (detached) as ga.inputs.
-                            [plan, saved = std::move(saved)](const ops::GradArgs& ga) {
-                              return run_backward(*plan, ga, saved);
-                            });
+  // Taken now, as the tape takes where each argument's gradient goes.
+  std::vector<NDArray> buffers = gradient_buffers(*plan, args);
+  autograd::record_function(
+      fmt::format("hybridized {}", name), args, ys,
+      // The tape hands back the arguments (detached) as ga.inputs.
+      [plan, saved = std::move(saved), buffers = std::move(buffers)](const ops::GradArgs& ga) {
+        return run_backward(*plan, ga, saved, buffers);
+      });
   return ys;
 }
 
@@ -253,7 +274,13 @@ std::vector<NDArray> Block::call_hybridized(const std::vector<NDArray>& xs) {
   }
   for (const NDArray& x : xs) any_grad = any_grad || autograd::requires_grad(x);
   const std::vector<NDArray> args = entry->binding.gather(xs, values);
-  if (!autograd::is_recording() || !any_grad) return (*entry->op)(args);
+  if (!autograd::is_recording() || !any_grad) {
+    if (!entry->op) {
+      entry->op = std::make_shared<graph::CachedOp>(entry->symbol, entry->arg_specs,
+                                                    cached_op_options(h.options));
+    }
+    return (*entry->op)(args);
+  }
   return run_recorded(name_, *entry, xs, args, cached_op_options(h.options));
 }
 

@@ -32,6 +32,9 @@ struct TrainPlan {
 /// One traced signature.
 struct HybridEntry {
   graph::Symbol symbol;
+  std::vector<ops::TensorSpec> arg_specs;  // per argument of the symbol
+  /// The graph for calls that record nothing, compiled at the first such call: a training
+  /// loop runs the training graphs only.
   std::shared_ptr<graph::CachedOp> op;
   graph::ArgumentBinding binding;    // inputs "data"/"data<i>", then the parameters
   std::vector<ParameterPtr> params;  // per binding.parameter_names

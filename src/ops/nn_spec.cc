@@ -78,6 +78,28 @@ JANUS_OP_SPEC({.op = "softmax_cross_entropy",
                            {{{0, 4}, {0}}, {}, {DType::kFloat64, DType::kInt64}}},
                .make_input = fill_labels});
 
+// (softmax - one_hot(label)) * dloss, row by row.
+std::vector<RefTensor> ref_softmax_cross_entropy_backward(const std::vector<RefTensor>& in,
+                                                          const ops::Attrs&) {
+  const RefTensor lsm = ref_log_softmax_of(in[0], -1);
+  const int64_t n = in[0].shape[0], c = in[0].shape[1];
+  RefTensor dx = ref_zeros(in[0].shape);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < c; ++j) {
+      const double hot = j == static_cast<int64_t>(in[1][i]) ? 1.0 : 0.0;
+      dx[i * c + j] = (std::exp(lsm[i * c + j]) - hot) * in[2][i];
+    }
+  }
+  return {dx};
+}
+
+JANUS_OP_SPEC({.op = "softmax_cross_entropy_backward",
+               .reference = ref_softmax_cross_entropy_backward,
+               .samples = {{{{3, 4}, {3}, {3}}, {}, {DType::kFloat64, DType::kInt32}},
+                           {{{5, 6}, {5}, {5}}, {}, {DType::kFloat64, DType::kInt64}},
+                           {{{0, 4}, {0}, {0}}, {}, {DType::kFloat64, DType::kInt64}}},
+               .make_input = fill_labels});
+
 std::vector<RefTensor> ref_one_hot(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
   const int64_t depth = ops::OneHotAttrs::from(attrs).depth;
   std::vector<int64_t> dims = in[0].shape.dims();

@@ -72,6 +72,12 @@ NDArray grad(const NDArray& x);
 void record_function(std::string name, std::span<const NDArray> inputs,
                      std::span<const NDArray> outputs, ops::GradFn grad);
 
+/// The gradient buffer that backward overwrites for `x` (an array given attach_grad with
+/// kWrite), else an undefined array. A function recorded with `x` as an input (record_function)
+/// may write x's gradient straight into it and return that buffer itself: backward then leaves
+/// it as it is instead of copying the gradient in, and adds any other contribution to it.
+NDArray overwritten_grad(const NDArray& x);
+
 /// True when `x` was given a gradient buffer or comes from a recorded operation on one.
 bool requires_grad(const NDArray& x);
 

@@ -46,6 +46,17 @@ class CachedOp {
   /// or TypeError naming the argument when one does not match the compiled specs.
   std::vector<NDArray> operator()(std::span<const NDArray> args) const;
 
+  /// As above, but output i is written into outs[i] where that is defined (an array of output
+  /// i's spec that shares no storage with an argument or another of `outs`): a training graph
+  /// writes its gradients straight into the parameters' gradient buffers, without a new array
+  /// and a copy. An output that no step of the call writes (an argument or constant returned
+  /// as it is, a view of an argument, an output that repeats an earlier one) is returned as it
+  /// is and outs[i] is left alone: a caller tells which by the returned array's storage.
+  /// `outs` is empty or has one entry per output; ValueError, ShapeError, TypeError or
+  /// DeviceError otherwise.
+  std::vector<NDArray> operator()(std::span<const NDArray> args,
+                                  std::span<const NDArray> outs) const;
+
   /// Runs the graph node by node through ops::invoke (so autograd records each call).
   std::vector<NDArray> run_imperative(std::span<const NDArray> args) const;
 

@@ -16,6 +16,9 @@ NDArray log_softmax(const NDArray& x, int64_t axis = -1);
 /// int64 labels [N]: a loss of shape [N] (take its mean or sum for a scalar). Differentiable
 /// in `logits` only. A label outside [0, C) makes the kernel throw IndexError at the wait point.
 NDArray softmax_cross_entropy(const NDArray& logits, const NDArray& labels);
+/// Its gradient: (softmax(logits) - one_hot(labels)) * dloss[:, None], in one pass.
+NDArray softmax_cross_entropy_backward(const NDArray& logits, const NDArray& labels,
+                                       const NDArray& dloss);
 /// Integer labels (int32 or int64, any shape) to one-hot rows: shape labels.shape + [depth].
 NDArray one_hot(const NDArray& labels, int64_t depth, DType dtype = DType::kFloat32);
 /// y = x · weightᵀ + bias for x [N, K], weight [M, K] (out, in) and bias [M]; oneDNN inner

@@ -80,12 +80,9 @@ JANUS_DEFINE_OP({
     .infer = infer_softmax_cross_entropy,
     .kernels = {{DeviceType::kCPU, softmax_cross_entropy_cpu}},
     // dloss: [N] -> dlogits = (softmax(logits) - one_hot(labels)) * dloss[:, None]; labels have
-    // no gradient.
+    // no gradient (softmax_cross_entropy_backward.cc).
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const NDArray& x = g.x(0);
-      const int64_t n = x.shape()[0], c = x.shape()[1];
-      const NDArray diff = softmax(x, -1) + one_hot(g.x(1), c, x.dtype()) * -1.0;
-      return {diff * reshape(g.dy(0), Shape{n, 1}), NDArray()};
+      return {softmax_cross_entropy_backward(g.x(0), g.x(1), g.dy(0)), NDArray()};
     },
 });
 
