@@ -12,7 +12,8 @@
 //                DistError naming the allreduce and itself, prints it and exits 0
 //   train        each rank trains a small MLP on its share of a batch through the
 //                `dist_allreduce` store; the parameters must equal those of training on the
-//                whole batch in one process (computed here too), to 1e-5 + 1e-4 relative
+//                whole batch in one process (computed here too), to 1e-5 + 1e-4 relative;
+//                first, the store's init, push, pull and pushpull as in ps_values
 // With parameter servers (JANUS_ROLE=server runs dist::run_server() instead of a scenario):
 //   ps_values        dist_sync: init (rank 0's value wins), push (this worker's two arrays
 //                    summed locally, then across workers), pull, pushpull, for several sizes
@@ -268,6 +269,9 @@ void train_steps(janus::nn::Sequential& net, janus::optim::Trainer& trainer, con
 // Data parallelism across processes equals one process on the whole batch: the summed
 // gradients differ only by the order of float additions (per-rank partial sums, then Gloo's
 // ring), so the parameters agree to rounding, not bit for bit.
+template <typename T>
+void check_ps_values(janus::kvstore::KVStore& kv, const janus::kvstore::Key& key, int64_t n);
+
 int train(ProcessGroup& pg) {
   constexpr int64_t kBatch = 64;
   JANUS_CHECK(kBatch % pg.size() == 0, janus::ValueError, "train: {} ranks", pg.size());
@@ -288,6 +292,9 @@ int train(ProcessGroup& pg) {
     NDArray out = janus::zeros({3});
     probe->pull(0, out);
     expect<float>("init then pull", out, 3, [](int64_t) { return 1.0; });
+    // push, pull and pushpull mean what they mean on the other stores (pushpull without an
+    // optimizer leaves the stored value as the push left it).
+    check_ps_values<float>(*probe, 1, 1000);
   }
   // Each rank draws its own weights; the Trainer, whose values all exist, sets up the store at
   // once and every rank takes rank 0's (the reference's draw) before its first forward pass.

@@ -90,8 +90,15 @@ class AllreduceStore final : public kvstore::StoreBase<Entry> {
       parallel::reduce_into(sum, values);
     }
     dist::allreduce(pg_, sum);
-    apply(e, sum);
-    parallel::broadcast_into(optimizer_ ? e.stored : sum, outs);
+    if (optimizer_) {
+      apply(e, sum);
+      parallel::broadcast_into(e.stored, outs);
+      return;
+    }
+    // An allreduce: the stored value stays (KVStore::pushpull), so the training path copies
+    // nothing into the store; it copied the sum there each step, a copy-lane operation that
+    // woke the copy worker and that the next step's gather into `sum` waited for.
+    parallel::broadcast_into(sum, outs);
   }
 
  private:

@@ -160,7 +160,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     check_arrays(key, "pull", "output", e.shape, e.dtype, outs);
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
-    const NDArray value = empty(e.shape, e.dtype, e.device);
+    const NDArray value = reply_array(e, outs);
     exchange("pull", key, e, Op::kPull, nullptr, &value);
     parallel::broadcast_into(value, outs);
   }
@@ -173,7 +173,9 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     const ops::ScopedPriority scope(priority);
     autograd::PauseScope pause;
     const NDArray sum = local_sum(e, values);
-    const NDArray value = empty(e.shape, e.dtype, e.device);
+    // In place (the Trainer's pushpull of its gradients) the request is sent from the array
+    // that the reply then overwrites: the servers reply only once they hold all of it.
+    const NDArray value = reply_array(e, outs);
     exchange("pushpull", key, e, Op::kPushPull, &sum, &value);
     parallel::broadcast_into(value, outs);
   }
@@ -527,10 +529,20 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     }
   }
 
+  // What a request sends: the sum of this worker's values; a single value on the key's device
+  // is sent as it is (the exchange only reads it), not first copied on the copy lane.
   static NDArray local_sum(const Entry& e, std::span<const NDArray> values) {
+    if (values.size() == 1 && values[0].device() == e.device) return values[0];
     NDArray sum = empty(e.shape, e.dtype, e.device);
     parallel::reduce_into(sum, values);
     return sum;
+  }
+
+  // Where a reply lands: a single output on the key's device receives it directly (no copy on
+  // the copy lane, and no hand-off to the copy worker and back); several get a copy each.
+  static NDArray reply_array(const Entry& e, std::span<const NDArray> outs) {
+    if (outs.size() == 1 && outs[0].device() == e.device) return outs[0];
+    return empty(e.shape, e.dtype, e.device);
   }
 
   bool sync_;
