@@ -3,10 +3,14 @@
 
 #include "janus/base/error.h"
 
+#include "recycler.h"
+
 namespace janus {
 
 NDArray::NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes)
-    : impl_(std::make_shared<Impl>(
+    : impl_(std::allocate_shared<Impl>(
+          // Pooled: an operator's outputs are made here and released by the engine's worker.
+          RecyclingAllocator<Impl>{},
           Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr})) {}
 
 NDArray NDArray::reshape(const Shape& shape) const {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "../core/recycler.h"
+
 namespace janus {
 namespace {
 
@@ -38,7 +40,8 @@ void convert_any(const void* src, DType src_dtype, void* dst, DType dst_dtype, i
 }
 
 // Storage whose var and memory are released through the engine after the last pending use of
-// the var. One allocation with its shared_ptr's count (make_shared).
+// the var. One allocation with its shared_ptr's count, from a pool (allocate_shared): it is made
+// on the calling thread and often released on a worker (the last kernel that uses it).
 struct EngineStorage : Storage {
   EngineStorage(Block b, Device d) : Storage{b, d, engine().new_var()} {}
   EngineStorage(const EngineStorage&) = delete;
@@ -63,7 +66,9 @@ NDArray empty(const Shape& shape, DType dtype, Device device) {
               kMaxBytes);
   Allocator& alloc = allocator_for(device);
   const size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
-  return NDArray(std::make_shared<EngineStorage>(alloc.allocate(bytes), device), shape, dtype);
+  return NDArray(std::allocate_shared<EngineStorage>(RecyclingAllocator<EngineStorage>{},
+                                                     alloc.allocate(bytes), device),
+                 shape, dtype);
 }
 
 NDArray placeholder(const Shape& shape, DType dtype, Device device) {

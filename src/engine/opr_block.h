@@ -11,7 +11,7 @@
 
 #include "janus/engine/engine.h"
 
-#include "recycler.h"
+#include "../core/recycler.h"
 #include "var.h"
 
 namespace janus {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "recycler.h"
+#include "../core/recycler.h"
 
 namespace janus {
 

@@ -15,6 +15,8 @@
 #include "janus/base/omp_threads.h"
 #include "janus/engine/array.h"
 
+#include "invoke_one.h"
+
 namespace janus::ops {
 namespace {
 
@@ -256,8 +258,8 @@ void notify_observers(const ThreadCalls& calls, const OpDef& op, std::span<const
 
 // A call of an operator whose output is a view of an input (OpDef::view_of): no kernel, no
 // engine operation; observers (autograd) see it as any call.
-std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> inputs,
-                                 const Attrs& attrs, const TensorSpec& out) {
+void invoke_view(const OpDef& op, std::span<const NDArray> inputs, const Attrs& attrs,
+                 const TensorSpec& out, std::span<NDArray> outputs) {
   const NDArray& src = inputs[static_cast<size_t>(op.view_of)];
   JANUS_ASSERT(
       op.outputs.size() == 1 && out.dtype == src.dtype() && out.device == src.device() &&
@@ -265,9 +267,8 @@ std::vector<NDArray> invoke_view(const OpDef& op, std::span<const NDArray> input
       "{}: declared a view of input {} but its shape rule gave {} {} on {} for {} {} on {}",
       op.name, op.view_of, out.shape, out.dtype, out.device, src.shape(), src.dtype(),
       src.device());
-  std::vector<NDArray> outputs{src.reshape(out.shape)};
+  outputs[0] = src.reshape(out.shape);
   notify_observers(tls_calls, op, inputs, attrs, outputs);
-  return outputs;
 }
 
 // The specs of a call's inputs, after checking them: their count, each one defined, one device
@@ -406,23 +407,30 @@ void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars
                 op.copy_lane ? Lane::kCopy : Lane::kCompute, priority, op.name, std::move(detail));
 }
 
-}  // namespace
-
-std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+// What invoke does, writing the op.outputs.size() outputs into `outputs`, so that a caller of
+// a one-output operator (invoke_one) needs no vector for them.
+void invoke_into(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
+                 std::span<NDArray> outputs) {
   ThreadCalls& calls = tls_calls;
   const InputSpecs input_specs_of_call(calls, op, inputs);
   const std::span<const TensorSpec> in_specs = input_specs_of_call.get();
   complete_attrs(op, attrs);
   std::vector<TensorSpec> out_specs = output_specs(op, in_specs, attrs);
-  if (calls.trace_hook != nullptr) return calls.trace_hook->on_trace(op, inputs, attrs, out_specs);
-  if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0]);
+  if (calls.trace_hook != nullptr) {
+    std::vector<NDArray> traced = calls.trace_hook->on_trace(op, inputs, attrs, out_specs);
+    JANUS_ASSERT(traced.size() == outputs.size(), "{}: the trace gave {} outputs, expected {}",
+                 op.name, traced.size(), outputs.size());
+    std::move(traced.begin(), traced.end(), outputs.begin());
+    return;
+  }
+  if (op.view_of >= 0) return invoke_view(op, inputs, attrs, out_specs[0], outputs);
 
   run_prepare(op, InferArgs{op, in_specs, attrs}, out_specs);
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   const KernelFn kernel = kernel_on(op, device);
-  std::vector<NDArray> outputs;
-  outputs.reserve(out_specs.size());
-  for (const auto& spec : out_specs) outputs.push_back(empty(spec.shape, spec.dtype, spec.device));
+  for (size_t i = 0; i < out_specs.size(); ++i) {
+    outputs[i] = empty(out_specs[i].shape, out_specs[i].dtype, out_specs[i].device);
+  }
   // Observers (autograd, tracing) need the attributes after the kernel took them.
   const Attrs observed = calls.observers.empty() ? Attrs() : attrs;
   OpDetail detail;
@@ -440,7 +448,22 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
                 calls.priority, std::move(detail));
   }
   notify_observers(calls, op, inputs, observed, outputs);
+}
+
+}  // namespace
+
+std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+  std::vector<NDArray> outputs(op.outputs.size());
+  invoke_into(op, inputs, std::move(attrs), outputs);
   return outputs;
+}
+
+NDArray invoke_one(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
+  JANUS_ASSERT(op.outputs.size() == 1, "invoke_one: operator '{}' has {} outputs, expected 1",
+               op.name, op.outputs.size());
+  NDArray out;
+  invoke_into(op, inputs, std::move(attrs), std::span<NDArray>(&out, 1));
+  return out;
 }
 
 ScopedInvokeObserver::ScopedInvokeObserver(InvokeObserver* observer) {

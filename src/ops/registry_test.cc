@@ -14,6 +14,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 
+#include "invoke_one.h"
 #include "testing/test_util.h"
 #include "typed_attrs.h"
 
@@ -239,6 +240,76 @@ TEST(Registry, ShapeRulesAgreeWithOutputs) {
   EXPECT_EQ(out[0].shape, y.shape());
   EXPECT_EQ(out[0].dtype, y.dtype());
   EXPECT_EQ(out[0].device, y.device());
+}
+
+// Records the outputs that the observers of a call see.
+class OutputsSeen : public InvokeObserver {
+ public:
+  void on_invoke(const OpDef&, std::span<const NDArray>, const Attrs&,
+                 std::span<const NDArray> outputs) override {
+    seen.assign(outputs.begin(), outputs.end());
+  }
+  std::vector<NDArray> seen;
+};
+
+TEST(Registry, InvokeOneReturnsTheOneOutputThatObserversSee) {
+  const NDArray a = from_vector<float>({1, 2}, {2}), b = from_vector<float>({10, 20}, {2});
+  OutputsSeen observer;
+  const ScopedInvokeObserver scope(&observer);
+  const NDArray y = invoke_one(get_op("add"), {a, b});
+  EXPECT_EQ(to_vector<float>(y), (std::vector<float>{11, 22}));
+  ASSERT_EQ(observer.seen.size(), 1u);
+  EXPECT_TRUE(observer.seen[0].is_same(y));
+  // An operator whose output is a view of its input (no kernel): the same storage.
+  const NDArray v = invoke_one(get_op("reshape"), {y}, {Shape{2, 1}});
+  EXPECT_EQ(v.shape(), (Shape{2, 1}));
+  EXPECT_EQ(v.storage(), y.storage());
+  ASSERT_EQ(observer.seen.size(), 1u);
+  EXPECT_TRUE(observer.seen[0].is_same(v));
+  // The caller's mistakes are the same errors as invoke's.
+  EXPECT_THAT(error_of<ValueError>([&] { invoke_one(get_op("add"), {a}); }),
+              HasSubstr("add: got 1 inputs, expected 2 (a, b)"));
+}
+
+TEST(Registry, InvokeOneOfAnOperatorWithTwoOutputsIsAnInternalError) {
+  const NDArray x = zeros({4});
+  EXPECT_THAT(error_of<InternalError>([&] { invoke_one(get_op("dropout"), {x}); }),
+              HasSubstr("invoke_one: operator 'dropout' has 2 outputs, expected 1"));
+  EXPECT_EQ(invoke(get_op("dropout"), {x}).size(), 2u);  // invoke gives both
+}
+
+// A trace hook that returns `count` placeholders for any call.
+class PlaceholderHook : public TraceHook {
+ public:
+  explicit PlaceholderHook(size_t count) : count_(count) {}
+  std::vector<NDArray> on_trace(const OpDef&, std::span<const NDArray>, const Attrs&,
+                                std::span<const TensorSpec> outputs) override {
+    std::vector<NDArray> out;
+    for (size_t i = 0; i < count_; ++i) out.push_back(placeholder(outputs[0].shape));
+    return out;
+  }
+
+ private:
+  size_t count_;
+};
+
+TEST(Registry, InvokeReturnsWhatTheTraceHookGives) {
+  const NDArray a = zeros({3});
+  {
+    PlaceholderHook hook(1);
+    const ScopedTraceHook scope(&hook);
+    EXPECT_TRUE(invoke_one(get_op("add"), {a, a}).is_placeholder());
+    const std::vector<NDArray> out = invoke(get_op("add"), {a, a});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].is_placeholder());
+    EXPECT_EQ(out[0].shape(), (Shape{3}));
+  }
+  PlaceholderHook wrong(2);
+  const ScopedTraceHook scope(&wrong);
+  EXPECT_THAT(error_of<InternalError>([&] {
+                invoke(get_op("add"), {a, a});
+              }),
+              HasSubstr("add: the trace gave 2 outputs, expected 1"));
 }
 
 // ---- random keys ------------------------------------------------------------------------------

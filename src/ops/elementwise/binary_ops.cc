@@ -4,6 +4,7 @@
 
 #include "janus/ops/ops.h"
 
+#include "../invoke_one.h"
 #include "binary_loop.h"
 #include "nary_loop.h"
 
@@ -144,7 +145,7 @@ JANUS_DEFINE_OP({binary_op<Dtypes::kAll>(
 namespace janus {
 namespace {
 NDArray call_binary(const ops::OpDef& op, const NDArray& a, const NDArray& b) {
-  return ops::invoke(op, {a, b})[0];
+  return ops::invoke_one(op, {a, b});
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include "janus/ops/ops.h"
 
+#include "../invoke_one.h"
 #include "binary_loop.h"
 #include "elementwise_attrs.h"
 #include "nary_loop.h"
@@ -161,7 +162,7 @@ JANUS_DEFINE_OP({scalar_op<Dtypes::kAll>(
 namespace janus {
 namespace {
 NDArray call_scalar(const ops::OpDef& op, const NDArray& a, double scalar) {
-  return ops::invoke(op, {a}, {scalar})[0];
+  return ops::invoke_one(op, {a}, {scalar});
 }
 }  // namespace
 

@@ -1,11 +1,13 @@
 // Recycler: storage for objects that one thread allocates and another frees. Private to
-// src/engine.
+// src/core and src/engine.
 //
 // The engine's bookkeeping crosses threads: an operation, its var's queue entries and its vars
-// are made by the pushing thread and released by a worker. glibc's per-thread caches miss on
-// both sides of such traffic (the freeing thread's cache fills, the allocating thread's runs
-// dry), so nearly every allocation and every free takes an arena lock and touches the other
-// core's cache lines. A class routes its operator new and delete here instead:
+// are made by the pushing thread and released by a worker; so are an operator's outputs (their
+// NDArray object and storage), whose last owner is often the kernel's captures on the worker.
+// glibc's per-thread caches miss on both sides of such traffic (the freeing thread's cache
+// fills, the allocating thread's runs dry), so nearly every allocation and every free takes an
+// arena lock and touches the other core's cache lines. A class routes its operator new and
+// delete here instead (or allocate_shared takes a RecyclingAllocator):
 //
 //   - release pushes the storage on one shared lock-free stack (a compare-and-swap);
 //   - allocate pops from the calling thread's own list, and when that is empty takes the whole
@@ -114,6 +116,32 @@ class Recycler {
 #if defined(__SANITIZE_ADDRESS__)
     ASAN_UNPOISON_MEMORY_REGION(n, kSize);
 #endif
+  }
+};
+
+/// An allocator over Recycler<T> for std::allocate_shared, whose control block and object then
+/// come from the pool of that block's type: single objects only (arrays go to ::operator new).
+template <typename T>
+struct RecyclingAllocator {
+  using value_type = T;
+  RecyclingAllocator() = default;
+  template <typename U>
+  RecyclingAllocator(const RecyclingAllocator<U>&) {}  // NOLINT: rebinding is implicit
+  T* allocate(std::size_t n) {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "over-aligned for the pool");
+    if (n != 1) return static_cast<T*>(::operator new(n * sizeof(T)));
+    return static_cast<T*>(Recycler<T>::allocate());
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n != 1) {
+      ::operator delete(p);
+      return;
+    }
+    Recycler<T>::release(p);
+  }
+  template <typename U>
+  bool operator==(const RecyclingAllocator<U>&) const {
+    return true;
   }
 };
 

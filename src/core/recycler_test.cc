@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -81,6 +82,30 @@ TEST(Recycler, StoragePassedBetweenThreadsKeepsItsContents) {
   }
   consumer.join();
   EXPECT_EQ(bad, 0);
+}
+
+// allocate_shared over RecyclingAllocator: the control block and the object come from the
+// pool, so that one made here and released on another thread is made again in the same place,
+// and the object is destroyed when the last owner goes.
+TEST(Recycler, AllocateSharedReusesAnotherThreadsRelease) {
+  struct Payload {
+    explicit Payload(int* destroyed) : destroyed(destroyed) {}
+    ~Payload() { ++*destroyed; }
+    int* destroyed;
+    int64_t values[4] = {1, 2, 3, 4};
+  };
+  int destroyed = 0;
+  auto first = std::allocate_shared<Payload>(RecyclingAllocator<Payload>{}, &destroyed);
+  const Payload* address = first.get();
+  std::thread([p = std::move(first)]() mutable { p.reset(); }).join();
+  EXPECT_EQ(destroyed, 1);
+  auto again = std::allocate_shared<Payload>(RecyclingAllocator<Payload>{}, &destroyed);
+  EXPECT_EQ(again.get(), address);
+  EXPECT_EQ(again->values[3], 4);
+  std::weak_ptr<Payload> weak = again;
+  again.reset();
+  EXPECT_EQ(destroyed, 2);
+  EXPECT_TRUE(weak.expired());
 }
 
 }  // namespace
