@@ -1,8 +1,11 @@
 // backward: walks the recorded nodes from the heads in reverse topological order, calling each
 // operator's gradient rule, and stores the leaves' gradients.
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "janus/autograd/grad_rule.h"
 #include "janus/base/error.h"
@@ -13,6 +16,10 @@
 
 namespace janus::autograd {
 namespace {
+
+// The gradient buffers that gradient rules of this thread's running backward pass claimed
+// (claim_grad_buffer); null outside backward.
+thread_local std::vector<const Storage*>* tls_claimed_buffers = nullptr;
 
 // dst = src (kWrite) or dst += src (kAdd), in place on dst's var.
 void store_into(const NDArray& dst, const NDArray& src, GradReq req) {
@@ -79,6 +86,11 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
               "backward: got {} head gradients for {} heads, expected one per head or none",
               head_grads.size(), heads.size());
   PauseScope no_record;  // the gradient computation itself is not recorded
+  std::vector<const Storage*> claimed;
+  struct ClaimScope {
+    std::vector<const Storage*>* outer;
+    ~ClaimScope() { tls_claimed_buffers = outer; }
+  } claim_scope{std::exchange(tls_claimed_buffers, &claimed)};
 
   std::unordered_map<Node*, std::vector<NDArray>> out_grads;
   std::unordered_map<AutogradMeta*, std::pair<std::shared_ptr<AutogradMeta>, NDArray>> leaf_grads;
@@ -156,6 +168,17 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
       node->function_grad = nullptr;  // what it captured (saved values) goes now
     }
   }
+}
+
+bool claim_grad_buffer(const NDArray& buffer) {
+  if (tls_claimed_buffers == nullptr || !buffer.defined()) return false;
+  const Storage* s = buffer.storage().get();
+  if (std::find(tls_claimed_buffers->begin(), tls_claimed_buffers->end(), s) !=
+      tls_claimed_buffers->end()) {
+    return false;
+  }
+  tls_claimed_buffers->push_back(s);
+  return true;
 }
 
 }  // namespace janus::autograd

@@ -152,10 +152,13 @@ std::vector<NDArray> run_backward(const TrainPlan& plan, const ops::GradArgs& ga
         break;
     }
   }
-  // A head gradient the caller gave may be anything, even a gradient buffer.
+  // A head gradient the caller gave may be anything, even a gradient buffer; and a block called
+  // twice while recording has two backward calls of which only one may write a buffer.
   for (NDArray& b : buffers) {
     auto same = [&b](const NDArray& a) { return b.defined() && a.storage() == b.storage(); };
-    if (std::any_of(bargs.begin(), bargs.end(), same)) b = NDArray();
+    if (std::any_of(bargs.begin(), bargs.end(), same) || !autograd::claim_grad_buffer(b)) {
+      b = NDArray();
+    }
   }
   const std::vector<NDArray> grads = (*plan.backward)(bargs, buffers);
   std::vector<NDArray> out(ga.inputs.size());

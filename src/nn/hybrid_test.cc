@@ -464,6 +464,38 @@ TEST(Hybridize, TwoInputTwoOutputBlockAgreesWithImperative) {
   wait_all();
 }
 
+// A hybridized block called twice while recording has two backward calls: each parameter's
+// gradient is the sum of both, as imperatively (the compiled backward of only one of them may
+// write the gradient buffer; the other's would overwrite it).
+TEST(Hybridize, ABlockCalledTwiceWhileRecordingGetsTheSumOfBothGradients) {
+  const NDArray a = randn({2, 4}, 41), b = randn({2, 4}, 42);
+  std::vector<float> grads[2];
+  for (const bool hybridized : {false, true}) {
+    seed(7);
+    auto net = std::make_shared<Sequential>();
+    net->add(std::make_shared<Dense>(3, "relu"), std::make_shared<Dense>(2));
+    net->initialize(Xavier());
+    if (hybridized) net->hybridize();
+    for (int step = 0; step < 2; ++step) {  // the second step runs the cached graphs
+      NDArray l;
+      {
+        autograd::RecordScope record;
+        l = sum((*net)(a)*2.0) + sum((*net)(b)*5.0);
+      }
+      autograd::backward(l);
+    }
+    for (const auto& [name, p] : net->collect_params()) {
+      for (float v : to_vector<float>(p->grad())) grads[hybridized].push_back(v);
+    }
+    EXPECT_EQ(net->trace_count(), hybridized ? 1 : 0);
+  }
+  ASSERT_EQ(grads[0].size(), grads[1].size());
+  for (size_t i = 0; i < grads[0].size(); ++i) {
+    EXPECT_NEAR(grads[0][i], grads[1][i], 1e-5 * (1 + std::abs(grads[0][i]))) << i;
+  }
+  wait_all();
+}
+
 // Each child's outputs are the next one's inputs, imperatively and hybridized.
 TEST(Hybridize, SequentialChainsBlocksWithSeveralInputsAndOutputs) {
   const NDArray a = randn({2, 4}, 41), b = randn({2, 4}, 42);

@@ -75,8 +75,15 @@ void record_function(std::string name, std::span<const NDArray> inputs,
 /// The gradient buffer that backward overwrites for `x` (an array given attach_grad with
 /// kWrite), else an undefined array. A function recorded with `x` as an input (record_function)
 /// may write x's gradient straight into it and return that buffer itself: backward then leaves
-/// it as it is instead of copying the gradient in, and adds any other contribution to it.
+/// it as it is instead of copying the gradient in, and adds any other contribution to it. Only
+/// one function of a backward pass may write it: its gradient rule first calls
+/// claim_grad_buffer, and writes a fresh array when that says no.
 NDArray overwritten_grad(const NDArray& x);
+
+/// Inside a gradient rule that backward is running: true the first time this pass asks for
+/// `buffer` (from overwritten_grad), which the caller may then write; false afterwards (another
+/// function of the pass wrote it: a block called twice while recording) and outside backward.
+bool claim_grad_buffer(const NDArray& buffer);
 
 /// True when `x` was given a gradient buffer or comes from a recorded operation on one.
 bool requires_grad(const NDArray& x);
