@@ -7,6 +7,19 @@ import textwrap
 
 import pytest
 
+# Both children arm a thread that sends SIGINT once `started` is set (see below).
+_ARM = textwrap.dedent("""
+    sys.setswitchinterval(1000.0)
+    started = threading.Event()
+
+    def interrupt():
+        started.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    t = threading.Thread(target=interrupt)
+    t.start()
+""")
+
 # The child pushes a chain of matmuls (x @ x == x for x = ones / n, so the result is known),
 # then waits. With a huge switch interval Python never preempts the main thread, so the
 # signalling thread (woken by `started`) takes the GIL only once the main thread releases it:
@@ -21,15 +34,7 @@ _CHILD = textwrap.dedent("""
     n = 1024
     x = np.ones((n, n)) / n
     npx.waitall()
-    sys.setswitchinterval(1000.0)
-    started = threading.Event()
-
-    def interrupt():
-        started.wait()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    t = threading.Thread(target=interrupt)
-    t.start()
+""") + _ARM + textwrap.dedent("""
     y = x
     for _ in range(25):
         y = np.dot(y, x)
@@ -52,15 +57,21 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("wait", ["waitall", "asnumpy", "wait_to_read"])
-def test_ctrl_c_interrupts_a_wait_before_the_work_finishes(wait):
-    env = dict(os.environ, JANUS_ENGINE="threaded")
-    proc = subprocess.run([sys.executable, "-c", _CHILD, wait], capture_output=True, text=True,
-                          env=env, timeout=300)
+def run_interrupted(child, wait, env):
+    """Runs a child, checks that its KeyboardInterrupt came with work in flight, and returns
+    the words it printed ("in_flight", N, "value", ...)."""
+    proc = subprocess.run([sys.executable, "-c", child, wait], capture_output=True, text=True,
+                          env=dict(os.environ, JANUS_ENGINE="threaded", **env), timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     words = proc.stdout.split()
     assert words[0] == "in_flight", proc.stdout
     assert int(words[1]) > 0, "KeyboardInterrupt came only after the work had finished"
+    return words
+
+
+@pytest.mark.parametrize("wait", ["waitall", "asnumpy", "wait_to_read"])
+def test_ctrl_c_interrupts_a_wait_before_the_work_finishes(wait):
+    words = run_interrupted(_CHILD, wait, {})
     assert float(words[3]) == pytest.approx(1.0) and float(words[4]) == pytest.approx(1.0)
 
 
@@ -87,15 +98,7 @@ _CPP_CHILD = textwrap.dedent("""
     metric = gluon.metric.Accuracy()
     path = os.path.join(tempfile.mkdtemp(), "net.params")
     npx.waitall()
-    sys.setswitchinterval(1000.0)
-    started = threading.Event()
-
-    def interrupt():
-        started.wait()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    t = threading.Thread(target=interrupt)
-    t.start()
+""") + _ARM + textwrap.dedent("""
     y = x
     for _ in range(int(os.environ["CHAIN"])):
         y = np.dot(y, x)
@@ -135,14 +138,9 @@ _CPP_CHILD = textwrap.dedent("""
 
 @pytest.mark.parametrize("wait", ["trainer_step", "metric", "save_parameters"])
 def test_ctrl_c_interrupts_a_wait_inside_a_cpp_call(wait):
-    env = dict(os.environ, JANUS_ENGINE="threaded", CHAIN="25")
+    env = {"CHAIN": "25"}
     if wait == "trainer_step":
         env.update(JANUS_MAX_IN_FLIGHT="1", CHAIN="4")
-    proc = subprocess.run([sys.executable, "-c", _CPP_CHILD, wait], capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    words = proc.stdout.split()
-    assert words[0] == "in_flight", proc.stdout
-    assert int(words[1]) > 0, "KeyboardInterrupt came only after the work had finished"
+    words = run_interrupted(_CPP_CHILD, wait, env)
     # argmax of a row of equal scores is class 0, the label: accuracy 1.
     assert float(words[3]) == pytest.approx(1.0)
