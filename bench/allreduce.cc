@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "janus/dist/collectives.h"
+#include "janus/dist/free_port.h"
 #include "janus/dist/process_group.h"
 #include "janus/janus.h"
 
@@ -157,7 +158,7 @@ std::vector<Row> run_gloo(int ranks, const std::vector<std::string>& args, int t
   const std::string store = temp_path("store");
   std::filesystem::remove_all(store);
   std::filesystem::create_directories(store);
-  const int port = bench::free_loopback_port();
+  const int port = janus::dist::free_loopback_port();
   std::vector<pid_t> pids;
   for (int r = 0; r < ranks; ++r) {
     const pid_t pid = ::fork();

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "janus/dist/free_port.h"
 #include "janus/dist/parameter_server.h"
 #include "janus/janus.h"
 
@@ -85,7 +86,7 @@ bool run_config(const Config& c, bool quick, Figures& out) {
                                 ("janus_dist_training_" + std::to_string(::getpid())))
                                    .string();
   std::filesystem::remove(out_path);
-  const int port = bench::free_loopback_port();
+  const int port = janus::dist::free_loopback_port();
   std::vector<bench::Variables> processes;
   for (int r = 0; r < c.workers + c.servers; ++r) {
     bench::Variables v;

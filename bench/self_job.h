@@ -11,9 +11,6 @@ namespace bench {
 
 using Variables = std::vector<std::pair<std::string, std::string>>;
 
-/// A TCP port on 127.0.0.1 that was free a moment ago.
-int free_loopback_port();
-
 /// The command that runs benchmark `name` alone, as this run does: `janus bench NAME` with
 /// this run's flags when this program is the janus command (not its list of names or --all,
 /// or each process would run every benchmark), or this run's own command line when it is the

@@ -5,9 +5,7 @@
 // (JANUS_ROLE, JANUS_NUM_WORKERS, JANUS_NUM_SERVERS).
 #pragma once
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,23 +18,11 @@
 #include <utility>
 #include <vector>
 
+#include "janus/dist/free_port.h"
+
 namespace dist_job {
 
 using Clock = std::chrono::steady_clock;
-
-// A port that was free a moment ago (the kernel's pick for port 0). Another process could take
-// it before rank 0 listens; on a test machine that is rare enough.
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 struct Job {
   std::string scenario;
@@ -60,7 +46,7 @@ struct Result {
 };
 
 inline Result run_job(const Job& job, std::chrono::seconds deadline) {
-  const int port = free_port();
+  const int port = janus::dist::free_loopback_port();
   const int workers = job.world_size - job.num_servers;
   std::vector<pid_t> pids;
   const auto start = Clock::now();

@@ -5,11 +5,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include <sstream>
 
 #include "janus/base/error.h"
+#include "janus/dist/free_port.h"
 
 extern char** environ;
 
@@ -227,7 +226,9 @@ class Job {
   }
 
   void start_children() {
-    port_ = o_.port != 0 ? o_.port : hosts_.empty() ? free_port() : kHostsDefaultPort;
+    port_ = o_.port != 0     ? o_.port
+            : hosts_.empty() ? dist::free_loopback_port()
+                             : kHostsDefaultPort;
     const int n = o_.workers + o_.servers;
     children_.resize(static_cast<size_t>(n));
     size_t host = 0;
@@ -564,22 +565,6 @@ void check_options(const LaunchOptions& o) {
 }
 
 }  // namespace
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  JANUS_CHECK(fd >= 0, IOError, "janus launch: socket failed: {}", std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  const int saved = errno;
-  ::close(fd);
-  JANUS_CHECK(ok, IOError, "janus launch: no free TCP port on 127.0.0.1: {}", std::strerror(saved));
-  return ntohs(addr.sin_port);
-}
 
 int launch(const LaunchOptions& options) {
   check_options(options);

@@ -69,7 +69,4 @@ struct Host {
 /// cannot be read.
 std::vector<Host> read_hosts(const std::string& path);
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
-int free_port();
-
 }  // namespace janus::tools

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "janus/dist/free_port.h"
 #include "janus/janus.h"
 #include "janus/optim/kvstore.h"
 
@@ -89,7 +90,7 @@ std::vector<std::pair<int64_t, double>> run_config(const Config& c, int timeout_
           .string();
   std::filesystem::remove(out_path);
   const int world = kWorkers + c.servers;
-  const int port = bench::free_loopback_port();
+  const int port = janus::dist::free_loopback_port();
   std::vector<bench::Variables> processes;
   for (int r = 0; r < world; ++r) {
     bench::Variables v = bench::rank_variables(r, kWorkers, c.servers, port);
