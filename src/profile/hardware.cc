@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,15 +24,16 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Runs `measure` as an operation on cpu(0)'s compute worker, where Janus' kernels run: the
-// figure is the one a kernel can reach, and no second OpenMP team is started on the caller's
-// thread (with more OpenMP threads than cores, libgomp's barriers sleep at once and every
-// kernel after that runs slower).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 template <typename F>
 double on_compute_worker(F measure) {
   double result = 0;
-  engine().push([&](const RunContext&) { result = measure(); }, {}, {}, cpu());
-  engine().wait_all();
+  run_on_compute_worker([&] { result = measure(); });
   return result;
 }
 
@@ -44,12 +46,19 @@ int kernel_threads() {
   return threads.load();
 }
 
+void run_on_compute_worker(const std::function<void()>& fn) {
+  engine().push([&fn](const RunContext&) { fn(); }, {}, {}, cpu());
+  engine().wait_all();
+}
+
 namespace {
 
-// The measurements themselves, on the calling thread.
-double sgemm_gflops_here(int threads) {
+enum class Clock { kWall, kThreadCpu };
+
+// The measurements themselves, on the calling thread: the best of `runs` after a first one
+// that warms the caches and oneDNN's JIT.
+double sgemm_gflops_here(int threads, int64_t n, int runs, Clock clock) {
   const ScopedOmpThreads team(threads);
-  constexpr int64_t n = 2048;
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
   dnnl::memory a(md, eng), b(md, eng), c(md, eng);
@@ -60,11 +69,13 @@ double sgemm_gflops_here(int threads) {
   dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), eng));
   dnnl::stream s(eng);
   double best = 0;
-  for (int i = 0; i < 6; ++i) {
-    const auto t = std::chrono::steady_clock::now();
+  for (int i = 0; i <= runs; ++i) {
+    const auto wall = std::chrono::steady_clock::now();
+    const double cpu = thread_cpu_seconds();
     prim.execute(s, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
     s.wait();
-    if (i > 0) best = std::max(best, 2.0 * n * n * n / seconds_since(t) / 1e9);
+    const double seconds = clock == Clock::kWall ? seconds_since(wall) : thread_cpu_seconds() - cpu;
+    if (i > 0) best = std::max(best, 2.0 * static_cast<double>(n * n * n) / seconds / 1e9);
   }
   return best;
 }
@@ -90,7 +101,13 @@ double copy_gbs_here(int threads) {
 }  // namespace
 
 double measure_sgemm_gflops(int threads) {
-  return on_compute_worker([threads] { return sgemm_gflops_here(threads); });
+  return on_compute_worker([threads] { return sgemm_gflops_here(threads, 2048, 5, Clock::kWall); });
+}
+
+double measure_compute_peak_gflops(int threads) {
+  // One thread, so that the thread's CPU time is the product's whole time.
+  return threads *
+         on_compute_worker([] { return sgemm_gflops_here(1, 1024, 7, Clock::kThreadCpu); });
 }
 
 double measure_copy_gbs(int threads) {
@@ -145,6 +162,7 @@ HardwareReport measure_hardware(int threads) {
   r.isa = instruction_sets();
   r.caches = caches();
   r.sgemm_gflops = measure_sgemm_gflops(r.threads);
+  r.compute_peak_gflops = measure_compute_peak_gflops(r.threads);
   r.copy_gbs = measure_copy_gbs(r.threads);
   return r;
 }
@@ -153,9 +171,11 @@ std::string to_string(const HardwareReport& r) {
   return fmt::format(
       "cpu: {}\ncores: {} (a Janus kernel on cpu(0) uses {} threads)\ninstruction sets: {}\n"
       "caches: {}\nsgemm peak: {:.1f} GFLOP/s (2048^3 float32 through oneDNN, {} threads)\n"
+      "compute peak of the floors: {:.1f} GFLOP/s (one thread's 1024^3 sgemm in its CPU time x "
+      "{})\n"
       "memory bandwidth: {:.1f} GB/s (memcpy of 64 MiB, read + write, {} threads)\n",
       r.cpu, r.cores, r.threads, fmt::join(r.isa, " "), fmt::join(r.caches, ", "), r.sgemm_gflops,
-      r.threads, r.copy_gbs, r.threads);
+      r.threads, r.compute_peak_gflops, r.threads, r.copy_gbs, r.threads);
 }
 
 }  // namespace janus::profile

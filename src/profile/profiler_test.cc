@@ -192,6 +192,7 @@ TEST(Hardware, MeasuresOnTheComputeWorkerWithoutNewThreads) {
   const int before = count();
   EXPECT_GT(profile::measure_sgemm_gflops(threads), 0.0);
   EXPECT_GT(profile::measure_copy_gbs(threads), 0.0);
+  EXPECT_GT(profile::measure_compute_peak_gflops(threads), 0.0);
   EXPECT_EQ(count(), before);
 }
 
@@ -200,9 +201,11 @@ TEST(Hardware, MeasuresAndReportsTheMachine) {
   EXPECT_GE(r.cores, 1);
   EXPECT_EQ(r.threads, 1);
   EXPECT_GT(r.sgemm_gflops, 0.0);
+  EXPECT_GT(r.compute_peak_gflops, 0.0);
   EXPECT_GT(r.copy_gbs, 0.0);
   const std::string text = profile::to_string(r);
   EXPECT_THAT(text, HasSubstr("sgemm peak: "));
+  EXPECT_THAT(text, HasSubstr("compute peak of the floors: "));
   EXPECT_THAT(text, HasSubstr("memory bandwidth: "));
   EXPECT_GE(profile::kernel_threads(), 1);
 }
