@@ -36,6 +36,26 @@ TEST(Parameter, DeferredInitialisationWaitsForTheShape) {
   EXPECT_EQ(to_vector<float>(p.grad()), std::vector<float>(20, 0.0f));
 }
 
+TEST(Parameter, ZeroGradZeroesTheBufferThatOthersHold) {
+  ScopedCpuDevices devices(2);
+  Parameter p("w", Shape{3}, Constant(1.0), DType::kFloat32, autograd::GradReq::kAdd);
+  p.initialize(nullptr, {cpu(0), cpu(1)});
+  for (Device d : {cpu(0), cpu(1)}) {
+    const NDArray x = p.data(d);
+    NDArray y;
+    {
+      autograd::RecordScope record;
+      y = sum(mul(x, x));
+    }
+    autograd::backward(y);
+  }
+  const NDArray held = p.grad(cpu(1));
+  EXPECT_EQ(to_vector<float>(held), std::vector<float>(3, 2.0f));
+  p.zero_grad();
+  EXPECT_EQ(to_vector<float>(held), std::vector<float>(3, 0.0f));
+  EXPECT_EQ(to_vector<float>(p.grad(cpu(0))), std::vector<float>(3, 0.0f));
+}
+
 TEST(Parameter, UninitialisedAndGradlessParametersSaySo) {
   Parameter p("dense9_weight", Shape{2, 2});
   EXPECT_THAT(error_of<ValueError>([&] { p.data(); }),

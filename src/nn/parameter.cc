@@ -7,6 +7,7 @@
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
+#include "janus/ops/transfer.h"
 
 namespace janus::nn {
 
@@ -132,7 +133,15 @@ void Parameter::set_data(const NDArray& value) {
 
 void Parameter::zero_grad() {
   if (grad_req_ == autograd::GradReq::kNull) return;
-  for (const NDArray& replica : data_) autograd::attach_grad(replica, grad_req_);
+  // In place, as MXNet does: whoever holds a gradient (a Trainer's buckets, the user) sees it
+  // zeroed, and nothing is allocated.
+  for (const NDArray& replica : data_) {
+    if (autograd::requires_grad(replica)) {
+      fill_into(autograd::grad(replica), 0);
+    } else {
+      autograd::attach_grad(replica, grad_req_);
+    }
+  }
 }
 
 void Parameter::set_grad_req(autograd::GradReq req) {

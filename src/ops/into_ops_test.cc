@@ -1,6 +1,6 @@
 // Tests of the operators that write into an existing array, the steps of collectives:
-// copy_into (across logical devices, on the copy lane) and add_into (in place, per dtype), and
-// the engine priority that ScopedPriority gives the operators invoked in its scope.
+// copy_into (across logical devices, on the copy lane), add_into and fill_into (in place, per
+// dtype), and the engine priority that ScopedPriority gives the operators invoked in its scope.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -67,6 +67,23 @@ TEST_F(OpInto, AddIntoALargeArrayUsesEveryElement) {
   NDArray dst = ones({1 << 18}, DType::kFloat32, cpu(1));
   add_into(dst, full({1 << 18}, 2.0, DType::kFloat32, cpu(1)));
   for (float v : to_vector<float>(dst)) ASSERT_EQ(v, 3.0f);
+}
+
+TEST_F(OpInto, FillIntoSetsEveryElementInPlaceForEveryDType) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                   DType::kInt32, DType::kInt64, DType::kUInt8}) {
+    SCOPED_TRACE(fmt::format("{}", dt));
+    NDArray dst = from_vector<double>({1, 2, 3, 4}, {4}, dt);
+    const NDArray same = dst;
+    fill_into(dst, 5);
+    EXPECT_EQ(to_vector<double>(same), (std::vector<double>{5, 5, 5, 5}));
+  }
+  NDArray big = ones({1 << 18}, DType::kFloat32, cpu(1));
+  fill_into(big.slice(1, (1 << 18) - 1), 0);
+  const std::vector<float> v = to_vector<float>(big);
+  EXPECT_EQ(v.front(), 1.0f);
+  EXPECT_EQ(v.back(), 1.0f);
+  for (size_t i = 1; i + 1 < v.size(); ++i) ASSERT_EQ(v[i], 0.0f) << i;
 }
 
 TEST_F(OpInto, MismatchesAreErrorsNamingBothSides) {

@@ -25,6 +25,9 @@ JANUS_OP_SPEC({.op = "peer_add",
 JANUS_OP_SPEC({.op = "add_into",
                .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
                        "(every dtype, integer wrap-around, errors)"});
+JANUS_OP_SPEC({.op = "fill_into",
+               .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
+                       "(every dtype, views)"});
 
 }  // namespace
 }  // namespace janus::testing

@@ -79,7 +79,8 @@ class Parameter {
   /// extents are inferred), converted to the parameter's dtype; gradient buffers are attached
   /// again.
   void set_data(const NDArray& value);
-  /// Gradient buffers back to zeros (for grad_req kAdd).
+  /// Gradient buffers back to zeros, in place (for grad_req kAdd): an array obtained from grad()
+  /// before the call reads zeros after it.
   void zero_grad();
   void set_grad_req(autograd::GradReq req);
 

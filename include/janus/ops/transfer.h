@@ -12,6 +12,9 @@ namespace janus {
 /// Same shape and dtype required (ShapeError / TypeError naming both).
 void copy_into(const NDArray& dst, const NDArray& src);
 
+/// Every element of dst set to `value` (converted to dst's dtype), in place, on dst's device.
+void fill_into(const NDArray& dst, double value);
+
 /// dst += src, elementwise, on dst's device (compute lane); both on one device, same shape and
 /// dtype.
 void add_into(const NDArray& dst, const NDArray& src);

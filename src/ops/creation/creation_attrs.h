@@ -32,6 +32,12 @@ struct FullAttrs {
   static FullAttrs from(const Attrs& attrs) { return read_attrs<FullAttrs>(attrs); }
 };
 
+struct FillIntoAttrs {
+  double value = 0.0;
+  static constexpr auto fields() { return std::tuple{field("value", &FillIntoAttrs::value)}; }
+  static FillIntoAttrs from(const Attrs& attrs) { return read_attrs<FillIntoAttrs>(attrs); }
+};
+
 struct ArangeAttrs {
   double start = 0.0;
   double stop = 0.0;
