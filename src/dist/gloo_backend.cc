@@ -96,7 +96,7 @@ class GlooPointToPoint final : public PointToPoint {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     if (failure_) {
       if (failed_peer != nullptr) *failed_peer = failed_peer_;
-      posted_.clear();
+      abandon_posted();
       std::rethrow_exception(failure_);
     }
     for (Posted& p : posted_) {
@@ -111,11 +111,14 @@ class GlooPointToPoint final : public PointToPoint {
         }
       } catch (...) {
         if (failed_peer != nullptr) *failed_peer = p.peer;
+        abandon_posted();
         throw;
       }
     }
     posted_.clear();
   }
+
+  ~GlooPointToPoint() override { abandon_posted(); }
 
  private:
   struct Posted {
@@ -123,6 +126,18 @@ class GlooPointToPoint final : public PointToPoint {
     int peer;
     bool is_send;
   };
+
+  // After a failure, Gloo's loop thread goes on signalling the error to every buffer still
+  // pending on the failed pair, so those buffers must not be freed under it: they are kept,
+  // reachable, until the process ends (it is an error path, and the job is ending).
+  void abandon_posted() {
+    if (posted_.empty()) return;
+    static std::mutex mu;
+    static auto* kept = new std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>>;
+    std::lock_guard lock(mu);
+    for (Posted& p : posted_) kept->push_back(std::move(p.buffer));
+    posted_.clear();
+  }
 
   void post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send) {
     if (failure_) return;

@@ -182,7 +182,10 @@ TcpStoreServer::~TcpStoreServer() {
   }
   cv_.notify_all();
   acceptor_.join();
-  for (std::thread& t : workers_) t.join();
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return fds_.empty(); });  // every connection thread has exited
+  }
   ::close(listen_fd_);
 }
 
@@ -203,7 +206,9 @@ void TcpStoreServer::accept_loop() {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     fds_.push_back(fd);
-    workers_.emplace_back([this, fd] { serve(fd); });
+    // Detached: a connection thread that ends is gone at once, also while the server lives on
+    // (rank 0's store lives until exit); the destructor waits until fds_ is empty instead.
+    std::thread([this, fd] { serve(fd); }).detach();
   }
 }
 
@@ -257,11 +262,13 @@ void TcpStoreServer::serve(int fd) {
     }
     if (!send_message(fd, out)) break;
   }
+  // Notified under the lock: the destructor, waiting for fds_ to empty, can free the server
+  // only after this unlock, and this thread touches no member after it.
   std::lock_guard lock(mu_);
   if (rank >= 0 && !stopping_) gone_.insert(rank);
-  cv_.notify_all();
   std::erase(fds_, fd);
   ::close(fd);
+  cv_.notify_all();
 }
 
 TcpStore::TcpStore(const std::string& host, int port, int rank, std::chrono::milliseconds timeout)

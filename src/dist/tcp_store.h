@@ -41,8 +41,7 @@ class TcpStoreServer {
   bool stopping_ = false;
   std::map<std::string, std::vector<char>> data_;
   std::set<int> gone_;    // ranks whose connection closed
-  std::vector<int> fds_;  // open connections, shut down at stop
-  std::vector<std::thread> workers_;
+  std::vector<int> fds_;  // open connections, shut down at stop; one detached thread each
 };
 
 /// A client: set, get (waits for the key) and wait, each bounded by `timeout`. Connects to
