@@ -22,6 +22,7 @@ from ..base import NotSupportedError
 
 _NDArray = _janus.ndarray
 
+
 def _check_dtype(cls, dtype):
     if str(dtype) not in ("float32", "<class 'numpy.float32'>"):
         raise NotSupportedError(f"{cls}: dtype {dtype} is not supported, only float32")
