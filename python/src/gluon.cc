@@ -81,7 +81,16 @@ std::vector<NDArray> to_outputs(const py::object& r, const std::string& block) {
 // A Block whose forward may be a Python method: Python subclasses of gluon.nn.Block derive
 // from it. C++ (Block::operator(), and the trace of a hybridized block) calls forward; when the
 // Python class defines one, it runs, taking the GIL only for that call.
-class PyBlock : public Block {
+// A C++ block of a Python class: assigning a Parameter or a Block to one of its attributes
+// registers it (Block.__setattr__).
+class PyAttrOwner {
+ public:
+  virtual ~PyAttrOwner() = default;
+  virtual ParameterPtr add_param(const std::string& local, const Parameter& p) = 0;
+  virtual void add_child_block(BlockPtr child, const std::string& local) = 0;
+};
+
+class PyBlock : public Block, public PyAttrOwner {
  public:
   using Block::Block;
 
@@ -112,10 +121,10 @@ class PyBlock : public Block {
     return Block::forward(x);
   }
 
-  ParameterPtr add_param(const std::string& local, const Parameter& p) {
+  ParameterPtr add_param(const std::string& local, const Parameter& p) override {
     return register_param(local, p.shape(), p.init(), p.grad_req());
   }
-  void add_child_block(BlockPtr child, const std::string& local) {
+  void add_child_block(BlockPtr child, const std::string& local) override {
     register_child(std::move(child), local);
   }
 };
@@ -659,7 +668,7 @@ void bind_blocks(py::module_& m) {
       .def("forward", [](Block& b, const py::args& args) { return call_block(b, args); })
       .def("__setattr__",
            [](py::object self, py::str name, py::object value) {
-             auto* pb = dynamic_cast<PyBlock*>(self.cast<Block*>());
+             auto* pb = dynamic_cast<PyAttrOwner*>(self.cast<Block*>());
              const std::string local = name;
              if (pb != nullptr && !local.empty() && local[0] != '_') {
                if (py::isinstance<Block>(value)) {
@@ -887,6 +896,66 @@ nn::RNNInit to_rnn_init(py::object i2h_weight, py::object h2h_weight, py::object
   return {to_init(i2h_weight), to_init(h2h_weight), to_init(i2h_bias), to_init(h2h_bias)};
 }
 
+// A recurrent cell written in Python (gluon.rnn.RecurrentCell's subclasses): C++ (unroll, the
+// cells that wrap it, a hybridized trace) calls its Python `forward(inputs, states)`, which
+// returns (output, [states]), and its `state_info(batch_size)`, a list of {'shape': ...}.
+class PyRecurrentCell : public nn::RecurrentCell, public PyAttrOwner {
+ public:
+  using nn::RecurrentCell::RecurrentCell;
+
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const nn::RecurrentCell*>(this), "forward");
+    JANUS_CHECK(static_cast<bool>(f), NotImplementedError,
+                "{}: a recurrent cell defines neither forward(inputs, states) nor "
+                "hybrid_forward(F, inputs, states)",
+                name());
+    JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+    // The count only: a Python cell's state_info may leave extents to the data.
+    const size_t expected = state_shapes(0).size();
+    JANUS_CHECK(xs.size() - 1 == expected, ValueError,
+                "{}: called with {} states, expected {} (state_info gives them)", name(),
+                xs.size() - 1, expected);
+    py::list states;
+    for (size_t i = 1; i < xs.size(); ++i) states.append(py::cast(xs[i]));
+    py::object r = f(xs[0], states);
+    JANUS_CHECK((py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) && py::len(r) == 2,
+                TypeError,
+                "{}: forward returned {}, expected (output, [states]) (a recurrent cell's step)",
+                name(), py::repr(r).cast<std::string>());
+    std::vector<NDArray> out{r[py::int_(0)].cast<NDArray>()};
+    py::object next = r[py::int_(1)];
+    if (py::isinstance<NDArray>(next)) {
+      out.push_back(next.cast<NDArray>());
+    } else {
+      for (py::handle h : next) out.push_back(h.cast<NDArray>());
+    }
+    return out;
+  }
+
+  std::vector<Shape> state_shapes(int64_t batch_size) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const nn::RecurrentCell*>(this), "state_info");
+    JANUS_CHECK(static_cast<bool>(f), NotImplementedError,
+                "{}: a recurrent cell must define state_info(batch_size)", name());
+    std::vector<Shape> out;
+    for (py::handle info : f(batch_size)) {
+      JANUS_CHECK(py::isinstance<py::dict>(info) && info.contains("shape"), TypeError,
+                  "{}: state_info gave {}, expected a dict with a 'shape' for each state", name(),
+                  py::repr(info).cast<std::string>());
+      out.emplace_back(info["shape"].cast<std::vector<int64_t>>());
+    }
+    return out;
+  }
+
+  ParameterPtr add_param(const std::string& local, const Parameter& p) override {
+    return register_param(local, p.shape(), p.init(), p.grad_req());
+  }
+  void add_child_block(BlockPtr child, const std::string& local) override {
+    register_child(std::move(child), local);
+  }
+};
+
 py::tuple unrolled_to_python(nn::RecurrentCell::Unrolled u) {
   return py::make_tuple(py::cast(u.outputs), py::cast(u.states));
 }
@@ -932,7 +1001,21 @@ void bind_rnn(py::module_& m) {
           },
           py::arg("batch_size"), py::arg("ctx") = py::none());
 
-  py::class_<nn::RecurrentCell, Block, std::shared_ptr<nn::RecurrentCell>>(m, "RecurrentCell")
+  py::class_<nn::RecurrentCell, Block, PyRecurrentCell, std::shared_ptr<nn::RecurrentCell>>(
+      m, "RecurrentCell", py::dynamic_attr())
+      .def(py::init([](py::object prefix, py::object, const py::kwargs&) {
+             return std::make_shared<PyRecurrentCell>(
+                 prefix.is_none() ? std::string("recurrentcell") : prefix.cast<std::string>());
+           }),
+           py::arg("prefix") = py::none(), py::arg("params") = py::none())
+      .def_property_readonly("_hybridized", &nn::RecurrentCell::is_hybridized)
+      .def("_state_shapes",
+           [](const nn::RecurrentCell& c, int64_t batch_size) {
+             std::vector<py::tuple> out;
+             for (const Shape& s : c.state_shapes(batch_size))
+               out.push_back(py::tuple(py::cast(s.dims())));
+             return out;
+           })
       .def(
           "begin_state",
           [](const nn::RecurrentCell& c, int64_t batch_size, py::object ctx) {
@@ -942,17 +1025,30 @@ void bind_rnn(py::module_& m) {
       .def(
           "_unroll",
           [](nn::RecurrentCell& c, int64_t length, const std::vector<NDArray>& inputs,
-             const std::vector<NDArray>& states, const std::string& layout, bool merge) {
+             const std::vector<NDArray>& states, const std::string& layout, bool merge,
+             std::optional<NDArray> valid_length) {
             const nn::RNNLayout lay = nn::parse_rnn_layout(layout, c.name());
             nn::RecurrentCell::Unrolled u;
             {
               ReleaseGilInterruptibly release;
-              u = c.unroll(length, inputs, states, lay, merge);
+              u = c.unroll(length, inputs, states, lay, merge, valid_length.value_or(NDArray()));
             }
             return unrolled_to_python(std::move(u));
           },
           py::arg("length"), py::arg("inputs"), py::arg("states"), py::arg("layout"),
-          py::arg("merge_outputs"));
+          py::arg("merge_outputs"), py::arg("valid_length") = std::nullopt);
+  py::class_<nn::LSTMPCell, nn::RecurrentCell, std::shared_ptr<nn::LSTMPCell>>(m, "LSTMPCell")
+      .def(py::init([](int64_t hidden_size, int64_t projection_size, int64_t input_size,
+                       py::object i2h_weight, py::object h2h_weight, py::object h2r_weight,
+                       py::object i2h_bias, py::object h2h_bias) {
+             return std::make_shared<nn::LSTMPCell>(
+                 hidden_size, projection_size, input_size,
+                 to_rnn_init(i2h_weight, h2h_weight, i2h_bias, h2h_bias), to_init(h2r_weight));
+           }),
+           py::arg("hidden_size"), py::arg("projection_size"), py::arg("input_size"),
+           py::arg("i2h_weight_initializer"), py::arg("h2h_weight_initializer"),
+           py::arg("h2r_weight_initializer"), py::arg("i2h_bias_initializer"),
+           py::arg("h2h_bias_initializer"));
   py::class_<nn::GatedCell, nn::RecurrentCell, std::shared_ptr<nn::GatedCell>>(m, "GatedCell")
       .def(py::init([](const std::string& mode, int64_t hidden_size, int64_t input_size,
                        py::object i2h_weight, py::object h2h_weight, py::object i2h_bias,
@@ -1000,7 +1096,8 @@ void bind_rnn(py::module_& m) {
            }),
            py::arg("l_cell"), py::arg("r_cell"));
   py::class_<nn::DropoutCell, nn::RecurrentCell, std::shared_ptr<nn::DropoutCell>>(m, "DropoutCell")
-      .def(py::init<double>(), py::arg("rate"));
+      .def(py::init<double, std::vector<int64_t>>(), py::arg("rate"),
+           py::arg("axes") = std::vector<int64_t>{});
   py::class_<nn::ResidualCell, nn::RecurrentCell, std::shared_ptr<nn::ResidualCell>>(m,
                                                                                      "ResidualCell")
       .def(py::init([as_cell](py::object base_cell) {

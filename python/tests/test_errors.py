@@ -49,11 +49,15 @@ def test_uninitialised_block():
 
 def test_missing_recurrent_cells_are_a_clear_not_supported_error():
     from janus.gluon import rnn
+    from janus.gluon.contrib import rnn as contrib_rnn
     with pytest.raises(mx.base.NotSupportedError,
-                       match="gluon.rnn.VariationalDropoutCell: Janus does not have this cell yet"):
-        rnn.VariationalDropoutCell
+                       match="gluon.contrib.rnn.Conv1DGRUCell: Janus does not have the "
+                             "convolutional recurrent cells"):
+        contrib_rnn.Conv1DGRUCell
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         rnn.Nope
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        contrib_rnn.Nope
 
 
 def test_export_before_a_hybridized_call_is_named(tmp_path):

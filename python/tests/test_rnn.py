@@ -8,7 +8,6 @@ import pytest
 
 import janus as mx
 from janus import autograd, gluon, init, np
-from janus.base import NotSupportedError
 from janus.gluon import rnn
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "mxnet", "rnn")
@@ -270,8 +269,6 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="projection_size is only for an LSTM"):
         rnn._RNNLayer("gru", 4, 1, "TNC", 0, False, 0, None, None, "zeros", "zeros", "float32",
                       False, projection_size=2)
-    with pytest.raises(NotSupportedError, match="gluon.rnn.VariationalDropoutCell"):
-        rnn.VariationalDropoutCell
     cell = rnn.GRUCell(3)
     cell.initialize()
     with pytest.raises(ValueError, match=r"grucell\d+: input has shape \[2, 3, 1\], expected "

@@ -10,7 +10,6 @@ import numpy as onp
 import pytest
 
 from janus import autograd, gluon, np
-from janus.base import NotSupportedError
 from janus.gluon import loss, rnn
 
 EXTRA = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "mxnet", "rnn",
@@ -440,8 +439,6 @@ def test_cell_errors():
         res.unroll(2, np.ones((2, 2, 2)))
     with pytest.raises(ValueError, match=r"rate is 1\.5, expected a value in \[0, 1\)"):
         rnn.DropoutCell(1.5)
-    with pytest.raises(NotSupportedError, match="axes"):
-        rnn.DropoutCell(0.5, axes=(0,))
     with pytest.raises(ValueError, match="unroll got 1 states, expected 2"):
         bi.unroll(3, np.ones((2, 3, 2)), [np.zeros((2, 3))])
 

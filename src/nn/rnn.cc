@@ -2,6 +2,7 @@
 #include "janus/nn/rnn.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <regex>
@@ -179,20 +180,62 @@ std::vector<NDArray> RecurrentCell::unroll_outputs(std::vector<NDArray> steps, R
   return {concat_all(std::move(steps), time_axis)};
 }
 
+std::vector<NDArray> RecurrentCell::valid_masks(const NDArray& valid_length, int64_t n,
+                                                int64_t length, Device device) const {
+  if (!valid_length.defined()) return {};
+  JANUS_CHECK(valid_length.shape() == Shape{n}, ShapeError,
+              "{}: unroll valid_length has shape {}, expected [{}] (one length per sequence)",
+              name(), valid_length.shape(), n);
+  const NDArray lengths = reshape(cast(valid_length, DType::kFloat32), Shape{n, 1});
+  std::vector<NDArray> masks;
+  for (int64_t t = 0; t < length; ++t) {
+    masks.push_back(
+        cast(greater(lengths, full(Shape{1, 1}, static_cast<double>(t), DType::kFloat32, device)),
+             DType::kFloat32));
+  }
+  return masks;
+}
+
+namespace {
+// mask [N, 1] as [N, 1, ..., 1] for an array of `ndim` dimensions.
+NDArray mask_like(const NDArray& mask, int64_t ndim) {
+  if (ndim == 2) return mask;
+  std::vector<int64_t> dims(static_cast<size_t>(ndim), 1);
+  dims[0] = mask.shape()[0];
+  return reshape(mask, Shape(std::move(dims)));
+}
+}  // namespace
+
+void RecurrentCell::mask_step(const std::vector<NDArray>& masks, size_t t, NDArray& output,
+                              std::vector<NDArray>& last, const std::vector<NDArray>& states) {
+  if (masks.empty()) return;
+  const NDArray& m = masks[t];
+  // where, not a product: a padded step's inf or NaN must not leak into the zeros.
+  output = where(mask_like(m, output.ndim()), output,
+                 zeros(output.shape(), output.dtype(), output.device()));
+  for (size_t i = 0; i < last.size(); ++i) {
+    last[i] = where(mask_like(m, states[i].ndim()), states[i], last[i]);
+  }
+}
+
 RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
                                               std::vector<NDArray> states, RNNLayout layout,
-                                              bool merge_outputs) {
+                                              bool merge_outputs, const NDArray& valid_length) {
   const std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
-  if (states.empty()) states = begin_state(steps[0].shape()[0], steps[0].device());
+  const int64_t n = steps[0].shape()[0];
+  if (states.empty()) states = begin_state(n, steps[0].device());
+  const std::vector<NDArray> masks = valid_masks(valid_length, n, length, steps[0].device());
+  std::vector<NDArray> last = states;
   Unrolled out;
-  for (const NDArray& x : steps) {
-    std::vector<NDArray> xs{x};
+  for (size_t t = 0; t < steps.size(); ++t) {
+    std::vector<NDArray> xs{steps[t]};
     xs.insert(xs.end(), states.begin(), states.end());
     std::vector<NDArray> ys = (*this)(xs);
-    out.outputs.push_back(ys[0]);
     states.assign(ys.begin() + 1, ys.end());
+    mask_step(masks, t, ys[0], last, states);
+    out.outputs.push_back(ys[0]);
   }
-  out.states = std::move(states);
+  out.states = masks.empty() ? std::move(states) : std::move(last);
   out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
   return out;
 }
@@ -243,6 +286,51 @@ std::string GatedCell::describe() const {
   return fmt::format("{}({} -> {}{})", kind, in == 0 ? "None" : std::to_string(in), hidden_, act);
 }
 
+LSTMPCell::LSTMPCell(int64_t hidden_size, int64_t projection_size, int64_t input_size, RNNInit init,
+                     InitializerPtr h2r_init)
+    : RecurrentCell("lstmpcell"), hidden_(hidden_size), projection_(projection_size) {
+  check_hidden_size(hidden_size, name().c_str());
+  JANUS_CHECK(projection_size > 0, ValueError,
+              "{}: projection_size is {}, expected a positive number", name(), projection_size);
+  JANUS_CHECK(input_size >= 0, ValueError, "{}: input_size is {}, expected >= 0 (0: inferred)",
+              name(), input_size);
+  const int64_t gh = 4 * hidden_size;
+  i2h_weight_ = register_param("i2h_weight", Shape{gh, input_size}, std::move(init.i2h_weight));
+  h2h_weight_ =
+      register_param("h2h_weight", Shape{gh, projection_size}, std::move(init.h2h_weight));
+  h2r_weight_ =
+      register_param("h2r_weight", Shape{projection_size, hidden_size}, std::move(h2r_init));
+  i2h_bias_ = register_param("i2h_bias", Shape{gh}, std::move(init.i2h_bias));
+  h2h_bias_ = register_param("h2h_bias", Shape{gh}, std::move(init.h2h_bias));
+}
+
+std::vector<Shape> LSTMPCell::state_shapes(int64_t batch_size) const {
+  return {Shape{batch_size, projection_}, Shape{batch_size, hidden_}};
+}
+
+std::vector<NDArray> LSTMPCell::forward(const std::vector<NDArray>& xs) {
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+  const NDArray& x = xs[0];
+  JANUS_CHECK(x.ndim() == 2, ShapeError, "{}: input has shape {}, expected [batch, features]",
+              name(), x.shape());
+  check_states(xs, x.shape()[0]);
+  infer_input_size(name(), i2h_weight_, x);
+  const Device dev = x.device();
+  const NDArray i2h = fully_connected(x, i2h_weight_->data(dev), i2h_bias_->data(dev));
+  const NDArray h2h = fully_connected(xs[1], h2h_weight_->data(dev), h2h_bias_->data(dev));
+  // recur's LSTM step on {r, c} gives {h, c'}; h is then projected.
+  const std::vector<NDArray> next = recur(RNNMode::kLSTM, i2h, h2h, {xs[1], xs[2]});
+  const NDArray& w = h2r_weight_->data(dev);
+  NDArray r = fully_connected(next[0], w, zeros(Shape{w.shape()[0]}, w.dtype(), dev));
+  return {r, r, next[1]};
+}
+
+std::string LSTMPCell::describe() const {
+  const int64_t in = i2h_weight_ ? i2h_weight_->shape()[1] : 0;
+  return fmt::format("LSTMPCell({} -> {} -> {})", in == 0 ? "None" : std::to_string(in),
+                     4 * hidden_, projection_);
+}
+
 SequentialRNNCell::SequentialRNNCell() : RecurrentCell("sequentialrnncell") {}
 
 void SequentialRNNCell::add(std::shared_ptr<RecurrentCell> cell) {
@@ -291,7 +379,7 @@ std::vector<NDArray> SequentialRNNCell::forward(const std::vector<NDArray>& xs) 
 RecurrentCell::Unrolled SequentialRNNCell::unroll(int64_t length,
                                                   const std::vector<NDArray>& inputs,
                                                   std::vector<NDArray> states, RNNLayout layout,
-                                                  bool merge_outputs) {
+                                                  bool merge_outputs, const NDArray& valid_length) {
   JANUS_CHECK(!cells_.empty(), ValueError, "{}: has no cells; add() some first", name());
   std::vector<NDArray> seq = unroll_steps(length, inputs, layout);
   const int64_t n = seq[0].shape()[0];
@@ -307,7 +395,8 @@ RecurrentCell::Unrolled SequentialRNNCell::unroll(int64_t length,
     std::vector<NDArray> begin(states.begin() + static_cast<std::ptrdiff_t>(next),
                                states.begin() + static_cast<std::ptrdiff_t>(next + k));
     next += k;
-    Unrolled u = c->unroll(length, seq, std::move(begin), layout, /*merge_outputs=*/false);
+    Unrolled u =
+        c->unroll(length, seq, std::move(begin), layout, /*merge_outputs=*/false, valid_length);
     seq = std::move(u.outputs);
     out.states.insert(out.states.end(), u.states.begin(), u.states.end());
   }
@@ -335,10 +424,30 @@ std::vector<Shape> BidirectionalCell::state_shapes(int64_t batch_size) const {
   return out;
 }
 
+namespace {
+// steps reversed within each sequence's first `lengths` [N, 1] (float32) steps, the steps past
+// them left in place (MXNet's SequenceReverse): step t of sequence n is steps[len_n - 1 - t][n]
+// for t < len_n. Built of where() over the pairs (t, s) that can match, O(T^2) operations.
+std::vector<NDArray> reverse_valid(const std::vector<NDArray>& steps, const NDArray& lengths) {
+  const auto t_len = static_cast<int64_t>(steps.size());
+  std::vector<NDArray> out;
+  for (int64_t t = 0; t < t_len; ++t) {
+    NDArray r = steps[static_cast<size_t>(t)];
+    for (int64_t s = 0; s + t < t_len; ++s) {
+      const NDArray hit = equal(
+          lengths, full(Shape{1, 1}, static_cast<double>(s + t + 1), DType::kFloat32, r.device()));
+      r = where(mask_like(hit, r.ndim()), steps[static_cast<size_t>(s)], r);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+}  // namespace
+
 RecurrentCell::Unrolled BidirectionalCell::unroll(int64_t length,
                                                   const std::vector<NDArray>& inputs,
                                                   std::vector<NDArray> states, RNNLayout layout,
-                                                  bool merge_outputs) {
+                                                  bool merge_outputs, const NDArray& valid_length) {
   std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
   const int64_t n = steps[0].shape()[0];
   if (states.empty()) states = begin_state(n, steps[0].device());
@@ -346,10 +455,25 @@ RecurrentCell::Unrolled BidirectionalCell::unroll(int64_t length,
   JANUS_CHECK(states.size() == kl + r_cell_->num_states(), ValueError,
               "{}: unroll got {} states, expected {} (begin_state gives them)", name(),
               states.size(), kl + r_cell_->num_states());
-  Unrolled l = l_cell_->unroll(length, steps, {states.begin(), states.begin() + kl}, layout, false);
-  std::reverse(steps.begin(), steps.end());
-  Unrolled r = r_cell_->unroll(length, steps, {states.begin() + kl, states.end()}, layout, false);
-  std::reverse(r.outputs.begin(), r.outputs.end());
+  const std::vector<NDArray> masks = valid_masks(valid_length, n, length, steps[0].device());
+  Unrolled l = l_cell_->unroll(length, steps, {states.begin(), states.begin() + kl}, layout, false,
+                               valid_length);
+  // The reverse direction reads each sequence's valid steps backwards (its padded steps, zeroed
+  // in its outputs, stay where they are).
+  const NDArray lengths =
+      masks.empty() ? NDArray() : reshape(cast(valid_length, DType::kFloat32), Shape{n, 1});
+  if (masks.empty()) {
+    std::reverse(steps.begin(), steps.end());
+  } else {
+    steps = reverse_valid(steps, lengths);
+  }
+  Unrolled r = r_cell_->unroll(length, steps, {states.begin() + kl, states.end()}, layout, false,
+                               valid_length);
+  if (masks.empty()) {
+    std::reverse(r.outputs.begin(), r.outputs.end());
+  } else {
+    r.outputs = reverse_valid(r.outputs, lengths);
+  }
   Unrolled out;
   for (size_t t = 0; t < l.outputs.size(); ++t) {
     out.outputs.push_back(concat(l.outputs[t], r.outputs[t], 1));
@@ -365,19 +489,55 @@ std::string BidirectionalCell::describe() const {
                      r_cell_->describe());
 }
 
-DropoutCell::DropoutCell(double rate) : RecurrentCell("dropoutcell"), rate_(rate) {
+DropoutCell::DropoutCell(double rate, std::vector<int64_t> axes)
+    : RecurrentCell("dropoutcell"), rate_(rate), axes_(std::move(axes)) {
   JANUS_CHECK(rate >= 0 && rate < 1, ValueError, "{}: rate is {}, expected a value in [0, 1)",
               name(), rate);
+}
+
+NDArray DropoutCell::drop(const NDArray& x) const {
+  if (rate_ == 0 || !autograd::is_training()) return x;
+  if (axes_.empty()) return dropout(x, rate_, true);
+  // One draw per position of the other axes, broadcast along `axes`.
+  Shape mask_shape = x.shape();
+  for (int64_t a : axes_) {
+    const int64_t k = a < 0 ? a + x.ndim() : a;
+    JANUS_CHECK(k >= 0 && k < x.ndim(), ValueError,
+                "{}: dropout axis {} is out of range for an input of shape {}", name(), a,
+                x.shape());
+    mask_shape[static_cast<int>(k)] = 1;
+  }
+  return x * dropout(ones(mask_shape, x.dtype(), x.device()), rate_, true);
 }
 
 std::vector<NDArray> DropoutCell::forward(const std::vector<NDArray>& xs) {
   JANUS_CHECK(xs.size() == 1, ValueError, "{}: called with {} states, expected none", name(),
               xs.empty() ? 0 : xs.size() - 1);
-  if (rate_ == 0 || !autograd::is_training()) return {xs[0]};
-  return {dropout(xs[0], rate_, true)};
+  return {drop(xs[0])};
 }
 
-std::string DropoutCell::describe() const { return fmt::format("DropoutCell(rate={})", rate_); }
+RecurrentCell::Unrolled DropoutCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
+                                            std::vector<NDArray> states, RNNLayout layout,
+                                            bool merge_outputs, const NDArray&) {
+  JANUS_CHECK(states.empty(), ValueError, "{}: unroll got {} states, expected none", name(),
+              states.size());
+  std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
+  Unrolled out;
+  if (merge_outputs) {
+    const bool merged_in = inputs.size() == 1 && inputs[0].ndim() == 3;
+    const NDArray seq =
+        merged_in ? inputs[0] : unroll_outputs(std::move(steps), layout, /*merge_outputs=*/true)[0];
+    out.outputs = {drop(seq)};
+  } else {
+    for (const NDArray& x : steps) out.outputs.push_back(drop(x));
+  }
+  return out;
+}
+
+std::string DropoutCell::describe() const {
+  if (axes_.empty()) return fmt::format("DropoutCell(rate={})", rate_);
+  return fmt::format("DropoutCell(rate={}, axes=({}))", rate_, fmt::join(axes_, ", "));
+}
 
 ResidualCell::ResidualCell(std::shared_ptr<RecurrentCell> base_cell)
     : RecurrentCell("residualcell") {
@@ -460,7 +620,7 @@ std::vector<NDArray> ZoneoutCell::forward(const std::vector<NDArray>& xs) {
 
 RecurrentCell::Unrolled ZoneoutCell::unroll(int64_t length, const std::vector<NDArray>& inputs,
                                             std::vector<NDArray> states, RNNLayout layout,
-                                            bool merge_outputs) {
+                                            bool merge_outputs, const NDArray& valid_length) {
   // Steps the base cell directly, the previous output carried here (so that a hybridized
   // zoneout cell unrolls too).
   const std::vector<NDArray> steps = unroll_steps(length, inputs, layout);
@@ -472,17 +632,21 @@ RecurrentCell::Unrolled ZoneoutCell::unroll(int64_t length, const std::vector<ND
         return xs;
       }(),
       steps[0].shape()[0]);
+  const std::vector<NDArray> masks =
+      valid_masks(valid_length, steps[0].shape()[0], length, steps[0].device());
+  std::vector<NDArray> last = states;
   Unrolled out;
   NDArray prev;
-  for (const NDArray& x : steps) {
-    std::vector<NDArray> xs{x};
+  for (size_t t = 0; t < steps.size(); ++t) {
+    std::vector<NDArray> xs{steps[t]};
     xs.insert(xs.end(), states.begin(), states.end());
     std::vector<NDArray> ys = step(xs, prev);
     prev = ys[0];
-    out.outputs.push_back(ys[0]);
     states.assign(ys.begin() + 1, ys.end());
+    mask_step(masks, t, ys[0], last, states);
+    out.outputs.push_back(ys[0]);
   }
-  out.states = std::move(states);
+  out.states = masks.empty() ? std::move(states) : std::move(last);
   out.outputs = unroll_outputs(std::move(out.outputs), layout, merge_outputs);
   reset();
   return out;

@@ -544,5 +544,88 @@ TEST(ModifierCells, OutsideTrainingTheyAreTheirBaseCells) {
   expect_near(residual({x, h})[0], values((*gru)({x, h})[0] + x), 1e-7, "residual");
 }
 
+TEST(RecurrentCell, ValidLengthGivesEachSequenceUnrolledAlone) {
+  auto make = [] {
+    return std::make_shared<BidirectionalCell>(std::make_shared<GatedCell>(RNNMode::kLSTM, 3, 2),
+                                               std::make_shared<GatedCell>(RNNMode::kGRU, 2, 2));
+  };
+  auto cell = make();
+  cell->initialize(Uniform(0.5));
+  const NDArray x = randn({3, 5, 2}, 8);  // N, T, C
+  const std::vector<NDArray> s = cell->begin_state(3);
+  const RecurrentCell::Unrolled got =
+      cell->unroll(5, {x}, s, RNNLayout::kNTC, true, from_vector<int32_t>({5, 2, 0}, {3}));
+  const int64_t lengths[] = {5, 2, 0};
+  for (int64_t n = 0; n < 3; ++n) {
+    const Vec out = values(slice_axis(got.outputs[0], 0, n, n + 1));  // [1, T, 5]
+    const int64_t len = lengths[n];
+    for (size_t i = static_cast<size_t>(len * 5); i < out.size(); ++i) EXPECT_EQ(out[i], 0);
+    if (len == 0) {
+      // No valid step: the begin states (zeros here).
+      for (const NDArray& f : got.states) {
+        for (double v : values(slice_axis(f, 0, n, n + 1))) EXPECT_EQ(v, 0);
+      }
+      continue;
+    }
+    std::vector<NDArray> alone_states;
+    for (const NDArray& st : s) alone_states.push_back(slice_axis(st, 0, n, n + 1));
+    const RecurrentCell::Unrolled alone =
+        cell->unroll(len, {slice_axis(slice_axis(x, 0, n, n + 1), 1, 0, len)}, alone_states,
+                     RNNLayout::kNTC, true);
+    const Vec want = values(alone.outputs[0]);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-6) << n << " " << i;
+    for (size_t k = 0; k < got.states.size(); ++k) {
+      expect_near(slice_axis(got.states[k], 0, n, n + 1), values(alone.states[k]), 1e-6,
+                  "final state");
+    }
+  }
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                cell->unroll(5, {x}, s, RNNLayout::kNTC, true, full({3, 1}, 2.0));
+              }),
+              HasSubstr("unroll valid_length has shape [3, 1], expected [3]"));
+}
+
+TEST(LSTMPCell, UnrollsAsAProjectedLSTMLayer) {
+  auto layer = std::make_shared<RecurrentLayer>(
+      RNNMode::kLSTM, 4, RecurrentLayerOptions{.input_size = 3, .projection_size = 2});
+  layer->initialize(Uniform(0.5));
+  LSTMPCell cell(4, 2);
+  cell.initialize();
+  EXPECT_THAT(cell.state_shapes(5), ElementsAre(Shape{5, 2}, Shape{5, 4}));
+  cell({randn({1, 3}, 9), zeros({1, 2}), zeros({1, 4})});  // infers the input size
+  copy_params(*layer, cell, [](const std::string& n) { return n.substr(3); });
+  const NDArray x = randn({4, 2, 3}, 10);  // T, N, C
+  const std::vector<NDArray> s = layer->begin_state(2);
+  const std::vector<NDArray> want = (*layer)({x, s[0], s[1]});
+  const RecurrentCell::Unrolled got =
+      cell.unroll(4, {x}, {step_of_test(s[0], 0), step_of_test(s[1], 0)}, RNNLayout::kTNC, true);
+  expect_near(got.outputs[0], values(want[0]), 1e-5, "outputs");
+  expect_near(got.states[0], values(want[1]), 1e-5, "r");
+  expect_near(got.states[1], values(want[2]), 1e-5, "c");
+}
+
+TEST(DropoutCell, AxesShareOneMaskAlongThem) {
+  DropoutCell cell(0.5, {1});
+  const NDArray x = ones({4, 6, 8});
+  autograd::RecordScope training(/*train_mode=*/true);
+  // Merged: the whole [N, T, C] sequence at once, one draw per (n, c) shared along time.
+  const Vec v = values(cell.unroll(6, {x}, {}, RNNLayout::kNTC, true).outputs[0]);
+  size_t kept = 0;
+  for (size_t n = 0; n < 4; ++n) {
+    for (size_t t = 0; t < 6; ++t) {
+      for (size_t c = 0; c < 8; ++c) {
+        const double e = v[(n * 6 + t) * 8 + c];
+        EXPECT_TRUE(e == 0 || e == 2) << e;
+        EXPECT_EQ(e, v[n * 6 * 8 + c]);
+        kept += e != 0;
+      }
+    }
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, 4u * 6 * 8);
+  EXPECT_THAT(error_of<ValueError>([&] { DropoutCell(0.5, {3})(std::vector<NDArray>{x}); }),
+              HasSubstr("dropout axis 3 is out of range for an input of shape [4, 6, 8]"));
+}
+
 }  // namespace
 }  // namespace janus::nn

@@ -1,4 +1,4 @@
-// Recurrent layers (Gluon's rnn.RNN, LSTM, GRU) and cells (RNNCell, LSTMCell, GRUCell,
+// Recurrent layers (Gluon's rnn.RNN, LSTM, GRU) and cells (RNNCell, LSTMCell, GRUCell, LSTMPCell,
 // SequentialRNNCell, BidirectionalCell, DropoutCell, ResidualCell, ZoneoutCell), composed of
 // registered operators (fully_connected, slice_axis, concat, sigmoid, tanh, elementwise), so that
 // autograd, hybridize, export and the deploy runtime need nothing of their own. Parameter names,
@@ -72,10 +72,14 @@ class RecurrentCell : public Block {
     std::vector<NDArray> states;
   };
   /// Runs `length` steps over `inputs`: either one merged [T, N, C] / [N, T, C] array (by
-  /// layout) or `length` arrays [N, C]. Empty `states` start from begin_state.
+  /// layout) or `length` arrays [N, C]. Empty `states` start from begin_state. A defined
+  /// `valid_length` [N] (any numeric dtype) gives sequence n its first valid_length[n] steps:
+  /// the outputs past them are zeros and the states returned are those after its last valid
+  /// step (the begin states for a length of 0), as MXNet's unroll(valid_length=...); every
+  /// step still runs on every sequence.
   virtual Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
                           std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
-                          bool merge_outputs = false);
+                          bool merge_outputs = false, const NDArray& valid_length = NDArray());
 
  protected:
   /// The `length` steps [N, C] of unroll's `inputs` (one merged array or one per step).
@@ -87,6 +91,15 @@ class RecurrentCell : public Block {
                                              bool merge_outputs);
   /// Checks the number and shapes of the states in xs (after the input) for batch `n`.
   void check_states(const std::vector<NDArray>& xs, int64_t n) const;
+  /// unroll's `valid_length` as one mask per step, [N, 1] float32, 1 where step t < the
+  /// sequence's length; empty when valid_length is undefined. A ShapeError unless it is [n].
+  std::vector<NDArray> valid_masks(const NDArray& valid_length, int64_t n, int64_t length,
+                                   Device device) const;
+  /// Tracks unroll's results under `masks` (valid_masks; empty: nothing to do): after step t,
+  /// its output becomes zeros where masks[t] is 0, and `last` (the states returned) takes the
+  /// step's states where masks[t] is 1.
+  static void mask_step(const std::vector<NDArray>& masks, size_t t, NDArray& output,
+                        std::vector<NDArray>& last, const std::vector<NDArray>& states);
 };
 
 /// Gluon's RNNCell (activation "tanh" or "relu"), LSTMCell and GRUCell: parameters i2h_weight
@@ -107,6 +120,22 @@ class GatedCell : public RecurrentCell {
   ParameterPtr i2h_weight_, h2h_weight_, i2h_bias_, h2h_bias_;
 };
 
+/// MXNet's contrib LSTMPCell: an LSTM step whose h [N, H] is projected to r = h . h2r_weight^T
+/// [N, P], the output and the recurrent input. Parameters i2h_weight [4 H, C], h2h_weight
+/// [4 H, P], h2r_weight [P, H], i2h_bias and h2h_bias [4 H]; states {r [N, P], c [N, H]}.
+class LSTMPCell : public RecurrentCell {
+ public:
+  LSTMPCell(int64_t hidden_size, int64_t projection_size, int64_t input_size = 0, RNNInit init = {},
+            InitializerPtr h2r_init = nullptr);
+  std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  std::vector<Shape> state_shapes(int64_t batch_size) const override;
+  std::string describe() const override;
+
+ private:
+  int64_t hidden_, projection_;
+  ParameterPtr i2h_weight_, h2h_weight_, h2r_weight_, i2h_bias_, h2h_bias_;
+};
+
 /// Cells stacked: each one's output is the next one's input; the states are the cells' states
 /// one after another (Gluon's SequentialRNNCell and HybridSequentialRNNCell).
 class SequentialRNNCell : public RecurrentCell {
@@ -118,7 +147,7 @@ class SequentialRNNCell : public RecurrentCell {
   /// BidirectionalCell may be one of them.
   Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
                   std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
-                  bool merge_outputs = false) override;
+                  bool merge_outputs = false, const NDArray& valid_length = NDArray()) override;
   std::vector<Shape> state_shapes(int64_t batch_size) const override;
   std::string describe() const override { return "SequentialRNNCell"; }
   size_t size() const { return cells_.size(); }
@@ -138,7 +167,7 @@ class BidirectionalCell : public RecurrentCell {
   std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
   Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
                   std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
-                  bool merge_outputs = false) override;
+                  bool merge_outputs = false, const NDArray& valid_length = NDArray()) override;
   std::vector<Shape> state_shapes(int64_t batch_size) const override;
   std::string describe() const override;
 
@@ -147,16 +176,25 @@ class BidirectionalCell : public RecurrentCell {
 };
 
 /// Gluon's DropoutCell: dropout of rate `rate` on the input in training (identity otherwise),
-/// no states, no parameters.
+/// no states, no parameters. `axes`: the axes along which one mask is shared (none: each
+/// element its own draw). As in MXNet, unroll with merged outputs drops the whole [T, N, C] /
+/// [N, T, C] sequence at once (so the axes count in its dimensions, the time axis included),
+/// returns the states it was given, and ignores valid_length (padded steps are not zeroed).
 class DropoutCell : public RecurrentCell {
  public:
-  explicit DropoutCell(double rate);
+  explicit DropoutCell(double rate, std::vector<int64_t> axes = {});
   std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
+  Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
+                  std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
+                  bool merge_outputs = false, const NDArray& valid_length = NDArray()) override;
   std::vector<Shape> state_shapes(int64_t) const override { return {}; }
   std::string describe() const override;
 
  private:
+  NDArray drop(const NDArray& x) const;
+
   double rate_;
+  std::vector<int64_t> axes_;
 };
 
 /// Gluon's ResidualCell: the base cell's step with its input added to its output (the output
@@ -185,7 +223,7 @@ class ZoneoutCell : public RecurrentCell {
   std::vector<NDArray> forward(const std::vector<NDArray>& xs) override;
   Unrolled unroll(int64_t length, const std::vector<NDArray>& inputs,
                   std::vector<NDArray> states = {}, RNNLayout layout = RNNLayout::kNTC,
-                  bool merge_outputs = false) override;
+                  bool merge_outputs = false, const NDArray& valid_length = NDArray()) override;
   std::vector<Shape> state_shapes(int64_t batch_size) const override;
   std::string describe() const override;
   void reset() { prev_output_ = NDArray(); }

@@ -1,2 +1,2 @@
-"""``gluon.contrib``: MXNet 1.9's contributed blocks (``contrib.nn``)."""
-from . import nn  # noqa: F401
+"""``gluon.contrib``: MXNet 1.9's contributed blocks (``contrib.nn``, ``contrib.rnn``)."""
+from . import nn, rnn  # noqa: F401
