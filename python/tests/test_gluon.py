@@ -93,19 +93,22 @@ def test_python_parameters():
 
 
 class OldStyle(nn.HybridBlock):
-    def __init__(self):
-        super().__init__()
-        self.dense = nn.Dense(2, in_units=3)
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():  # MXNet 1.x's idiom: a scope that Janus's names do not need
+            self.dense = nn.Dense(2, in_units=3)
 
     def hybrid_forward(self, F, x):
         return F.relu(self.dense(x))
 
 
 def test_hybrid_forward_style():
-    blk = OldStyle()
+    blk = OldStyle(prefix="old_")
     blk.initialize(init.One())
     blk.hybridize()
     onp.testing.assert_allclose(blk(np.ones((1, 3))).asnumpy(), [[3.0, 3.0]])
+    # The layers made inside name_scope are registered as without it.
+    assert sorted(blk.collect_params().keys()) == ["dense.bias", "dense.weight"]
 
 
 def test_sequential_layers_and_export(tmp_path):

@@ -5,6 +5,7 @@ compiled graph without Python. Child blocks and ``Parameter``s assigned as attri
 registered with the block (``collect_params``, ``initialize``, export).
 
 Every block hybridizes (HybridBlock is Block); ``HybridSequential`` is ``Sequential``."""
+import contextlib as _contextlib
 import os as _os
 import types as _types
 
@@ -77,6 +78,16 @@ def _export(self, path, epoch=0, remove_amp_cast=True):
 
 
 Block.export = _export
+
+
+def _name_scope(self):
+    """MXNet 1.x's scope for the names of the parameters created inside it. Janus names
+    parameters by the attributes that hold them, so there is nothing to scope: a context that
+    does nothing, so that 1.x blocks (``with self.name_scope(): self.fc = nn.Dense(..)``) run."""
+    return _contextlib.nullcontext()
+
+
+Block.name_scope = _name_scope
 
 
 def _F():

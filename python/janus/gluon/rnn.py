@@ -15,7 +15,6 @@ Cells written in Python subclass ``RecurrentCell`` or ``HybridRecurrentCell`` (o
 ``begin_state`` and the wrapping cells then work on them as on the built-in ones.
 ``LSTMPCell`` and ``VariationalDropoutCell`` are ``gluon.contrib.rnn``'s in MXNet 1.9 (and
 ``gluon.rnn``'s in MXNet 2); both modules have them here."""
-import contextlib as _contextlib
 
 from .. import _janus
 from ..base import NotSupportedError
@@ -260,11 +259,6 @@ class RecurrentCell(_janus.RecurrentCell):
             args.update(kwargs)
             states.append(func(**args))
         return states
-
-    def name_scope(self):
-        """MXNet 1.x's parameter naming scope; Janus names parameters by attribute, so this is a
-        context that does nothing."""
-        return _contextlib.nullcontext()
 
     __call__ = _cell_call
     unroll = _unroll
