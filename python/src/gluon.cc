@@ -216,15 +216,21 @@ void bind_init(py::module_& m) {
 void bind_params(py::module_& m) {
   py::class_<Parameter, ParameterPtr>(m, "Parameter")
       .def(py::init([](const std::string& name, py::object shape, py::object init, py::object dtype,
-                       const std::string& grad_req) {
+                       const std::string& grad_req, double lr_mult, double wd_mult) {
              Shape s;
              if (!shape.is_none()) s = Shape(to_pair(shape, 1));
-             return std::make_shared<Parameter>(name, s, to_init(init), to_dtype(dtype),
-                                                to_grad_req(grad_req));
+             auto p = std::make_shared<Parameter>(name, s, to_init(init), to_dtype(dtype),
+                                                  to_grad_req(grad_req));
+             p->set_lr_mult(lr_mult);
+             p->set_wd_mult(wd_mult);
+             return p;
            }),
            py::arg("name") = "weight", py::arg("shape") = py::none(), py::arg("init") = py::none(),
-           py::arg("dtype") = py::none(), py::arg("grad_req") = "write")
+           py::arg("dtype") = py::none(), py::arg("grad_req") = "write", py::arg("lr_mult") = 1.0,
+           py::arg("wd_mult") = 1.0)
       .def_property_readonly("name", &Parameter::name)
+      .def_property("lr_mult", &Parameter::lr_mult, &Parameter::set_lr_mult)
+      .def_property("wd_mult", &Parameter::wd_mult, &Parameter::set_wd_mult)
       .def_property_readonly("shape",
                              [](const Parameter& p) {
                                py::tuple t(p.shape().ndim());
@@ -306,9 +312,23 @@ void bind_params(py::module_& m) {
            [](nn::ParameterDict& d, py::object ctx) { d.reset_devices(to_devices(ctx)); })
       .def("setattr",
            [](nn::ParameterDict& d, const std::string& name, py::object value) {
-             JANUS_CHECK(name == "grad_req", NotImplementedError,
-                         "ParameterDict.setattr: only 'grad_req' can be set, got '{}'", name);
-             d.set_grad_req(to_grad_req(value.cast<std::string>()));
+             JANUS_CHECK(name == "grad_req" || name == "lr_mult" || name == "wd_mult",
+                         NotImplementedError,
+                         "ParameterDict.setattr: '{}' cannot be set, expected 'grad_req', "
+                         "'lr_mult' or 'wd_mult'",
+                         name);
+             if (name == "grad_req") {
+               d.set_grad_req(to_grad_req(value.cast<std::string>()));
+               return;
+             }
+             const double v = value.cast<double>();
+             for (const auto& [n, p] : d) {
+               if (name == "lr_mult") {
+                 p->set_lr_mult(v);
+               } else {
+                 p->set_wd_mult(v);
+               }
+             }
            })
       .def("__repr__", [](const nn::ParameterDict& d) {
         std::string s = "ParameterDict(\n";

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/registry.h"
@@ -18,6 +20,17 @@ Parameter::Parameter(std::string name, Shape shape, InitializerPtr init, DType d
       init_(std::move(init)),
       dtype_(dtype),
       grad_req_(grad_req) {}
+
+namespace {
+double checked_mult(const std::string& param, const char* what, double value) {
+  JANUS_CHECK(std::isfinite(value) && value >= 0, ValueError,
+              "parameter '{}': {} is {}, expected a finite number >= 0", param, what, value);
+  return value;
+}
+}  // namespace
+
+void Parameter::set_lr_mult(double lr_mult) { lr_mult_ = checked_mult(name_, "lr_mult", lr_mult); }
+void Parameter::set_wd_mult(double wd_mult) { wd_mult_ = checked_mult(name_, "wd_mult", wd_mult); }
 
 bool Parameter::shape_known() const {
   for (int i = 0; i < shape_.ndim(); ++i) {

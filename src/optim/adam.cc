@@ -23,8 +23,8 @@ std::string Adam::describe() const {
 }
 
 void Adam::apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state, double lr,
-                 int64_t t) {
-  adam_update(weight, grad, state[0], state[1], lr, beta1_, beta2_, epsilon_, wd(), rescale_grad(),
+                 double wd, int64_t t) {
+  adam_update(weight, grad, state[0], state[1], lr, beta1_, beta2_, epsilon_, wd, rescale_grad(),
               clip_gradient(), t);
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
@@ -43,7 +44,9 @@ void Optimizer::update(int index, std::span<const NDArray> weights,
   const double lr = scheduler_ ? (*scheduler_)(num_update) : learning_rate_;
   // Every replica's state exists before any update: a new one copies replica 0's as it was.
   for (size_t k = 0; k < weights.size(); ++k) replica_state(slot, k, weights[k]);
-  for (size_t k = 0; k < weights.size(); ++k) apply(weights[k], grads[k], slot.replicas[k], lr, t);
+  for (size_t k = 0; k < weights.size(); ++k) {
+    apply(weights[k], grads[k], slot.replicas[k], lr * slot.lr_mult, wd_ * slot.wd_mult, t);
+  }
   slot.count = t;
   num_update_ = num_update;
 }
@@ -104,11 +107,21 @@ void Optimizer::set_state(int index, std::vector<NDArray> state, int64_t update_
               state.size(), state_names().size(), fmt::join(state_names(), ", "));
   JANUS_CHECK(update_count >= 0, ValueError, "{}: update count {} is negative", name(),
               update_count);
-  Slot slot;
+  Slot& slot = slots_[index];  // its multipliers stay
+  slot.replicas.clear();
   slot.replicas.push_back(std::move(state));
   slot.count = update_count;
-  slots_[index] = std::move(slot);
   num_update_ = std::max(num_update_, update_count);
+}
+
+void Optimizer::set_mults(int index, double lr_mult, double wd_mult) {
+  JANUS_CHECK(std::isfinite(lr_mult) && lr_mult >= 0 && std::isfinite(wd_mult) && wd_mult >= 0,
+              ValueError,
+              "{}: parameter {} has lr_mult {} and wd_mult {}, expected finite numbers >= 0",
+              name(), index, lr_mult, wd_mult);
+  Slot& slot = slots_[index];
+  slot.lr_mult = lr_mult;
+  slot.wd_mult = wd_mult;
 }
 
 void Optimizer::set_num_update(int64_t num_update) {

@@ -23,12 +23,12 @@ std::vector<std::string> SGD::state_names() const {
 }
 
 void SGD::apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state, double lr,
-                int64_t /*t*/) {
+                double wd, int64_t /*t*/) {
   if (state.empty()) {
-    sgd_update(weight, grad, lr, wd(), rescale_grad(), clip_gradient());
+    sgd_update(weight, grad, lr, wd, rescale_grad(), clip_gradient());
     return;
   }
-  sgd_mom_update(weight, grad, state[0], lr, momentum_, wd(), rescale_grad(), clip_gradient());
+  sgd_mom_update(weight, grad, state[0], lr, momentum_, wd, rescale_grad(), clip_gradient());
 }
 
 }  // namespace janus::optim

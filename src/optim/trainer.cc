@@ -294,6 +294,12 @@ void Trainer::update(int64_t batch_size) {
     const nn::Parameter& p = *params_[i].second;
     if (!is_trained(p)) continue;
     const int index = static_cast<int>(i);
+    JANUS_CHECK(!state_on_store() || (p.lr_mult() == 1 && p.wd_mult() == 1), NotImplementedError,
+                "Trainer: parameter '{}' has lr_mult {} and wd_mult {}, but the optimizer runs "
+                "on the parameter servers, which apply one learning rate and weight decay to "
+                "every key; use update_on_kvstore=false",
+                params_[i].first, p.lr_mult(), p.wd_mult());
+    optimizer_->set_mults(index, p.lr_mult(), p.wd_mult());
     if (on_store) {
       kvstore_->push(index, p.list_grad(), -index);
       kvstore_->pull(index, p.list_data(), -index);

@@ -114,6 +114,33 @@ TEST(Trainer, RescalesByTheBatchSizeAndUpdatesASharedParameterOnce) {
               HasSubstr("Trainer: step: batch_size is 0, expected a positive number"));
 }
 
+// Gluon's lr_mult and wd_mult: w -= lr * lr_mult * (g + wd * wd_mult * w).
+TEST(Trainer, AppliesEachParametersLrMultAndWdMult) {
+  auto a = std::make_shared<nn::Parameter>("a", Shape{1}, nn::Constant(1.0));
+  auto b = std::make_shared<nn::Parameter>("b", Shape{1}, nn::Constant(1.0));
+  auto c = std::make_shared<nn::Parameter>("c", Shape{1}, nn::Constant(1.0));
+  nn::ParameterDict params;
+  for (const auto& [name, p] : {std::pair{"a", a}, {"b", b}, {"c", c}}) {
+    p->initialize(nullptr);
+    params.add(name, p);
+  }
+  b->set_lr_mult(0.5);
+  c->set_wd_mult(0.0);
+  Trainer trainer(params, make_optimizer("sgd", 0.1, {.wd = 0.2}));
+  NDArray loss;
+  {
+    autograd::RecordScope record;
+    loss = sum(a->data() * 2.0) + sum(b->data() * 2.0) + sum(c->data() * 2.0);
+  }
+  autograd::backward(loss);
+  trainer.step(1);
+  EXPECT_FLOAT_EQ(to_vector<float>(a->data())[0], 1.0f - 0.1f * (2.0f + 0.2f));
+  EXPECT_FLOAT_EQ(to_vector<float>(b->data())[0], 1.0f - 0.05f * (2.0f + 0.2f));
+  EXPECT_FLOAT_EQ(to_vector<float>(c->data())[0], 1.0f - 0.1f * 2.0f);
+  EXPECT_THAT(error_of<ValueError>([&] { a->set_lr_mult(-1); }),
+              HasSubstr("parameter 'a': lr_mult is -1, expected a finite number >= 0"));
+}
+
 TEST(Trainer, ParametersWithoutGradientsAreNamedAndNothingIsUpdated) {
   nn::Sequential net;
   net.add(std::make_shared<nn::Dense>(2, "", true, true, /*in_units=*/3),

@@ -27,6 +27,13 @@ class Parameter {
   DType dtype() const { return dtype_; }
   autograd::GradReq grad_req() const { return grad_req_; }
   const InitializerPtr& init() const { return init_; }
+  /// Gluon's lr_mult and wd_mult: the Trainer updates this parameter with the optimizer's
+  /// learning rate and weight decay times these (1 by default; wd_mult 0: no weight decay).
+  double lr_mult() const { return lr_mult_; }
+  double wd_mult() const { return wd_mult_; }
+  /// ValueError naming the parameter unless the factor is finite and >= 0.
+  void set_lr_mult(double lr_mult);
+  void set_wd_mult(double wd_mult);
 
   /// True when no extent is unknown (0).
   bool shape_known() const;
@@ -93,6 +100,8 @@ class Parameter {
   InitializerPtr init_;
   DType dtype_;
   autograd::GradReq grad_req_;
+  double lr_mult_ = 1.0;
+  double wd_mult_ = 1.0;
   // The replica of data_[i] lives on devices_[i]: never empty, distinct.
   std::vector<Device> devices_{cpu()};
   std::vector<NDArray> data_;    // empty until initialised

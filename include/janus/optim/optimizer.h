@@ -37,12 +37,18 @@ class Optimizer {
 
   /// Updates `weight` in place from `grad` (pushed to the engine; returns at once). Parameter
   /// `index` gets its state (zeros like the weight) on its first update; its update count goes
-  /// up by one and the learning rate is that of the schedule at num_update().
+  /// up by one and the learning rate is that of the schedule at num_update(), times the
+  /// parameter's lr_mult (the weight decay times its wd_mult: set_mults).
   void update(int index, const NDArray& weight, const NDArray& grad);
   /// One update of parameter `index` held as replicas on several devices (data parallelism):
   /// replica k of `weights` is updated from `grads[k]` with a state of its own on its device,
   /// and the count goes up once. Replicas given the same gradients stay identical.
   void update(int index, std::span<const NDArray> weights, std::span<const NDArray> grads);
+
+  /// Parameter `index`'s factors on the learning rate and the weight decay (Gluon's lr_mult and
+  /// wd_mult; 1 until set). The Trainer sets them from its parameters before each update, so
+  /// that an update made elsewhere (a KVStore's) applies them too.
+  void set_mults(int index, double lr_mult, double wd_mult);
 
   /// The current learning rate: the schedule's value at num_update() when there is one.
   double learning_rate() const;
@@ -80,14 +86,17 @@ class Optimizer {
  protected:
   Optimizer(double learning_rate, double wd);
 
-  /// Pushes the update of one parameter with the given rate and its update count t (from 1).
+  /// Pushes the update of one parameter with the given rate and weight decay (the parameter's
+  /// own, multipliers applied) and its update count t (from 1).
   virtual void apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state,
-                     double lr, int64_t t) = 0;
+                     double lr, double wd, int64_t t) = 0;
 
  private:
   struct Slot {
     std::vector<std::vector<NDArray>> replicas;  // the state of each replica, [0] first
     int64_t count = 0;
+    double lr_mult = 1.0;
+    double wd_mult = 1.0;
   };
   // The state of replica `k` of `weight`, created (zeros, or a copy of replica 0's) if absent.
   std::vector<NDArray>& replica_state(Slot& slot, size_t k, const NDArray& weight) const;
@@ -115,7 +124,7 @@ class SGD : public Optimizer {
 
  protected:
   void apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state, double lr,
-             int64_t t) override;
+             double wd, int64_t t) override;
 
  private:
   double momentum_;
@@ -136,7 +145,7 @@ class Adam : public Optimizer {
 
  protected:
   void apply(const NDArray& weight, const NDArray& grad, std::vector<NDArray>& state, double lr,
-             int64_t t) override;
+             double wd, int64_t t) override;
 
  private:
   double beta1_, beta2_, epsilon_;
