@@ -10,6 +10,7 @@ from janus.gluon import nn
 def _one_step(setup):
     net = nn.Dense(1, in_units=2)
     net.initialize(init.Constant(1.0))
+    net.bias.set_data(np.ones((1,)))  # the bias has an initializer of its own (zeros)
     setup(net)
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "wd": 0.5})
     with autograd.record():
