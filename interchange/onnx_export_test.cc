@@ -278,6 +278,7 @@ TEST(OnnxExport, EveryOperatorIsMappedOrRefusedOnPurpose) {
       "permutation", "randint", "random_normal", "random_uniform",
       // training steps and in-place updates
       "adam_update", "sgd_mom_update", "sgd_update", "add_into", "copy_into", "fill_into",
+      "concat_into",
       // reads another device: never in a compiled graph
       "peer_add",
       // an accumulating scatter is opset 16

@@ -14,6 +14,10 @@ JANUS_OP_SPEC({.op = "copyto",
 JANUS_OP_SPEC({.op = "copy_into",
                .note = "writes into an input, no outputs: checked by src/ops/into_ops_test.cc "
                        "(across devices, views, errors)"});
+JANUS_OP_SPEC(
+    {.op = "concat_into",
+     .note = "writes into an input, no outputs: checked by src/parallel/allreduce_test.cc "
+             "(parts across devices, views, errors)"});
 JANUS_OP_SPEC({.op = "peer_add",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs&) {

@@ -116,16 +116,10 @@ void ring_allreduce(std::span<const NDArray> arrays) {
   }
   autograd::PauseScope pause;
   const std::vector<NDArray> partial = reduce_scatter(arrays);
-  const int64_t size = arrays[0].size();
-  // All-gather: chunk c's sum now lives on device c - 1; every device copies every chunk's
-  // sum into its own array (its copy lane; the copies into one array run in turn).
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t c = (j + 1 + k) % n;  // its own chunk first
-      const auto [b, e] = chunk_bounds(size, n, c);
-      copy_into(chunk(arrays[static_cast<size_t>(j)], b, e), partial[static_cast<size_t>(c)]);
-    }
-  }
+  // All-gather: chunk c's sum now lives on device c - 1; every device writes the N sums, in
+  // chunk order, into its own array: one operation on its compute lane, reading its peers'
+  // partials in place.
+  for (const NDArray& a : arrays) concat_into(a, partial);
 }
 
 void ring_reduce_into(const NDArray& dst, std::span<const NDArray> values) {
@@ -145,6 +139,12 @@ void ring_reduce_into(const NDArray& dst, std::span<const NDArray> values) {
   }
   autograd::PauseScope pause;
   const std::vector<NDArray> partial = reduce_scatter(values);
+  bool peers = true;
+  for (const NDArray& p : partial) peers = peers && peer_access(dst.device(), p.device());
+  if (peers) {
+    concat_into(dst, partial);  // one operation on dst's device
+    return;
+  }
   const int64_t size = values[0].size();
   for (int64_t c = 0; c < n; ++c) {
     const auto [b, e] = chunk_bounds(size, n, c);

@@ -1,14 +1,20 @@
 // ring_allreduce, reduce_into and broadcast_into across logical CPU devices: exact sums of
 // integers at every size around the chunk boundaries, floats against a one-device sum, and the
-// errors.
+// errors; concat_into, the all-gather's operator.
 #include "janus/parallel/allreduce.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/transfer.h"
 
 #include "testing/test_util.h"
 
@@ -117,6 +123,86 @@ TEST(BroadcastInto, CopiesToEveryDevice) {
   const NDArray outs[] = {zeros({6}, DType::kInt32, cpu(1)), src, zeros({6}, DType::kInt32)};
   broadcast_into(src, outs);
   for (const NDArray& o : outs) EXPECT_EQ(to_vector<int32_t>(o), to_vector<int32_t>(src));
+}
+
+// Counts the operations that ran, by name and lane.
+class OperationCounter : public OpListener {
+ public:
+  void on_operation(std::string_view name, const OpDetail&, Device, Lane lane, int64_t,
+                    int64_t) override {
+    const std::lock_guard lock(mu);
+    ++counts[std::string(name) + (lane == Lane::kCompute ? "/compute" : "/other")];
+  }
+  std::map<std::string, int> snapshot() {
+    const std::lock_guard lock(mu);
+    return counts;
+  }
+  std::mutex mu;
+  std::map<std::string, int> counts;
+};
+
+// Partial sums of more than 4 MB are written with streaming stores (peer_add): exact sums of
+// integers held in floats, with a length that leaves a tail and chunks that start unaligned.
+TEST(RingAllreduce, LargeFloatArraysHoldTheExactSum) {
+  const ScopedCpuDevices devices(2);
+  const int64_t size = (int64_t{1} << 21) + 3;  // 4 MB chunks and more, per device
+  const std::vector<NDArray> arrays = ramps(2, size, DType::kFloat32);
+  ring_allreduce(arrays);
+  for (const NDArray& a : arrays) {
+    const std::vector<float> got = to_vector<float>(a);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < size; ++i) {
+      wrong += got[static_cast<size_t>(i)] != static_cast<float>(2 * i + 3000);
+    }
+    EXPECT_EQ(wrong, 0) << fmt::format("on {}", a.device());
+  }
+}
+
+// On devices that share the host's memory, a device's all-gather is one operation on its
+// compute lane that reads every partial sum in place: no copy per chunk, no hand-off to a copy
+// worker and back (each a wake-up that waits for a core when every core belongs to a device's
+// compute worker).
+TEST(RingAllreduce, TheAllGatherIsOneOperationPerDeviceOnItsComputeLane) {
+  for (int n : {2, 4}) {
+    const ScopedCpuDevices devices(n);
+    const std::vector<NDArray> arrays = ramps(n, kRingMinElements * n + 5, DType::kFloat32);
+    wait_all();
+    OperationCounter counter;
+    set_op_listener(&counter);
+    ring_allreduce(arrays);
+    wait_all();
+    set_op_listener(nullptr);
+    const std::map<std::string, int> expected = {{"concat_into/compute", n},
+                                                 {"peer_add/compute", n * (n - 1)}};
+    EXPECT_EQ(counter.snapshot(), expected) << n << " devices";
+  }
+}
+
+TEST(ConcatInto, WritesThePartsInOrderFromEveryDevice) {
+  const ScopedCpuDevices devices(3);
+  const NDArray dst = zeros({2, 3}, DType::kInt32, cpu(2));
+  const NDArray big = arange(10, 16, 1, DType::kInt32);
+  const NDArray parts[] = {copyto(from_vector<int32_t>({1, 2}, {2}), cpu(1)),
+                           zeros({0}, DType::kInt32), big.slice(2, 5), full({1}, 7, DType::kInt32)};
+  concat_into(dst, parts);
+  EXPECT_EQ(to_vector<int32_t>(dst), (std::vector<int32_t>{1, 2, 12, 13, 14, 7}));
+  concat_into(dst.slice(1, 2), std::span<const NDArray>(parts).subspan(2, 1));  // into a view
+  EXPECT_EQ(to_vector<int32_t>(dst), (std::vector<int32_t>{1, 2, 12, 12, 13, 14}));
+}
+
+TEST(ConcatInto, ErrorsNameThePartAndTheSizes) {
+  const ScopedCpuDevices devices(2);
+  const NDArray dst = zeros({4});
+  const NDArray short_parts[] = {zeros({1}), zeros({2}, DType::kFloat32, cpu(1))};
+  std::string msg = error_of<ShapeError>([&] { concat_into(dst, short_parts); });
+  EXPECT_THAT(msg, HasSubstr("concat_into: the parts hold 3 elements together but dst (shape "
+                             "[4]) holds 4, expected the same number"));
+  const NDArray dtypes[] = {zeros({2}), zeros({2}, DType::kFloat64)};
+  msg = error_of<TypeError>([&] { concat_into(dst, dtypes); });
+  EXPECT_THAT(msg, HasSubstr("concat_into: part 1 is float64 but dst is float32"));
+  const NDArray alias[] = {zeros({2}), dst.slice(0, 2)};
+  msg = error_of<ValueError>([&] { concat_into(dst, alias); });
+  EXPECT_THAT(msg, HasSubstr("concat_into: part 1 shares dst's memory"));
 }
 
 TEST(RingAllreduceErrors, NameTheArrays) {

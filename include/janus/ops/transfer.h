@@ -4,6 +4,8 @@
 // vars alone. Layer: ops.
 #pragma once
 
+#include <span>
+
 #include "janus/core/ndarray.h"
 
 namespace janus {
@@ -18,6 +20,12 @@ void fill_into(const NDArray& dst, double value);
 /// dst += src, elementwise, on dst's device (compute lane); both on one device, same shape and
 /// dtype.
 void add_into(const NDArray& dst, const NDArray& src);
+
+/// dst's elements (read flat) = the elements of parts[0], then parts[1], ..., on the compute
+/// lane of dst's device, the parts on dst's device or its peers (DeviceError otherwise). One
+/// dtype; the parts' sizes must add up to dst's (ShapeError); a part sharing dst's memory is a
+/// ValueError. A ring's all-gather into one array as one operation.
+void concat_into(const NDArray& dst, std::span<const NDArray> parts);
 
 /// a + b, a new array on a's device (compute lane), reading b where it lives: b's device must
 /// be a peer of a's (peer_access; DeviceError otherwise). Same shape and dtype.

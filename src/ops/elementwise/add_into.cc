@@ -1,5 +1,11 @@
 // The additions of which reductions are made: add_into(dst, src), dst += src in place, and
 // peer_add(a, b), a + b on a's device reading b from wherever it lives (peer access).
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "janus/ops/ops.h"
 #include "janus/ops/transfer.h"
 
@@ -28,8 +34,39 @@ void add_into_cpu(const KernelArgs& args) {
   add_loop(args.in(0), args.in(0), args.in(1), args.ctx);
 }
 
+// Above this many bytes a new sum is written with streaming stores: it is larger than the
+// caches keep anyway (a ring's partial sum of a large array, read next by another device), so
+// fetching each line of it before writing it (write-allocate) would only add a read of the
+// whole output: 3 array-sizes of memory traffic instead of 4.
+constexpr int64_t kStreamingBytes = int64_t{4} << 20;
+
+#if defined(__SSE2__)
+// y = a + b over [begin, end), y written around the caches; bit-identical to add_loop (one
+// rounded addition per element).
+void add_streaming(float* y, const float* a, const float* b, int64_t begin, int64_t end) {
+  int64_t i = begin;
+  for (; i < end && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) y[i] = a[i] + b[i];
+  for (; i + 4 <= end; i += 4) {
+    _mm_stream_ps(y + i, _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));
+  }
+  for (; i < end; ++i) y[i] = a[i] + b[i];
+  _mm_sfence();  // the streamed lines reach memory before the operation completes
+}
+#endif
+
 void peer_add_cpu(const KernelArgs& args) {
-  add_loop(args.out(0), args.in(0), args.in(1), args.ctx);
+  const NDArray& y = args.out(0);
+#if defined(__SSE2__)
+  if (y.dtype() == DType::kFloat32 && y.nbytes() >= kStreamingBytes) {
+    float* out = y.data<float>();
+    const float* a = args.in(0).data<float>();
+    const float* b = args.in(1).data<float>();
+    parallel_for(y.size(), args.ctx,
+                 [&](int64_t begin, int64_t end) { add_streaming(out, a, b, begin, end); });
+    return;
+  }
+#endif
+  add_loop(y, args.in(0), args.in(1), args.ctx);
 }
 
 std::vector<TensorSpec> infer_peer_add(const InferArgs& args) {
