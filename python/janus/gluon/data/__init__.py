@@ -18,6 +18,29 @@ def ArrayDataset(*arrays):
     return _janus.ArrayDataset(*[a if isinstance(a, np.ndarray) else np.array(a) for a in arrays])
 
 
+class SimpleDataset:
+    """A dataset over any sequence (a list, a NumPy or Janus array): sample i is ``data[i]``;
+    ``transform``/``transform_first`` as on every dataset."""
+
+    def __init__(self, data):
+        if not hasattr(data, "__len__") or not hasattr(data, "__getitem__"):
+            raise TypeError(f"SimpleDataset: {type(data).__name__} is not a sequence (it needs "
+                            "__len__ and __getitem__)")
+        self._data = data
+
+    def __len__(self):
+        return len(self._data)
+
+    def __getitem__(self, i):
+        return self._data[i]
+
+    def transform(self, fn, lazy=True):
+        return _TransformedDataset(self, fn, False)
+
+    def transform_first(self, fn, lazy=True):
+        return _TransformedDataset(self, fn, True)
+
+
 class _TransformedDataset:
     """A dataset whose samples are ``fn(*sample)`` (or, with ``first_only``, the sample with
     ``fn`` applied to its first element), computed in Python when an item is read. Janus's
