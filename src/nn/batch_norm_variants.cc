@@ -9,16 +9,16 @@
 namespace janus::nn {
 
 BatchNormReLU::BatchNormReLU(int64_t axis, double momentum, double epsilon, bool center, bool scale,
-                             int64_t in_channels)
-    : BatchNorm(axis, momentum, epsilon, center, scale, in_channels) {}
+                             int64_t in_channels, bool use_global_stats)
+    : BatchNorm(axis, momentum, epsilon, center, scale, in_channels, use_global_stats) {}
 
 NDArray BatchNormReLU::forward(const NDArray& x) { return relu(BatchNorm::forward(x)); }
 
 std::string BatchNormReLU::describe() const { return BatchNorm::describe() + " + relu"; }
 
 SyncBatchNorm::SyncBatchNorm(int64_t in_channels, int64_t num_devices, double momentum,
-                             double epsilon, bool center, bool scale)
-    : BatchNorm(1, momentum, epsilon, center, scale, in_channels) {
+                             double epsilon, bool center, bool scale, bool use_global_stats)
+    : BatchNorm(1, momentum, epsilon, center, scale, in_channels, use_global_stats) {
   JANUS_CHECK(num_devices >= 1, ValueError,
               "SyncBatchNorm: num_devices is {}, expected a positive number", num_devices);
   JANUS_CHECK(num_devices == 1, NotImplementedError,
