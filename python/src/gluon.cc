@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "janus/ops/ctc_loss.h"
@@ -22,6 +23,22 @@ using nn::ParameterPtr;
 // The Python object of a C++ Initializer (pybind11 cannot hold a shared_ptr<const T>).
 struct PyInitializer {
   nn::InitializerPtr ptr;
+};
+
+// Every new replica a copy of one array (MXNet's Constant parameters: params.get_constant).
+class ArrayInit : public nn::Initializer {
+ public:
+  explicit ArrayInit(NDArray value) : value_(std::move(value)) {}
+  NDArray make(const Shape& shape, DType dtype, Device device) const override {
+    JANUS_CHECK(shape == value_.shape(), ShapeError,
+                "constant initializer: the parameter has shape {}, but the value has shape {}",
+                shape, value_.shape());
+    return copyto(dtype == value_.dtype() ? value_ : cast(value_, dtype), device);
+  }
+  std::string describe() const override { return fmt::format("Constant({})", value_.shape()); }
+
+ private:
+  NDArray value_;
 };
 
 nn::InitializerPtr to_init(py::handle h) {
@@ -186,6 +203,9 @@ void bind_init(py::module_& m) {
     return i.ptr->describe();
   });
   m.def("init_constant", [](double v) { return PyInitializer{nn::Constant(v)}; });
+  m.def("init_array", [](const NDArray& v) {
+    return PyInitializer{std::make_shared<const ArrayInit>(copyto(v, v.device()))};
+  });
   m.def("init_zero", [] { return PyInitializer{nn::Zero()}; });
   m.def("init_one", [] { return PyInitializer{nn::One()}; });
   m.def("init_uniform", [](double s) { return PyInitializer{nn::Uniform(s)}; });

@@ -74,3 +74,44 @@ def test_simple_dataset_and_loader():
     onp.testing.assert_array_equal(batches[2][1].asnumpy(), [0])
     with pytest.raises(TypeError, match=r"SimpleDataset: int is not a sequence"):
         gluon.data.SimpleDataset(3)
+
+
+class FixedHiddenMLP(gluon.nn.Block):
+    """d2l's (MXNet edition) block with a constant parameter."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.rand_weight = self.params.get_constant(
+            'rand_weight', onp.random.default_rng(1).uniform(size=(20, 20)))
+        self.dense = gluon.nn.Dense(20, activation='relu')
+
+    def forward(self, X):
+        X = self.dense(X)
+        X = np.maximum(np.dot(X, self.rand_weight.data()) + 1, 0)
+        X = self.dense(X)
+        while np.abs(X).sum() > 1:
+            X /= 2
+        return X.sum()
+
+
+def test_get_constant_makes_a_parameter_that_does_not_learn():
+    from janus import autograd
+    net = FixedHiddenMLP()
+    net.initialize()
+    want = onp.random.default_rng(1).uniform(size=(20, 20)).astype(onp.float32)
+    onp.testing.assert_array_equal(net.rand_weight.data().asnumpy(), want)
+    assert net.rand_weight.grad_req == "null" and net.rand_weight.data().dtype == onp.float32
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    x = np.array(onp.random.default_rng(2).uniform(size=(2, 20)).astype(onp.float32))
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    trainer.step(1)
+    onp.testing.assert_array_equal(net.rand_weight.data().asnumpy(), want)
+    with pytest.raises(ValueError, match=r"get_constant: no value given for constant 'c'"):
+        net.params.get_constant("c")
+
+
+def test_vision_datasets_module():
+    from janus.gluon.data.vision import datasets
+    assert datasets.FashionMNIST is gluon.data.vision.FashionMNIST
