@@ -419,11 +419,11 @@ class BatchNormReLU : public BatchNorm {
   std::string describe() const override;
 };
 
-/// MXNet's contrib SyncBatchNorm on one device: BatchNorm over axis 1. Synchronising the batch
-/// statistics across devices is not implemented, so num_devices > 1 is refused
-/// (NotImplementedError) and so is a forward whose parameters live on several devices
-/// (data-parallel replicas), rather than normalising each device's slice by its own
-/// statistics.
+/// MXNet's contrib SyncBatchNorm: BatchNorm over axis 1. Synchronising the batch statistics
+/// across devices is not implemented: a training forward (batch statistics) whose parameters
+/// live on several devices (data-parallel replicas) is refused (NotImplementedError) rather
+/// than normalising each device's slice by its own statistics. Inference and use_global_stats
+/// (the running statistics) run on any number of devices; num_devices is not checked further.
 class SyncBatchNorm : public BatchNorm {
  public:
   explicit SyncBatchNorm(int64_t in_channels = 0, int64_t num_devices = 1, double momentum = 0.9,
