@@ -11,7 +11,9 @@ import signal as _signal
 import numpy as onp
 
 from ... import _janus
-from . import vision  # noqa: F401
+from . import sampler, vision  # noqa: F401
+from .sampler import (BatchSampler, FilterSampler, RandomSampler, Sampler,  # noqa: F401
+                      SequentialSampler)
 
 Dataset = _janus.Dataset
 
@@ -108,18 +110,33 @@ def _stack(items):
     return np.array(onp.asarray(items))
 
 
-def _gather(dataset, indices, stack):
-    """One batch of ``dataset``: its samples at ``indices``, each field stacked by ``stack``;
-    a failing sample is named in the error."""
+def _gather(dataset, indices, batchify):
+    """One batch of ``dataset``: ``batchify`` of its samples at ``indices``; a failing sample
+    is named in the error."""
     samples = []
     for i in indices:
         try:
             samples.append(dataset[int(i)])
         except Exception as e:  # noqa: BLE001 (re-raised, naming the sample)
             raise _sample_error(int(i), e) from e
-    if isinstance(samples[0], tuple):
-        return tuple(stack([s[k] for s in samples]) for k in range(len(samples[0])))
-    return stack(samples)
+    return batchify(samples)
+
+
+def _stack_fields(stack):
+    """The default batchify: each field of the samples stacked by ``stack``."""
+    def batchify(samples):
+        if isinstance(samples[0], tuple):
+            return tuple(stack([s[k] for s in samples]) for k in range(len(samples[0])))
+        return stack(samples)
+    return batchify
+
+
+def _as_numpy(batch):
+    """A batch made by a user's batchify_fn in a worker process, with every Janus array as a
+    NumPy buffer (the parent makes them Janus arrays again)."""
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_as_numpy(b) for b in batch)
+    return batch.asnumpy() if hasattr(batch, "asnumpy") else batch
 
 
 def _stack_numpy(items):
@@ -135,7 +152,7 @@ _worker_dataset = None
 _worker_error = None
 
 
-def _worker_start(dataset, seed):
+def _worker_start(dataset, batchify_fn, seed):
     """First call of a worker process, forked from the loop's process: Janus's engine there is
     the parent's copy, whose threads exist only in the parent, so the worker switches to an
     engine of its own before anything else; Ctrl-C is for the parent, which ends the workers;
@@ -148,7 +165,7 @@ def _worker_start(dataset, seed):
         _janus._use_naive_engine_after_fork()
         identity = _mp.current_process()._identity
         _janus.seed((seed + (identity[-1] if identity else 0)) % (1 << 63))
-        _worker_dataset = dataset
+        _worker_dataset = dataset, batchify_fn
     except BaseException as e:  # noqa: BLE001 (handed to the parent)
         _worker_error = RuntimeError(f"DataLoader: a worker process failed to start: "
                                      f"{type(e).__name__}: {e}")
@@ -161,7 +178,10 @@ def _worker_gather(indices):
     try:
         if _worker_error is not None:
             raise _worker_error
-        return True, _gather(_worker_dataset, indices, _stack_numpy)
+        dataset, batchify_fn = _worker_dataset
+        if batchify_fn is None:
+            return True, _gather(dataset, indices, _stack_fields(_stack_numpy))
+        return True, _as_numpy(_gather(dataset, indices, batchify_fn))
     except Exception as e:  # noqa: BLE001 (handed to the parent)
         try:
             blob = _pickle.dumps(e)
@@ -172,10 +192,11 @@ def _worker_gather(indices):
 
 
 def _to_janus(batch):
+    """A batch from a worker process: its NumPy arrays as Janus arrays."""
     from ... import numpy as np
-    if isinstance(batch, tuple):
-        return tuple(np.array(b) for b in batch)
-    return np.array(batch)
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_to_janus(b) for b in batch)
+    return np.array(batch) if isinstance(batch, onp.ndarray) else batch
 
 
 class _PyLoader:
@@ -193,35 +214,27 @@ class _PyLoader:
     the workers are threads (no fork; the gather overlaps with the loop's engine calls and
     waits, which release the GIL)."""
 
-    def __init__(self, dataset, batch_size, shuffle, last_batch, num_workers, prefetch,
-                 thread_pool, timeout):
-        if last_batch not in ("keep", "discard"):
-            raise NotImplementedError(f"DataLoader: last_batch '{last_batch}' is not supported "
-                                      "for a dataset transformed in Python (keep, discard are)")
-        self._ds, self._bs, self._shuffle, self._keep = dataset, batch_size, shuffle, \
-            last_batch == "keep"
+    def __init__(self, dataset, batch_sampler, batchify_fn, num_workers, prefetch, thread_pool,
+                 timeout):
+        self._ds, self._sampler, self._batchify_fn = dataset, batch_sampler, batchify_fn
+        self._batchify = batchify_fn or _stack_fields(_stack)
         self._workers, self._prefetch = num_workers, prefetch
         self._threads = thread_pool or "fork" not in _mp.get_all_start_methods()
         self._timeout = timeout
         self._pool = None
 
     def __len__(self):
-        n = len(self._ds)
-        return -(-n // self._bs) if self._keep else n // self._bs
+        return len(self._sampler)
 
     def _batches(self):
         """The sample indices of each batch of one epoch."""
-        n = len(self._ds)
-        order = onp.arange(n)
-        if self._shuffle and n > 1:
-            order = onp.argsort(_janus.random_uniform(0.0, 1.0, (n,)).asnumpy(), kind="stable")
-        return [order[b * self._bs:(b + 1) * self._bs] for b in range(len(self))]
+        return [list(b) for b in self._sampler]
 
     def __iter__(self):
         batches = self._batches()
         if self._workers == 0:
             for indices in batches:
-                yield _gather(self._ds, indices, _stack)
+                yield _gather(self._ds, indices, self._batchify)
             return
         if self._threads:
             yield from self._thread_epoch(batches)
@@ -233,7 +246,7 @@ class _PyLoader:
         pending = _collections.deque()
         try:
             for indices in batches:
-                pending.append(pool.submit(_gather, self._ds, indices, _stack))
+                pending.append(pool.submit(_gather, self._ds, indices, self._batchify))
                 if len(pending) >= self._prefetch:
                     yield pending.popleft().result()
             while pending:
@@ -246,7 +259,8 @@ class _PyLoader:
             _janus.waitall()  # the engine idle: none of its locks is copied held
             seed = int(_janus.random_uniform(0.0, 2.0 ** 52, (1,)).item())
             self._pool = _mp.get_context("fork").Pool(
-                self._workers, initializer=_worker_start, initargs=(self._ds, seed))
+                self._workers, initializer=_worker_start,
+                initargs=(self._ds, self._batchify_fn, seed))
         pending = _collections.deque()
         done = False
         try:
@@ -295,33 +309,66 @@ def _sample_error(index, e):
         return RuntimeError(msg)
 
 
+class _OneArraySamples:
+    """A C++ dataset read from Python: a sample of one array is that array, not a 1-tuple (as
+    MXNet's ArrayDataset of one array gives it)."""
+
+    def __init__(self, base):
+        self._base = base
+
+    def __len__(self):
+        return len(self._base)
+
+    def __getitem__(self, i):
+        sample = self._base[i]
+        return sample[0] if isinstance(sample, tuple) and len(sample) == 1 else sample
+
+
 class DataLoader:
     """Batches of a dataset: each iteration is one epoch (``shuffle`` draws a new order each
-    epoch); a batch is ``(X, y)`` for datasets of two arrays. A C++ dataset (ArrayDataset,
-    FashionMNIST, with ToTensor only) is batched by ``num_workers`` C++ threads; any other by
-    ``num_workers`` worker processes, or threads with ``thread_pool=True`` (see _PyLoader);
-    ``timeout`` bounds the seconds a worker process may take for one batch."""
+    epoch); a batch is ``(X, y)`` for datasets of two arrays. ``sampler`` (indices) or
+    ``batch_sampler`` (lists of indices) set the order as in MXNet (gluon.data.sampler), and
+    ``batchify_fn(samples)`` makes a batch from a list of samples. A C++ dataset (ArrayDataset,
+    FashionMNIST, with ToTensor only) without these is batched by ``num_workers`` C++ threads;
+    any other by ``num_workers`` worker processes, or threads with ``thread_pool=True`` (see
+    _PyLoader); ``timeout`` bounds the seconds a worker process may take for one batch."""
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
                  batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False,
                  pin_device_id=0, prefetch=None, thread_pool=False, timeout=120, **kwargs):
-        if sampler is not None or batch_sampler is not None or batchify_fn is not None:
-            raise NotImplementedError("DataLoader: samplers and batchify_fn are not supported")
-        if batch_size is None or batch_size < 1:
-            raise ValueError(f"DataLoader: batch_size is {batch_size}, expected a positive int")
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"DataLoader: num_workers is {num_workers!r}, expected an int >= 0")
         prefetch = 2 * num_workers if prefetch is None else prefetch
         if not isinstance(prefetch, int) or prefetch < 0:
             raise ValueError(f"DataLoader: prefetch is {prefetch!r}, expected an int >= 0")
-        if isinstance(dataset, _janus.Dataset):
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"DataLoader: timeout is {timeout!r}, expected seconds > 0")
+        if batch_sampler is None:
+            if batch_size is None or batch_size < 1:
+                raise ValueError(f"DataLoader: batch_size is {batch_size}, expected a positive "
+                                 "int")
+            if sampler is not None and shuffle:
+                raise ValueError("DataLoader: shuffle must not be given with a sampler (the "
+                                 "sampler sets the order)")
+        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise ValueError("DataLoader: batch_size, shuffle, sampler and last_batch must not be "
+                             "given with a batch_sampler (it makes the batches)")
+        if (isinstance(dataset, _janus.Dataset) and sampler is None and batch_sampler is None
+                and batchify_fn is None):
             self._loader = _janus.DataLoader(dataset, batch_size, shuffle, last_batch or "keep",
                                              num_workers)
-        else:
-            if timeout is not None and not timeout > 0:
-                raise ValueError(f"DataLoader: timeout is {timeout!r}, expected seconds > 0")
-            self._loader = _PyLoader(dataset, batch_size, shuffle, last_batch or "keep",
-                                     num_workers, max(prefetch, 1), thread_pool, timeout)
+            return
+        if isinstance(dataset, _janus.Dataset):
+            dataset = _OneArraySamples(dataset)
+        if batch_sampler is None:
+            if sampler is None:
+                sampler = RandomSampler(len(dataset)) if shuffle else \
+                    SequentialSampler(len(dataset))
+            batch_sampler = BatchSampler(sampler, batch_size, last_batch or "keep")
+        if batchify_fn is not None and not callable(batchify_fn):
+            raise TypeError(f"DataLoader: batchify_fn {batchify_fn!r} is not callable")
+        self._loader = _PyLoader(dataset, batch_sampler, batchify_fn, num_workers,
+                                 max(prefetch, 1), thread_pool, timeout)
 
     def __iter__(self):
         return iter(self._loader)
