@@ -280,7 +280,7 @@ class _PyLoader:
             ok, payload = result.get(self._timeout)
         except _mp.TimeoutError:
             raise RuntimeError(f"DataLoader: batch {b} took a worker process more than "
-                               f"{self._timeout} s (timeout=...)") from None
+                               f"{self._timeout} s (the DataLoader's timeout)") from None
         if not ok:
             raise _pickle.loads(payload)
         return _to_janus(payload)
