@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "janus/ops/ctc_loss.h"
@@ -22,6 +23,22 @@ using nn::ParameterPtr;
 // The Python object of a C++ Initializer (pybind11 cannot hold a shared_ptr<const T>).
 struct PyInitializer {
   nn::InitializerPtr ptr;
+};
+
+// Every new replica a copy of one array (MXNet's Constant parameters: params.get_constant).
+class ArrayInit : public nn::Initializer {
+ public:
+  explicit ArrayInit(NDArray value) : value_(std::move(value)) {}
+  NDArray make(const Shape& shape, DType dtype, Device device) const override {
+    JANUS_CHECK(shape == value_.shape(), ShapeError,
+                "constant initializer: the parameter has shape {}, but the value has shape {}",
+                shape, value_.shape());
+    return copyto(dtype == value_.dtype() ? value_ : cast(value_, dtype), device);
+  }
+  std::string describe() const override { return fmt::format("Constant({})", value_.shape()); }
+
+ private:
+  NDArray value_;
 };
 
 nn::InitializerPtr to_init(py::handle h) {
@@ -195,6 +212,9 @@ void bind_init(py::module_& m) {
     return i.ptr->describe();
   });
   m.def("init_constant", [](double v) { return PyInitializer{nn::Constant(v)}; });
+  m.def("init_array", [](const NDArray& v) {
+    return PyInitializer{std::make_shared<const ArrayInit>(copyto(v, v.device()))};
+  });
   m.def("init_zero", [] { return PyInitializer{nn::Zero()}; });
   m.def("init_one", [] { return PyInitializer{nn::One()}; });
   m.def("init_uniform", [](double s) { return PyInitializer{nn::Uniform(s)}; });
@@ -478,13 +498,6 @@ std::shared_ptr<T> make_global_avg_pool2d(const std::string& layout, const py::k
 }
 
 template <class T>
-std::shared_ptr<T> make_batch_norm(int64_t axis, double momentum, double epsilon, bool center,
-                                   bool scale, int64_t in_channels, const py::kwargs& kwargs) {
-  check_layer_kwargs("BatchNorm", kwargs);
-  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels);
-}
-
-template <class T>
 std::shared_ptr<T> make_dropout(double rate, const py::kwargs& kwargs) {
   check_layer_kwargs("Dropout", kwargs);
   return std::make_shared<T>(rate);
@@ -624,11 +637,9 @@ std::shared_ptr<T> make_selu(const py::kwargs& kwargs) {
 }
 
 // MXNet's BatchNorm arguments that Janus's BatchNorm computes only at their defaults.
-void check_batch_norm_defaults(std::string_view layer, bool use_global_stats,
-                               const py::object& beta_init, const py::object& gamma_init,
-                               const py::object& mean_init, const py::object& var_init) {
-  JANUS_CHECK(!use_global_stats, NotImplementedError,
-              "{}: use_global_stats=True is not supported by Janus", layer);
+void check_batch_norm_defaults(std::string_view layer, const py::object& beta_init,
+                               const py::object& gamma_init, const py::object& mean_init,
+                               const py::object& var_init) {
   const std::pair<const char*, const py::object*> inits[] = {
       {"beta_initializer", &beta_init},
       {"gamma_initializer", &gamma_init},
@@ -644,15 +655,24 @@ void check_batch_norm_defaults(std::string_view layer, bool use_global_stats,
 }
 
 template <class T>
+std::shared_ptr<T> make_batch_norm(int64_t axis, double momentum, double epsilon, bool center,
+                                   bool scale, bool use_global_stats, py::object beta_init,
+                                   py::object gamma_init, py::object mean_init, py::object var_init,
+                                   int64_t in_channels, const py::kwargs& kwargs) {
+  check_layer_kwargs("BatchNorm", kwargs);
+  check_batch_norm_defaults("BatchNorm", beta_init, gamma_init, mean_init, var_init);
+  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels, use_global_stats);
+}
+
+template <class T>
 std::shared_ptr<T> make_batch_norm_relu(int64_t axis, double momentum, double epsilon, bool center,
                                         bool scale, bool use_global_stats, py::object beta_init,
                                         py::object gamma_init, py::object mean_init,
                                         py::object var_init, int64_t in_channels,
                                         const py::kwargs& kwargs) {
   check_layer_kwargs("BatchNormReLU", kwargs);
-  check_batch_norm_defaults("BatchNormReLU", use_global_stats, beta_init, gamma_init, mean_init,
-                            var_init);
-  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels);
+  check_batch_norm_defaults("BatchNormReLU", beta_init, gamma_init, mean_init, var_init);
+  return std::make_shared<T>(axis, momentum, epsilon, center, scale, in_channels, use_global_stats);
 }
 
 template <class T>
@@ -662,10 +682,9 @@ std::shared_ptr<T> make_sync_batch_norm(int64_t in_channels, py::object num_devi
                                         py::object gamma_init, py::object mean_init,
                                         py::object var_init, const py::kwargs& kwargs) {
   check_layer_kwargs("SyncBatchNorm", kwargs);
-  check_batch_norm_defaults("SyncBatchNorm", use_global_stats, beta_init, gamma_init, mean_init,
-                            var_init);
+  check_batch_norm_defaults("SyncBatchNorm", beta_init, gamma_init, mean_init, var_init);
   return std::make_shared<T>(in_channels, num_devices.is_none() ? 1 : num_devices.cast<int64_t>(),
-                             momentum, epsilon, center, scale);
+                             momentum, epsilon, center, scale, use_global_stats);
 }
 
 template <class T>
@@ -856,7 +875,10 @@ void bind_blocks(py::module_& m) {
   layer_class<nn::BatchNorm>(m, "BatchNorm")
       .def(JANUS_LAYER_INIT(make_batch_norm, nn::BatchNorm), py::arg("axis") = 1,
            py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5, py::arg("center") = true,
-           py::arg("scale") = true, py::arg("in_channels") = 0);
+           py::arg("scale") = true, py::arg("use_global_stats") = false,
+           py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones",
+           py::arg("running_mean_initializer") = "zeros",
+           py::arg("running_variance_initializer") = "ones", py::arg("in_channels") = 0);
   layer_class<nn::Dropout>(m, "Dropout")
       .def(JANUS_LAYER_INIT(make_dropout, nn::Dropout), py::arg("rate"));
   layer_class<nn::Flatten>(m, "Flatten").def(JANUS_LAYER_INIT(make_flatten, nn::Flatten));

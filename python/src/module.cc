@@ -7,6 +7,8 @@
 
 #include <pybind11/functional.h>
 
+#include "janus/engine/fork.h"
+
 #include "bindings.h"
 
 namespace janus::python {
@@ -193,6 +195,8 @@ void wait_interruptibly(Wait wait) {
 
 void bind_engine_and_autograd(py::module_& m) {
   m.def("waitall", &wait_all_interruptibly);
+  // The first Janus call of a forked child (the DataLoader's worker processes).
+  m.def("_use_naive_engine_after_fork", &use_naive_engine_after_fork);
   m.def("seed", [](uint64_t s) { seed(s); });
   // The engine's counters (tests and benchmarks count the operations a call pushes).
   m.def("_engine_stats", [] {

@@ -82,8 +82,8 @@ def test_pooling_ceil_mode_keeps_the_last_partial_window(layer, reduce):
 
 def test_a_keyword_a_layer_does_not_support_is_refused_not_ignored():
     with pytest.raises(NotImplementedError,
-                       match=r"BatchNorm: keyword argument use_global_stats=True is not supported"):
-        nn.BatchNorm(use_global_stats=True)
+                       match=r"BatchNorm: keyword argument fuse_relu=True is not supported"):
+        nn.BatchNorm(fuse_relu=True)
     with pytest.raises(NotImplementedError, match=r"MaxPool2D: layout 'NHWC' is not supported, "
                                                   r"expected 'NCHW'"):
         nn.MaxPool2D(layout='NHWC')

@@ -1,4 +1,6 @@
 // The process-wide engine: chosen by JANUS_ENGINE, replaced by set_engine, drained at exit.
+#include <omp.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -6,6 +8,7 @@
 
 #include "janus/base/error.h"
 #include "janus/base/logging.h"
+#include "janus/engine/fork.h"
 #include "janus/engine/wait_poll.h"
 
 #include "engine_impl.h"
@@ -115,6 +118,15 @@ void set_engine(EngineKind kind, const EngineOptions& options) {
   }
   delete &old;
   if (pending) std::rethrow_exception(pending);
+}
+
+void use_naive_engine_after_fork() {
+  // Neither g_engine_mu (a parent thread may have held it at the fork) nor the old engine is
+  // touched: the child has one thread, which is here. Its kernels run single-threaded: the
+  // OpenMP runtime's thread pool is the parent's too, and a parallel region in the child
+  // would wait for threads that are not there (the naive engine reads the cap below).
+  omp_set_num_threads(1);
+  g_engine.store(make_naive_engine(engine_options_from_env()).release(), std::memory_order_release);
 }
 
 }  // namespace janus

@@ -14,8 +14,12 @@ namespace janus::nn {
 using autograd::GradReq;
 
 BatchNorm::BatchNorm(int64_t axis, double momentum, double epsilon, bool center, bool scale,
-                     int64_t in_channels)
-    : Block("batchnorm"), axis_(axis), momentum_(momentum), epsilon_(epsilon) {
+                     int64_t in_channels, bool use_global_stats)
+    : Block("batchnorm"),
+      axis_(axis),
+      momentum_(momentum),
+      epsilon_(epsilon),
+      use_global_stats_(use_global_stats) {
   JANUS_CHECK(momentum >= 0 && momentum <= 1, ValueError,
               "BatchNorm: momentum is {}, expected a value in [0, 1]", momentum);
   const Shape c{in_channels};
@@ -42,14 +46,18 @@ NDArray BatchNorm::forward(const NDArray& x) {
     }
   }
   const Device d = x.device();
+  // use_global_stats: the inference form in training too (the running statistics, not
+  // updated); its gradient is that of a scale and shift, as MXNet's.
+  const bool batch_stats = autograd::is_training() && !use_global_stats_;
   return batch_norm(x, gamma_->data(d), beta_->data(d), running_mean_->data(d),
-                    running_var_->data(d), autograd::is_training(), momentum_, epsilon_, axis_);
+                    running_var_->data(d), batch_stats, momentum_, epsilon_, axis_);
 }
 
 std::string BatchNorm::describe() const {
-  return fmt::format("BatchNorm(axis={}, momentum={}, eps={}, channels={})", axis_, momentum_,
+  return fmt::format("BatchNorm(axis={}, momentum={}, eps={}, channels={}{})", axis_, momentum_,
                      epsilon_,
-                     gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]));
+                     gamma_->shape()[0] == 0 ? "None" : std::to_string(gamma_->shape()[0]),
+                     use_global_stats_ ? ", use_global_stats=True" : "");
 }
 
 LayerNorm::LayerNorm(double epsilon, int64_t in_channels, int64_t axis)

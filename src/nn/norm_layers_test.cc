@@ -1,5 +1,5 @@
 // GroupNorm and InstanceNorm against a direct computation in doubles, their gradients against
-// central differences, their argument and shape errors.
+// central differences, their argument and shape errors; BatchNorm's use_global_stats.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -119,6 +119,41 @@ TEST(GroupNorm, GradientMatchesFiniteDifferences) {
 TEST(InstanceNorm, GradientMatchesFiniteDifferences) {
   InstanceNorm in(1, 1e-5, true, true);
   check_gradient(in, Shape{2, 3, 4});
+}
+
+// use_global_stats: training normalises by the running statistics and leaves them unchanged;
+// the input gradient is gamma / sqrt(running_var + eps) per channel (a scale and shift), gamma
+// and beta still get theirs. Imperative and hybridized alike.
+TEST(BatchNorm, UseGlobalStatsNormalisesByTheRunningStatisticsInTraining) {
+  for (const bool hybrid : {false, true}) {
+    BatchNorm bn(1, 0.9, 1e-5, true, true, 2, /*use_global_stats=*/true);
+    bn.initialize();
+    if (hybrid) bn.hybridize();
+    const std::vector<float> mean = {0.5f, -1.0f}, var = {4.0f, 0.25f}, gamma = {2.0f, -1.0f};
+    bn.running_mean()->set_data(from_vector<float>(mean, {2}));
+    bn.running_var()->set_data(from_vector<float>(var, {2}));
+    bn.gamma()->set_data(from_vector<float>(gamma, {2}));
+    const std::vector<float> xs = iota_values(12);  // [3, 2, 2]
+    const NDArray x = from_vector<float>(xs, {3, 2, 2});
+    autograd::attach_grad(x);
+    NDArray y;
+    {
+      autograd::RecordScope record;  // training mode
+      y = bn(x);
+      autograd::backward(sum(y));
+    }
+    const std::vector<float> got = to_vector<float>(y), dx = to_vector<float>(autograd::grad(x));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const size_t c = (i / 2) % 2;
+      const double scale = gamma[c] / std::sqrt(var[c] + 1e-5);
+      EXPECT_NEAR(got[i], (xs[i] - mean[c]) * scale, 1e-5) << hybrid << " " << i;
+      EXPECT_NEAR(dx[i], scale, 1e-5) << hybrid << " " << i;
+    }
+    EXPECT_EQ(to_vector<float>(bn.running_mean()->data()), mean) << hybrid;
+    EXPECT_EQ(to_vector<float>(bn.running_var()->data()), var) << hybrid;
+    EXPECT_NEAR(to_vector<float>(bn.beta()->grad())[1], 6.0, 1e-6);
+    EXPECT_THAT(bn.describe(), HasSubstr("use_global_stats=True"));
+  }
 }
 
 TEST(NormLayers, ArgumentsAndShapesAreChecked) {

@@ -177,19 +177,27 @@ class GlobalAvgPool2D : public Block {
 
 /// Batch normalisation over `axis` (channels). gamma, beta, running_mean and running_var
 /// [channels]; in_channels 0 = inferred. Training mode (autograd::is_training()) uses and
-/// updates batch statistics (momentum as in Gluon: 0.9 keeps 90% of the old value).
+/// updates batch statistics (momentum as in Gluon: 0.9 keeps 90% of the old value), unless
+/// use_global_stats: then training normalises by the running statistics too and leaves them
+/// unchanged (MXNet's use_global_stats; gamma and beta still learn), a per-channel scale and
+/// shift.
 class BatchNorm : public Block {
  public:
   explicit BatchNorm(int64_t axis = 1, double momentum = 0.9, double epsilon = 1e-5,
-                     bool center = true, bool scale = true, int64_t in_channels = 0);
+                     bool center = true, bool scale = true, int64_t in_channels = 0,
+                     bool use_global_stats = false);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
+  const ParameterPtr& gamma() const { return gamma_; }
+  const ParameterPtr& beta() const { return beta_; }
   const ParameterPtr& running_mean() const { return running_mean_; }
   const ParameterPtr& running_var() const { return running_var_; }
+  bool use_global_stats() const { return use_global_stats_; }
 
  private:
   int64_t axis_;
   double momentum_, epsilon_;
+  bool use_global_stats_;
   ParameterPtr gamma_, beta_, running_mean_, running_var_;
 };
 
@@ -405,20 +413,22 @@ class SELU : public Block {
 class BatchNormReLU : public BatchNorm {
  public:
   explicit BatchNormReLU(int64_t axis = 1, double momentum = 0.9, double epsilon = 1e-5,
-                         bool center = true, bool scale = true, int64_t in_channels = 0);
+                         bool center = true, bool scale = true, int64_t in_channels = 0,
+                         bool use_global_stats = false);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 };
 
-/// MXNet's contrib SyncBatchNorm on one device: BatchNorm over axis 1. Synchronising the batch
-/// statistics across devices is not implemented, so num_devices > 1 is refused
-/// (NotImplementedError) and so is a forward whose parameters live on several devices
-/// (data-parallel replicas), rather than normalising each device's slice by its own
-/// statistics.
+/// MXNet's contrib SyncBatchNorm: BatchNorm over axis 1. Synchronising the batch statistics
+/// across devices is not implemented: a training forward (batch statistics) whose parameters
+/// live on several devices (data-parallel replicas) is refused (NotImplementedError) rather
+/// than normalising each device's slice by its own statistics. Inference and use_global_stats
+/// (the running statistics) run on any number of devices; num_devices is not checked further.
 class SyncBatchNorm : public BatchNorm {
  public:
   explicit SyncBatchNorm(int64_t in_channels = 0, int64_t num_devices = 1, double momentum = 0.9,
-                         double epsilon = 1e-5, bool center = true, bool scale = true);
+                         double epsilon = 1e-5, bool center = true, bool scale = true,
+                         bool use_global_stats = false);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 };

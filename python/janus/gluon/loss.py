@@ -16,6 +16,9 @@ import numbers as _numbers
 from .. import _janus
 from .nn import Block as _Block, HybridBlock as _HybridBlock
 
+# MXNet's gluon.loss exports the base class its losses derive from.
+HybridBlock = _HybridBlock
+
 
 def _reduce_except(x, batch_axis, op=None):
     """The mean (or ``op``) over every axis of ``x`` but ``batch_axis``: shape [batch]."""

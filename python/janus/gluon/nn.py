@@ -59,6 +59,16 @@ class _ParamGetter:
     def get(self, name, shape=None, init=None, dtype=None, grad_req="write", **kwargs):
         return Parameter(name, shape=shape, init=init, dtype=dtype, grad_req=grad_req)
 
+    def get_constant(self, name, value=None):
+        """A parameter holding ``value`` (an array, NumPy array or nested lists; float32 unless
+        it is a Janus array of another dtype) that gets no gradient: MXNet's Constant."""
+        if value is None:
+            raise ValueError(f"get_constant: no value given for constant '{name}'")
+        from .. import numpy as np
+        value = value if isinstance(value, np.ndarray) else np.array(value)
+        return Parameter(name, shape=value.shape, init=_janus.init_array(value),
+                         dtype=value.dtype, grad_req="null")
+
 
 Block.params = property(lambda self: _ParamGetter(self))
 

@@ -1,7 +1,10 @@
 """``transforms``: MXNet 1.9's image transforms, applied to one sample at a time (an image
 [H, W, C], or a batch [N, H, W, C], uint8 or float, before ToTensor; [C, H, W] float after it).
-Each is a callable; ``Compose`` chains them; ``dataset.transform_first(t)`` applies one to the
-first element of each sample. They compute in NumPy on the sample and return a Janus array.
+Each is a ``gluon.HybridBlock`` (as in MXNet: ``isinstance(t, gluon.Block)``), called on a Janus
+or NumPy array; ``Compose`` chains them; ``dataset.transform_first(t)`` applies one to the
+first element of each sample. ToTensor, Normalize and Cast compute with Janus operators, so
+``hybridize()`` compiles them; the others compute in NumPy on the sample and return a Janus
+array, and their ``hybridize()`` leaves them imperative (a NumPy computation cannot be traced).
 Randomness comes from Janus's generator (``mx.random.seed`` makes it repeatable).
 
 Resizing is bilinear with half-pixel centres (OpenCV's INTER_LINEAR for enlarging; no
@@ -13,6 +16,7 @@ import numbers as _numbers
 import numpy as _onp
 
 from .... import _janus
+from ... import nn as _nn
 
 
 def _to_numpy(x):
@@ -80,82 +84,128 @@ def _center_crop(a, w, h):
     return _resize(_crop(a, x0, y0, cw, ch), w, h)
 
 
-class Compose:
-    """The transforms one after the other."""
+class _Transform(_nn.HybridBlock):
+    """A transform: a Block whose forward computes ``_apply(x)`` in NumPy (and so is not
+    traced: ``hybridize()`` keeps it imperative). Subclasses computing with Janus operators
+    set ``_traceable`` and hybridize for real."""
+
+    _traceable = False
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        if isinstance(x, _onp.ndarray):
+            x = _to_janus(x)
+        return _nn.Block.__call__(self, x)
+
+    def forward(self, x):
+        return self._apply(x)
+
+    def hybridize(self, active=True, **kwargs):
+        if self._traceable:
+            _nn.Block.hybridize(self, active, **kwargs)
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class Compose(_Transform):
+    """The transforms one after the other; ``hybridize()`` hybridizes each of them (those that
+    compute with Janus operators compile, the NumPy ones stay imperative)."""
 
     def __init__(self, transforms):
+        super().__init__()
         self.transforms = list(transforms)
         for t in self.transforms:
             if not callable(t):
                 raise TypeError(f"Compose: {t!r} is not callable")
 
-    def __call__(self, x):
+    def forward(self, x):
         for t in self.transforms:
             x = t(x)
         return x
+
+    def hybridize(self, active=True, **kwargs):
+        for t in self.transforms:
+            if isinstance(t, _nn.Block):
+                t.hybridize(active, **kwargs)
 
     def __repr__(self):
         return "Compose(" + ", ".join(repr(t) for t in self.transforms) + ")"
 
 
-class Cast:
+class Cast(_Transform):
     """The array in ``dtype``."""
 
+    _traceable = True
+
     def __init__(self, dtype="float32"):
+        super().__init__()
         self._dtype = _onp.dtype(dtype)
 
-    def __call__(self, x):
-        return _to_janus(_to_numpy(x).astype(self._dtype))
+    def forward(self, x):
+        return x.astype(self._dtype.name)
+
+    def __repr__(self):
+        return f"Cast({self._dtype.name})"
 
 
-class ToTensor:
+class ToTensor(_Transform):
     """[H, W, C] (or [N, H, W, C]) in [0, 255] to float32 [C, H, W] (or [N, C, H, W]) in
     [0, 1]."""
 
-    def __call__(self, x):
-        a = _to_numpy(x)
-        _check_image("ToTensor", a)
-        return _to_janus(_onp.moveaxis(a.astype(_onp.float32) / 255.0, -1, -3))
+    _traceable = True
 
-    def __repr__(self):
-        return "ToTensor()"
+    def forward(self, x):
+        _check_image("ToTensor", x)
+        axes = (2, 0, 1) if x.ndim == 3 else (0, 3, 1, 2)
+        return (x.astype("float32") / 255.0).transpose(axes)
 
 
-class Normalize:
+class Normalize(_Transform):
     """(x - mean[c]) / std[c] for a tensor [C, H, W] or [N, C, H, W]; mean and std are numbers
     or one per channel."""
 
+    _traceable = True
+
     def __init__(self, mean=0.0, std=1.0):
+        super().__init__()
         self._mean = _onp.asarray(mean, _onp.float32).reshape(-1)
         self._std = _onp.asarray(std, _onp.float32).reshape(-1)
         if (self._std == 0).any():
             raise ValueError(f"Normalize: std {std!r} has a zero")
 
-    def __call__(self, x):
-        a = _to_numpy(x)
-        if a.ndim not in (3, 4):
+    def forward(self, x):
+        if x.ndim not in (3, 4):
             raise ValueError(f"Normalize: expected a tensor [C, H, W] or [N, C, H, W], got "
-                             f"shape {a.shape}")
-        c = a.shape[-3]
+                             f"shape {x.shape}")
+        c = x.shape[-3]
         for name, v in (("mean", self._mean), ("std", self._std)):
             if v.size not in (1, c):
                 raise ValueError(f"Normalize: {v.size} values of {name} for {c} channels")
-        shape = (-1, 1, 1)
-        return _to_janus((a - self._mean.reshape(shape)) / self._std.reshape(shape))
+        from .... import numpy as np
+        mean = np.array(self._mean.reshape(-1, 1, 1), ctx=x.ctx)
+        std = np.array(self._std.reshape(-1, 1, 1), ctx=x.ctx)
+        return (x - mean) / std
+
+    def __repr__(self):
+        return f"Normalize(mean={self._mean.tolist()}, std={self._std.tolist()})"
 
 
-class Resize:
+class Resize(_Transform):
     """The image resized to ``size`` (an int: size x size, or with ``keep_ratio`` the shorter
     side to size; or (W, H))."""
 
     def __init__(self, size, keep_ratio=False, interpolation=1):
+        super().__init__()
         if interpolation not in (0, 1):
             raise NotImplementedError(f"Resize: interpolation {interpolation} is not supported "
                                       "(1, bilinear, is)")
         _size_pair("Resize", size)
         self._size, self._keep = size, bool(keep_ratio)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image("Resize", a)
         h, w = a.shape[-3], a.shape[-2]
@@ -167,24 +217,26 @@ class Resize:
         return _to_janus(_resize(a, nw, nh))
 
 
-class CenterCrop:
+class CenterCrop(_Transform):
     """The centred region of ``size`` (int or (W, H)); an image smaller than that is cropped
     to size's aspect ratio and enlarged."""
 
     def __init__(self, size, interpolation=1):
+        super().__init__()
         self._w, self._h = _size_pair("CenterCrop", size)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image("CenterCrop", a)
         return _to_janus(_center_crop(a, self._w, self._h))
 
 
-class RandomResizedCrop:
+class RandomResizedCrop(_Transform):
     """A random region of ``scale`` times the area and aspect ratio in ``ratio`` (log-uniform),
     resized to ``size``; after 10 misses, the centre crop."""
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
+        super().__init__()
         self._w, self._h = _size_pair("RandomResizedCrop", size)
         if not 0 < scale[0] <= scale[1] <= 1:
             raise ValueError(f"RandomResizedCrop: scale {scale!r} is not 0 < min <= max <= 1")
@@ -192,7 +244,7 @@ class RandomResizedCrop:
             raise ValueError(f"RandomResizedCrop: ratio {ratio!r} is not 0 < min <= max")
         self._scale, self._ratio = scale, ratio
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image("RandomResizedCrop", a)
         h, w = a.shape[-3], a.shape[-2]
@@ -207,10 +259,10 @@ class RandomResizedCrop:
         return _to_janus(_center_crop(a, self._w, self._h))
 
 
-class _RandomFlip:
+class _RandomFlip(_Transform):
     _axis = None
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image(type(self).__name__, a)
         return _to_janus(_onp.flip(a, self._axis) if _uniform(0, 1) < 0.5 else a)
@@ -229,16 +281,17 @@ class RandomFlipTopBottom(_RandomFlip):
 _GRAY = _onp.array([0.299, 0.587, 0.114], _onp.float32)
 
 
-class _RandomBlend:
+class _RandomBlend(_Transform):
     """x * alpha + other(x) * (1 - alpha), alpha uniform in [1 - amount, 1 + amount]; uint8
     images are clipped to [0, 255] and truncated (_in_dtype)."""
 
     def __init__(self, amount):
+        super().__init__()
         if amount < 0:
             raise ValueError(f"{type(self).__name__}: {amount} is negative")
         self._amount = float(amount)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image(type(self).__name__, a)
         return _to_janus(_in_dtype(self._blend(a.astype(_onp.float32)), a))
@@ -334,44 +387,47 @@ def _rgb_image(name, a):
         raise ValueError(f"{name}: expected 3 (RGB) channels last, got shape {a.shape}")
 
 
-class RandomHue:
+class RandomHue(_Transform):
     """The image's hue turned by alpha * 360 degrees, alpha uniform in [max(0, 1 - hue),
     1 + hue] (MXNet's range: a turn of alpha and of alpha - 1 are the same)."""
 
     def __init__(self, hue):
+        super().__init__()
         if hue < 0:
             raise ValueError(f"RandomHue: hue {hue} is negative")
         self._low, self._high = max(0.0, 1.0 - hue), 1.0 + hue
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _rgb_image("RandomHue", a)
         alpha = _uniform(self._low, self._high)
         return _to_janus(_in_dtype(_adjust_hue(a.astype(_onp.float32), alpha), a))
 
 
-class RandomLighting:
+class RandomLighting(_Transform):
     """AlexNet's PCA lighting noise: each channel plus the ImageNet RGB eigenvectors weighted
     by their eigenvalues and alpha ~ N(0, alpha) per eigenvector."""
 
     def __init__(self, alpha):
+        super().__init__()
         if alpha < 0:
             raise ValueError(f"RandomLighting: alpha {alpha} is negative")
         self._std = float(alpha)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _rgb_image("RandomLighting", a)
         w = _janus.random_normal(0.0, self._std, (3,)).asnumpy() if self._std > 0 else _onp.zeros(3)
         return _to_janus(_in_dtype(_adjust_lighting(a.astype(_onp.float32), w), a))
 
 
-class RandomColorJitter:
+class RandomColorJitter(_Transform):
     """Brightness, contrast, saturation and hue jittered in a random order, each by a factor
     drawn from [1 - amount, 1 + amount] (the hue turned by [-hue, hue] * 360 degrees); an
     amount of 0 leaves that property alone."""
 
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
         for name, v in (("brightness", brightness), ("contrast", contrast),
                         ("saturation", saturation), ("hue", hue)):
             if v < 0:
@@ -381,7 +437,7 @@ class RandomColorJitter:
         self._amounts = [brightness, contrast, saturation, hue]
         self._hue = float(hue)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _rgb_image("RandomColorJitter", a)
         order = _onp.argsort(_janus.random_uniform(0.0, 1.0, (4,)).asnumpy(), kind="stable")
@@ -396,16 +452,17 @@ class RandomColorJitter:
         return _to_janus(_in_dtype(f, a))
 
 
-class RandomGray:
+class RandomGray(_Transform):
     """With probability ``p``, the image's grey level (0.299 R + 0.587 G + 0.114 B) in each of
     its three channels."""
 
     def __init__(self, p=0.5):
+        super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"RandomGray: p {p} is not in [0, 1]")
         self._p = float(p)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _rgb_image("RandomGray", a)
         if _uniform(0, 1) >= self._p:
@@ -414,11 +471,12 @@ class RandomGray:
         return _to_janus(_in_dtype(_onp.broadcast_to(gray, a.shape), a))
 
 
-class CropResize:
+class CropResize(_Transform):
     """The region of ``width`` x ``height`` at (``x``, ``y``) (its left and top), resized to
     ``size`` (int or (W, H)) when given."""
 
     def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
         if min(x, y) < 0 or min(width, height) <= 0:
             raise ValueError(f"CropResize: region x={x} y={y} width={width} height={height} "
                              "needs x, y >= 0 and width, height > 0")
@@ -428,7 +486,7 @@ class CropResize:
         self._box = (int(x), int(y), int(width), int(height))
         self._size = None if size is None else _size_pair("CropResize", size)
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image("CropResize", a)
         x0, y0, w, h = self._box
@@ -442,15 +500,16 @@ class CropResize:
         return _to_janus(out)
 
 
-class RandomCrop:
+class RandomCrop(_Transform):
     """A random region of ``size`` (int or (W, H)); the image is first padded by ``pad``
     (an int, or NumPy's pad widths for the H and W axes) with ``pad_value``."""
 
     def __init__(self, size, pad=None, pad_value=0, interpolation=1):
+        super().__init__()
         self._w, self._h = _size_pair("RandomCrop", size)
         self._pad, self._pad_value = pad, pad_value
 
-    def __call__(self, x):
+    def _apply(self, x):
         a = _to_numpy(x)
         _check_image("RandomCrop", a)
         if self._pad:
@@ -520,25 +579,27 @@ def _check_zoom(name, zoom_in, zoom_out):
         raise ValueError(f"{name}: zoom_in and zoom_out cannot both be True")
 
 
-class Rotate:
+class Rotate(_Transform):
     """A float32 tensor [C, H, W] (or [N, C, H, W]) turned by ``rotation_degrees`` about its
     centre (counter-clockwise for a positive angle), its shape kept: corners outside are zero,
     unless ``zoom_in`` (enlarged until no corner is empty) or ``zoom_out`` (shrunk until the
     whole image shows)."""
 
     def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
         _check_zoom("Rotate", zoom_in, zoom_out)
         self._degrees, self._zoom = float(rotation_degrees), (zoom_in, zoom_out)
 
-    def __call__(self, x):
+    def _apply(self, x):
         return _rotate_tensor("Rotate", x, lambda n: [self._degrees] * n, *self._zoom)
 
 
-class RandomRotation:
+class RandomRotation(_Transform):
     """Rotate by an angle uniform in ``angle_limits`` (degrees; one per image of a batch), with
     probability ``rotate_with_proba``."""
 
     def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
         lower, upper = angle_limits
         if lower >= upper:
             raise ValueError(f"RandomRotation: angle_limits {angle_limits!r} is not (lower, "
@@ -550,7 +611,7 @@ class RandomRotation:
         self._limits, self._zoom, self._p = (float(lower), float(upper)), (zoom_in, zoom_out), \
             float(rotate_with_proba)
 
-    def __call__(self, x):
+    def _apply(self, x):
         if _uniform(0, 1) >= self._p:
             return x
         return _rotate_tensor(
@@ -558,17 +619,18 @@ class RandomRotation:
             lambda n: _janus.random_uniform(*self._limits, (n,)).asnumpy(), *self._zoom)
 
 
-class RandomApply:
+class RandomApply(_Transform):
     """``transforms`` (a transform, or a list of them applied in turn) with probability ``p``;
     otherwise the input unchanged."""
 
     def __init__(self, transforms, p=0.5):
+        super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"RandomApply: p {p} is not in [0, 1]")
         self.transforms = transforms if callable(transforms) else Compose(transforms)
         self.p = float(p)
 
-    def __call__(self, x):
+    def _apply(self, x):
         if _uniform(0, 1) >= self.p:
             return x
         return self.transforms(x)
