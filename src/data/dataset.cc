@@ -1,5 +1,5 @@
 // Dataset's default batch assembly (one engine operation per field), ArrayDataset's row gather
-// (an engine operation per field too, on the compute lane) and TransformDataset.
+// (one engine operation per device, on the compute lane) and TransformDataset.
 #include "janus/data/dataset.h"
 
 #include <omp.h>
@@ -152,28 +152,50 @@ Sample ArrayDataset::get_batch(std::span<const int64_t> indices) const {
   out.reserve(arrays_.size());
   for (const NDArray& a : arrays_) {
     const Shape sample_shape(std::vector<int64_t>(a.shape().begin() + 1, a.shape().end()));
-    NDArray stacked = empty(batch_shape(batch, sample_shape), a.dtype(), a.device());
-    const size_t row_bytes = static_cast<size_t>(sample_shape.numel()) * dtype_size(a.dtype());
-    if (row_bytes > 0) {
-      // On the compute lane, in line with the training step's kernels and over their threads:
-      // the step's OpenMP team holds every core of the device, so a gather on a thread of its
-      // own (a loader worker) would take a core from the team while it computes, and the
-      // team's barrier would wait for it. The engine orders the read after pending writes of
-      // the source.
-      Var* reads[] = {a.var()};
-      Var* writes[] = {stacked.var()};
-      const size_t bytes = row_bytes * static_cast<size_t>(batch);
-      engine().push(
-          [src = static_cast<const char*>(a.raw_data()),
-           dst = static_cast<char*>(stacked.raw_data()), row_bytes, bytes,
-           rows = std::vector<int64_t>(indices.begin(), indices.end())](const RunContext& ctx) {
+    out.push_back(empty(batch_shape(batch, sample_shape), a.dtype(), a.device()));
+  }
+  // One operation per device on its compute lane (the batch's images and labels: one), in line
+  // with the training step's kernels and over their threads: the step's OpenMP team holds every
+  // core of the device, so a gather on a thread of its own (a loader worker) would take a core
+  // from the team while it computes, and the team's barrier would wait for it. The engine
+  // orders the reads after the writes pending on the sources.
+  struct Field {
+    const char* src;
+    char* dst;
+    size_t row_bytes;
+  };
+  std::vector<bool> pushed(arrays_.size(), false);
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    if (pushed[i]) continue;
+    const Device device = arrays_[i].device();
+    std::vector<Field> fields;
+    std::vector<Var*> reads, writes;
+    for (size_t j = i; j < arrays_.size(); ++j) {
+      const NDArray& a = arrays_[j];
+      if (pushed[j] || a.device() != device) continue;
+      pushed[j] = true;
+      const size_t row_bytes = static_cast<size_t>(out[j].size() / batch) * dtype_size(a.dtype());
+      if (row_bytes == 0) continue;
+      fields.push_back({static_cast<const char*>(a.raw_data()),
+                        static_cast<char*>(out[j].raw_data()), row_bytes});
+      reads.push_back(a.var());
+      writes.push_back(out[j].var());
+    }
+    if (fields.empty()) continue;
+    // Views of one array share its var: list each var once.
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    engine().push(
+        [fields = std::move(fields),
+         rows = std::vector<int64_t>(indices.begin(), indices.end())](const RunContext& ctx) {
+          for (const Field& f : fields) {
+            const size_t bytes = f.row_bytes * rows.size();
             const auto threads = static_cast<int>(
                 std::clamp<size_t>(bytes / kParallelGatherBytes, 1, ctx.num_threads));
-            gather_rows(src, dst, row_bytes, rows, threads);
-          },
-          reads, writes, a.device(), Lane::kCompute, 0, "gather_batch");
-    }
-    out.push_back(std::move(stacked));
+            gather_rows(f.src, f.dst, f.row_bytes, rows, threads);
+          }
+        },
+        reads, writes, device, Lane::kCompute, 0, "gather_batch");
   }
   return out;
 }

@@ -67,6 +67,26 @@ TEST(ArrayDataset, GatherReadsTheWritesPushedBeforeIt) {
   EXPECT_THAT(to_vector<float>(ds.get_batch(indices)[0]), ElementsAre(1, 1, 1, 1, 1, 1));
 }
 
+TEST(ArrayDataset, ArraysOnTwoDevicesGiveABatchOnBoth) {
+  const int saved = num_cpu_devices();
+  set_num_cpu_devices(2);
+  {
+    NDArray x = arange(0, 12).reshape({4, 3});
+    NDArray y = copyto(arange(0, 4, 1, DType::kInt32), cpu(1));
+    NDArray z = arange(100, 104);
+    ArrayDataset ds({x, y, z});
+    std::vector<int64_t> indices{2, 0};
+    Sample b = ds.get_batch(indices);
+    EXPECT_EQ(b[0].device(), cpu(0));
+    EXPECT_EQ(b[1].device(), cpu(1));
+    EXPECT_EQ(b[2].device(), cpu(0));
+    EXPECT_THAT(to_vector<float>(b[0]), ElementsAre(6, 7, 8, 0, 1, 2));
+    EXPECT_THAT(to_vector<int32_t>(b[1]), ElementsAre(2, 0));
+    EXPECT_THAT(to_vector<float>(b[2]), ElementsAre(102, 100));
+  }
+  set_num_cpu_devices(saved);
+}
+
 TEST(ArrayDataset, LargeBatchesGatherEveryRowOnTheKernelThreads) {
   // 1 MB batches: above the size that splits the rows among the kernel threads. Runs of
   // consecutive indices, repeats and jumps, in a shuffled order.

@@ -45,9 +45,9 @@ class Dataset {
 
 /// A dataset over whole arrays whose first axis indexes the samples: sample i is
 /// {arrays[0][i], arrays[1][i], ...} (views, no copy). A batch is gathered by one engine
-/// operation per array on the compute lane of its device (one memcpy per run of consecutive
-/// rows, over the kernel threads): it returns before the copies run, and they read the arrays
-/// after the writes pushed on them before.
+/// operation per device on its compute lane, for all the arrays there (one memcpy per run of
+/// consecutive rows, over the kernel threads): it returns before the copies run, and they read
+/// the arrays after the writes pushed on them before.
 ///
 /// The arrays must be host (CPU) arrays.
 class ArrayDataset : public Dataset {
