@@ -11,6 +11,7 @@
 //   fashion_accuracy --epochs 1    one epoch each (as bench/fashion_epoch_vs_torch.sh runs it)
 //   fashion_accuracy --quick       one epoch on 12000 samples, targets reported only
 //   fashion_accuracy --models lenet --lenet-epochs 12
+//   fashion_accuracy --hybridize   the same, training the compiled graph of each model
 // Targets are checked only when a model trains for at least its issue epochs on the full set.
 #include <atomic>
 #include <cstdio>
@@ -59,7 +60,7 @@ struct ModelRun {
 // Trains `models` (mlp, lenet) in order with the settings of the command line, prints their
 // summaries and the JSON line; 1 when a checked target is missed.
 int train_and_report(ModelRun& mlp, ModelRun& lenet, const std::vector<std::string>& models,
-                     int epochs, bool quick, uint64_t seed, int64_t limit) {
+                     int epochs, bool quick, uint64_t seed, int64_t limit, bool hybridize) {
   if (quick) {
     epochs = 1;
     if (limit == 0) limit = 12000;
@@ -76,9 +77,10 @@ int train_and_report(ModelRun& mlp, ModelRun& lenet, const std::vector<std::stri
     o.seed = seed;
     o.limit = limit;
     o.progress = false;
-    std::printf("\n== %s: SGD lr %g (%s) momentum %g, batch %lld, %d epochs\n", m->name.c_str(),
-                o.lr, o.lr_schedule.c_str(), o.momentum, static_cast<long long>(o.batch_size),
-                o.epochs);
+    o.hybridize = hybridize;
+    std::printf("\n== %s%s: SGD lr %g (%s) momentum %g, batch %lld, %d epochs\n", m->name.c_str(),
+                hybridize ? " (hybridized)" : "", o.lr, o.lr_schedule.c_str(), o.momentum,
+                static_cast<long long>(o.batch_size), o.epochs);
     std::fflush(stdout);
     m->epochs = training::train(o, std::cout);
     std::cout << std::flush;
@@ -100,8 +102,10 @@ int train_and_report(ModelRun& mlp, ModelRun& lenet, const std::vector<std::stri
   }
 
   // The JSON line: fields only for the models that ran.
-  std::printf("{\"bench\": \"fashion_accuracy\", \"threads\": %d, \"quick\": %d, \"limit\": %lld",
-              threads, quick ? 1 : 0, static_cast<long long>(limit));
+  std::printf(
+      "{\"bench\": \"fashion_accuracy\", \"threads\": %d, \"quick\": %d, \"limit\": %lld, "
+      "\"hybridize\": %d",
+      threads, quick ? 1 : 0, static_cast<long long>(limit), hybridize ? 1 : 0);
   for (ModelRun* m : runs) {
     const auto& o = m->options;
     const auto s = m->seconds();
@@ -148,6 +152,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   uint64_t seed = 0;
   int64_t limit = 0;
+  bool hybridize = false;
   app.add_option("--models", models, "models to train, in order")
       ->check(cli::one_of(training::model_names()))
       ->delimiter(',')
@@ -158,6 +163,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")
       ->check(cli::integer_at_least<uint64_t>(0))
       ->capture_default_str();
+  app.add_flag("--hybridize", hybridize, "train the compiled graph of each model (hybridize)");
   app.add_option("--limit", limit, "train on the first N samples only (0: all)")
       ->check(cli::integer_at_least<int64_t>(0));
   for (ModelRun* m : {&mlp, &lenet}) {
@@ -190,5 +196,6 @@ int main(int argc, char** argv) {
   // Any error (no dataset files, a failed kernel) is one line and exit status 1.
   return cli::run_reporting_errors(
       "fashion_accuracy",
-      [&] { return train_and_report(mlp, lenet, models, epochs, quick, seed, limit); }, std::cerr);
+      [&] { return train_and_report(mlp, lenet, models, epochs, quick, seed, limit, hybridize); },
+      std::cerr);
 }

@@ -41,7 +41,10 @@ struct TrainOptions {
   /// Train on the first `limit` training samples and test on the first limit / 6 test samples
   /// (0: all). For quick runs and the integration test.
   int64_t limit = 0;
-  int num_workers = 1;        // data loader threads
+  /// Data loader threads. 0: the training loop's thread asks for each batch, which for the
+  /// Fashion-MNIST arrays (an ArrayDataset) is one engine push per array: a loader thread
+  /// would only make those pushes, and wake once per batch while the kernels run.
+  int num_workers = 0;
   std::string data_root;      // empty: the Debian package's directory
   std::string log_json;       // per-epoch figures, rewritten after each epoch, and their chart
                               // (the same path with .svg, see plot.h)

@@ -1,6 +1,8 @@
 // Dataset's default batch assembly (one engine operation per field), ArrayDataset's row gather
-// and TransformDataset.
+// (one engine operation per device, on the compute lane) and TransformDataset.
 #include "janus/data/dataset.h"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +13,10 @@
 
 namespace janus::data {
 namespace {
+
+// A gather of fewer bytes than this per thread runs on one thread: below it, starting the
+// team's other threads costs more than they save.
+constexpr size_t kParallelGatherBytes = 64 * 1024;
 
 Shape batch_shape(int64_t batch, const Shape& sample) {
   std::vector<int64_t> dims{batch};
@@ -34,6 +40,33 @@ void check_sample_matches(const Sample& first, const Sample& sample, size_t posi
     JANUS_CHECK(a.device().is_cpu(), DeviceError,
                 "dataset: array {} of sample {} is on {}; batches are assembled on the host", j,
                 index, a.device());
+  }
+}
+
+// Copies rows `indices` of `src` (rows of `row_bytes`) into consecutive rows of `dst`: one
+// memcpy per run of consecutive indices (the whole batch when not shuffled), the batch's rows
+// split into equal parts among `threads`.
+void gather_rows(const char* src, char* dst, size_t row_bytes, std::span<const int64_t> indices,
+                 int threads) {
+  const auto n = static_cast<int64_t>(indices.size());
+  const auto copy = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end;) {
+      int64_t run_end = i + 1;
+      while (run_end < end && indices[run_end] == indices[run_end - 1] + 1) ++run_end;
+      std::memcpy(dst + static_cast<size_t>(i) * row_bytes,
+                  src + static_cast<size_t>(indices[i]) * row_bytes,
+                  static_cast<size_t>(run_end - i) * row_bytes);
+      i = run_end;
+    }
+  };
+  if (threads <= 1) {
+    copy(0, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    copy(n * t / nt, n * (t + 1) / nt);
   }
 }
 
@@ -108,42 +141,61 @@ Sample ArrayDataset::get(int64_t index) const {
   return sample;
 }
 
-void ArrayDataset::wait_for_sources() const {
-  // Once for all threads; when a wait throws, the flag stays unset and the next call waits
-  // (and throws) again. call_once also orders every gather after the waiting thread's wait.
-  std::call_once(sources_ready_, [this] {
-    for (const NDArray& a : arrays_) wait_to_read(a);
-  });
-}
-
 Sample ArrayDataset::get_batch(std::span<const int64_t> indices) const {
   JANUS_CHECK(!indices.empty(), ValueError, "ArrayDataset: get_batch needs at least one index");
   for (int64_t index : indices) {
     JANUS_CHECK(0 <= index && index < size_, IndexError,
                 "ArrayDataset: index {} is out of range for {} samples", index, size_);
   }
-  wait_for_sources();
-
   const int64_t batch = static_cast<int64_t>(indices.size());
   Sample out;
   out.reserve(arrays_.size());
   for (const NDArray& a : arrays_) {
     const Shape sample_shape(std::vector<int64_t>(a.shape().begin() + 1, a.shape().end()));
-    // A new array: nothing is pending on it and no one else holds it, so the host may fill it
-    // before handing it out; later operations on it are ordered after this by their push.
-    NDArray stacked = empty(batch_shape(batch, sample_shape), a.dtype(), a.device());
-    const size_t row_bytes = static_cast<size_t>(sample_shape.numel()) * dtype_size(a.dtype());
-    const char* src = static_cast<const char*>(a.raw_data());
-    char* dst = static_cast<char*>(stacked.raw_data());
-    // One memcpy per run of consecutive indices (the whole batch when not shuffled).
-    for (size_t i = 0; i < indices.size() && row_bytes > 0;) {
-      size_t end = i + 1;
-      while (end < indices.size() && indices[end] == indices[end - 1] + 1) ++end;
-      std::memcpy(dst + i * row_bytes, src + static_cast<size_t>(indices[i]) * row_bytes,
-                  (end - i) * row_bytes);
-      i = end;
+    out.push_back(empty(batch_shape(batch, sample_shape), a.dtype(), a.device()));
+  }
+  // One operation per device on its compute lane (the batch's images and labels: one), in line
+  // with the training step's kernels and over their threads: the step's OpenMP team holds every
+  // core of the device, so a gather on a thread of its own (a loader worker) would take a core
+  // from the team while it computes, and the team's barrier would wait for it. The engine
+  // orders the reads after the writes pending on the sources.
+  struct Field {
+    const char* src;
+    char* dst;
+    size_t row_bytes;
+  };
+  std::vector<bool> pushed(arrays_.size(), false);
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    if (pushed[i]) continue;
+    const Device device = arrays_[i].device();
+    std::vector<Field> fields;
+    std::vector<Var*> reads, writes;
+    for (size_t j = i; j < arrays_.size(); ++j) {
+      const NDArray& a = arrays_[j];
+      if (pushed[j] || a.device() != device) continue;
+      pushed[j] = true;
+      const size_t row_bytes = static_cast<size_t>(out[j].size() / batch) * dtype_size(a.dtype());
+      if (row_bytes == 0) continue;
+      fields.push_back({static_cast<const char*>(a.raw_data()),
+                        static_cast<char*>(out[j].raw_data()), row_bytes});
+      reads.push_back(a.var());
+      writes.push_back(out[j].var());
     }
-    out.push_back(std::move(stacked));
+    if (fields.empty()) continue;
+    // Views of one array share its var: list each var once.
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    engine().push(
+        [fields = std::move(fields),
+         rows = std::vector<int64_t>(indices.begin(), indices.end())](const RunContext& ctx) {
+          for (const Field& f : fields) {
+            const size_t bytes = f.row_bytes * rows.size();
+            const auto threads = static_cast<int>(
+                std::clamp<size_t>(bytes / kParallelGatherBytes, 1, ctx.num_threads));
+            gather_rows(f.src, f.dst, f.row_bytes, rows, threads);
+          }
+        },
+        reads, writes, device, Lane::kCompute, 0, "gather_batch");
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/transfer.h"
 
 #include "testing/test_util.h"
 
@@ -54,6 +55,57 @@ TEST(ArrayDataset, BatchesAreIndependentOfTheSource) {
   NDArray doubled = b[0] * 2.0;
   EXPECT_THAT(to_vector<float>(doubled), ElementsAre(6, 8, 10));
   EXPECT_THAT(to_vector<float>(ds->get(1)[0]), ElementsAre(3, 4, 5));
+}
+
+TEST(ArrayDataset, GatherReadsTheWritesPushedBeforeIt) {
+  NDArray x = zeros({4, 3});
+  ArrayDataset ds({x});
+  std::vector<int64_t> first{0};
+  EXPECT_THAT(to_vector<float>(ds.get_batch(first)[0]), ElementsAre(0, 0, 0));
+  add_into(x, ones({4, 3}));  // pending when the next batch is asked for
+  std::vector<int64_t> indices{3, 1};
+  EXPECT_THAT(to_vector<float>(ds.get_batch(indices)[0]), ElementsAre(1, 1, 1, 1, 1, 1));
+}
+
+TEST(ArrayDataset, ArraysOnTwoDevicesGiveABatchOnBoth) {
+  const int saved = num_cpu_devices();
+  set_num_cpu_devices(2);
+  {
+    NDArray x = arange(0, 12).reshape({4, 3});
+    NDArray y = copyto(arange(0, 4, 1, DType::kInt32), cpu(1));
+    NDArray z = arange(100, 104);
+    ArrayDataset ds({x, y, z});
+    std::vector<int64_t> indices{2, 0};
+    Sample b = ds.get_batch(indices);
+    EXPECT_EQ(b[0].device(), cpu(0));
+    EXPECT_EQ(b[1].device(), cpu(1));
+    EXPECT_EQ(b[2].device(), cpu(0));
+    EXPECT_THAT(to_vector<float>(b[0]), ElementsAre(6, 7, 8, 0, 1, 2));
+    EXPECT_THAT(to_vector<int32_t>(b[1]), ElementsAre(2, 0));
+    EXPECT_THAT(to_vector<float>(b[2]), ElementsAre(102, 100));
+  }
+  set_num_cpu_devices(saved);
+}
+
+TEST(ArrayDataset, LargeBatchesGatherEveryRowOnTheKernelThreads) {
+  // 1 MB batches: above the size that splits the rows among the kernel threads. Runs of
+  // consecutive indices, repeats and jumps, in a shuffled order.
+  constexpr int64_t kRows = 512, kCols = 1024;
+  auto ds = std::make_shared<ArrayDataset>(
+      std::vector<NDArray>{arange(0, static_cast<double>(kRows * kCols)).reshape({kRows, kCols})});
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < 256; ++i) indices.push_back((i * 37 + i / 8) % kRows);
+  for (int64_t i = 100; i < 120; ++i) indices.push_back(i);
+  indices.push_back(7);
+  indices.push_back(7);
+  const std::vector<float> got = to_vector<float>(ds->get_batch(indices)[0]);
+  ASSERT_EQ(got.size(), indices.size() * kCols);
+  for (size_t r = 0; r < indices.size(); ++r) {
+    for (int64_t c = 0; c < kCols; c += 255) {
+      ASSERT_EQ(got[r * kCols + c], static_cast<float>(indices[r] * kCols + c))
+          << "row " << r << " (sample " << indices[r] << "), column " << c;
+    }
+  }
 }
 
 TEST(ArrayDataset, ErrorsNameTheProblem) {

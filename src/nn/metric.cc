@@ -9,6 +9,14 @@
 #include "janus/ops/ops.h"
 
 namespace janus::nn {
+namespace {
+
+// `x` as int64: itself when it is already (argmax's indices are), without an operation.
+NDArray as_int64(const NDArray& x) {
+  return x.dtype() == DType::kInt64 ? x : cast(x, DType::kInt64);
+}
+
+}  // namespace
 
 void Accuracy::update(const NDArray& label, const NDArray& pred) {
   JANUS_CHECK(pred.ndim() >= 1 && label.size() == pred.shape()[0], ShapeError,
@@ -18,8 +26,7 @@ void Accuracy::update(const NDArray& label, const NDArray& pred) {
   const NDArray predicted =
       pred.ndim() == 1 && !is_floating(pred.dtype()) ? pred : argmax(pred, pred.ndim() - 1);
   const NDArray hits = sum(cast(
-      equal(cast(predicted, DType::kInt64), cast(reshape(label, predicted.shape()), DType::kInt64)),
-      DType::kFloat64));
+      equal(as_int64(predicted), as_int64(reshape(label, predicted.shape()))), DType::kFloat64));
   correct_ = correct_.defined() ? add(correct_, hits) : hits;
   count_ += label.size();
 }

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
@@ -45,12 +44,12 @@ class Dataset {
 };
 
 /// A dataset over whole arrays whose first axis indexes the samples: sample i is
-/// {arrays[0][i], arrays[1][i], ...} (views, no copy). Batches are gathered with one memcpy per
-/// run of consecutive rows, on the calling thread, after waiting once (on first use) for the
-/// writes pending on the arrays.
+/// {arrays[0][i], arrays[1][i], ...} (views, no copy). A batch is gathered by one engine
+/// operation per device on its compute lane, for all the arrays there (one memcpy per run of
+/// consecutive rows, over the kernel threads): it returns before the copies run, and they read
+/// the arrays after the writes pushed on them before.
 ///
-/// The arrays must be host (CPU) arrays, and they must not be written while the dataset is in
-/// use: the gather reads their memory directly, outside the engine.
+/// The arrays must be host (CPU) arrays.
 class ArrayDataset : public Dataset {
  public:
   /// Throws ValueError when `arrays` is empty or holds an undefined array, ShapeError when an
@@ -66,11 +65,8 @@ class ArrayDataset : public Dataset {
   const std::vector<NDArray>& arrays() const { return arrays_; }
 
  private:
-  void wait_for_sources() const;
-
   std::vector<NDArray> arrays_;
   int64_t size_ = 0;
-  mutable std::once_flag sources_ready_;
 };
 
 /// `base` with `fn` applied to every sample (Gluon's `Dataset.transform`). `fn` runs on the
