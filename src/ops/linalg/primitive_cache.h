@@ -1,5 +1,5 @@
 // PrimitiveCache: the one cache of built oneDNN primitives, behind every oneDNN-backed kernel
-// (matmul, inner product, the three convolution passes). Private to src/ops.
+// (matmul and fully_connected, the three convolution passes). Private to src/ops.
 #pragma once
 
 #include <map>

@@ -9,9 +9,12 @@
 // (oy, ox) reads tap (ky, kx) at (oy + ky) * pw + ox + kx: with the output laid out on rows of
 // the padded width ("wide" rows, whose last kw - 1 entries are unused), every tap is one offset
 // from the output's index, so a run of consecutive wide outputs accumulates each tap with one
-// contiguous load, in registers. Every output is (bias + its even taps) + (its odd taps), each
+// contiguous load, in registers, and feeds up to kGroup output channels at once (their taps are
+// scalars broadcast from memory). Every output is (bias + its even taps) + (its odd taps), each
 // sum in the kernel's row-major order, whatever the vector width.
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "../elementwise/simd_loop.h"
@@ -28,36 +31,65 @@ constexpr int64_t kLanes = 16;
 // overlap. Tried and slower: runs of 32 or 64 (the accumulators went through the stack), and one
 // pass over all outputs per tap (GCC left that loop scalar).
 constexpr int64_t kRun = 16;
+// Output channels computed in one pass over the plane: each loaded run of inputs feeds this many
+// channels' taps, so a pass costs one vector load per tap and kGroup multiply-adds instead of one
+// of each (12 AVX-512 accumulators; the AVX2 clone spills some).
+constexpr int kGroup = 6;
 
-// out[i] = bias + sum over t of taps[t] * plane[offsets[t] + i], for i < count (a multiple of
-// kRun); plane holds count + the largest offset floats.
+// kRun floats, one AVX-512 register (two AVX2 ones): written as a vector type because GCC's
+// vectorizer turned the loops over a group's channels into shuffles through the stack.
+using Run = float __attribute__((vector_size(kRun * sizeof(float))));
+
+// For the G output channels g < G: wide[g * count + i] = bias[g] + sum over t of
+// taps[g * ntaps + t] * plane[offsets[t] + i], for i < count (a multiple of kRun); plane holds
+// count + the largest offset floats. Per output the sums are those of one channel at a time.
+template <int G>
 JANUS_TARGET_CLONES void wide_outputs(const float* __restrict plane,
                                       const int64_t* __restrict offsets,
-                                      const float* __restrict taps, int64_t ntaps, float bias,
-                                      float* __restrict out, int64_t count) {
+                                      const float* __restrict taps, int64_t ntaps,
+                                      const float* __restrict bias, float* __restrict wide,
+                                      int64_t count) {
   for (int64_t i = 0; i < count; i += kRun) {
-    float even[kRun], odd[kRun];
-    for (int64_t j = 0; j < kRun; ++j) {
-      even[j] = bias;
-      odd[j] = 0.0f;
+    Run even[G], odd[G];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+      even[g] = Run{} + bias[g];
+      odd[g] = Run{};
     }
     int64_t t = 0;
     for (; t + 1 < ntaps; t += 2) {
-      const float w0 = taps[t], w1 = taps[t + 1];
-      const float* s0 = plane + offsets[t] + i;
-      const float* s1 = plane + offsets[t + 1] + i;
-      for (int64_t j = 0; j < kRun; ++j) {
-        even[j] += w0 * s0[j];
-        odd[j] += w1 * s1[j];
+      Run s0, s1;
+      std::memcpy(&s0, plane + offsets[t] + i, sizeof s0);
+      std::memcpy(&s1, plane + offsets[t + 1] + i, sizeof s1);
+#pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) {
+        even[g] += taps[g * ntaps + t] * s0;
+        odd[g] += taps[g * ntaps + t + 1] * s1;
       }
     }
     if (t < ntaps) {
-      const float w = taps[t];
-      const float* src = plane + offsets[t] + i;
-      for (int64_t j = 0; j < kRun; ++j) even[j] += w * src[j];
+      Run src;
+      std::memcpy(&src, plane + offsets[t] + i, sizeof src);
+#pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) even[g] += taps[g * ntaps + t] * src;
     }
-    for (int64_t j = 0; j < kRun; ++j) out[i + j] = even[j] + odd[j];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+      const Run sum = even[g] + odd[g];
+      std::memcpy(wide + g * count + i, &sum, sizeof sum);
+    }
   }
+}
+
+using WideOutputs = void (*)(const float*, const int64_t*, const float*, int64_t, const float*,
+                             float*, int64_t);
+
+// wide_outputs<g> for 1 <= g <= kGroup.
+WideOutputs wide_outputs_of(int64_t g) {
+  static constexpr WideOutputs kByGroup[] = {wide_outputs<1>, wide_outputs<2>, wide_outputs<3>,
+                                             wide_outputs<4>, wide_outputs<5>, wide_outputs<6>};
+  static_assert(std::size(kByGroup) == kGroup);
+  return kByGroup[g - 1];
 }
 
 }  // namespace
@@ -84,19 +116,22 @@ void conv_single_channel(const ConvGeom& g, const float* x, const float* weight,
       g.n, ctx,
       [&](int64_t lo, int64_t hi) {
         std::vector<float> plane(static_cast<size_t>(plane_size));
-        std::vector<float> wide(static_cast<size_t>(count));
+        std::vector<float> wide(static_cast<size_t>(kGroup * count));
         for (int64_t n = lo; n < hi; ++n) {
           // Rows outside [ph, ph + ih) and the columns of the padding stay 0.
           std::fill(plane.begin(), plane.end(), 0.0f);
           for (int64_t r = 0; r < ih; ++r) {
             std::copy_n(x + (n * ih + r) * iw, iw, plane.data() + (r + ph) * pw + pw_pad);
           }
-          for (int64_t oc = 0; oc < g.o; ++oc) {
-            wide_outputs(plane.data(), offsets.data(), weight + oc * ntaps, ntaps, bias[oc],
-                         wide.data(), count);
-            float* out = y + (n * g.o + oc) * oh * ow;
-            for (int64_t oy = 0; oy < oh; ++oy) {
-              std::copy_n(wide.data() + oy * pw, ow, out + oy * ow);
+          for (int64_t oc0 = 0; oc0 < g.o; oc0 += kGroup) {
+            const int64_t group = std::min<int64_t>(kGroup, g.o - oc0);
+            wide_outputs_of(group)(plane.data(), offsets.data(), weight + oc0 * ntaps, ntaps,
+                                   bias + oc0, wide.data(), count);
+            for (int64_t k = 0; k < group; ++k) {
+              float* out = y + (n * g.o + oc0 + k) * oh * ow;
+              for (int64_t oy = 0; oy < oh; ++oy) {
+                std::copy_n(wide.data() + k * count + oy * pw, ow, out + oy * ow);
+              }
             }
           }
         }
