@@ -228,3 +228,16 @@ def test_shape_errors_name_the_operator():
         nd.reshape(nd.ones((2, 3)), shape=(-1, -1))
     with pytest.raises(NotSupportedError, match=r"Pooling: pool_type 'lp'"):
         nd.Pooling(nd.ones((1, 1, 2, 2)), kernel=(2, 2), pool_type="lp")
+
+
+def test_invoke_names_unknown_operators_and_attributes():
+    from janus import _janus
+    x = nd.ones((2, 3))
+    close(_janus.invoke("sum", [x], {"axes": (1,)})[0], onp.full((2,), 3.0))
+    with pytest.raises(ValueError, match=r"no_such_op"):
+        _janus.invoke("no_such_op", [x], {})
+    with pytest.raises(ValueError, match=r"sum: no attribute named 'axis', expected one of "
+                                         r"\[axes, keepdims\]"):
+        _janus.invoke("sum", [x], {"axis": 1})
+    with pytest.raises(ValueError, match=r"sum: attribute 'axes' must be a sequence of integers"):
+        _janus.invoke("sum", [x], {"axes": (1.5,)})
