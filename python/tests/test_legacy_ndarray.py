@@ -1,8 +1,8 @@
 """janus.ndarray (mx.nd) and hybrid_forward's F: MXNet 1.x's legacy operators against the
 outputs and gradients MXNet 1.9.1 computed for the same calls (tests/fixtures/mxnet/
 legacy_nd.npz, made by make_legacy_nd_fixtures.py), a 1.x user block and a 1.x user LSTM cell
-(the fixture script's, only the import changed, and
-without `with self.name_scope():` in the block, which Janus's HybridBlock lacks) imperative and hybridized, and the errors."""
+(the fixture script's, only the import changed, and without `with self.name_scope():` in the
+block, which Janus's HybridBlock lacks) imperative and hybridized, and the errors."""
 import json
 import os
 
@@ -241,3 +241,33 @@ def test_invoke_names_unknown_operators_and_attributes():
         _janus.invoke("sum", [x], {"axis": 1})
     with pytest.raises(ValueError, match=r"sum: attribute 'axes' must be a sequence of integers"):
         _janus.invoke("sum", [x], {"axes": (1.5,)})
+
+
+class ConvNet1x(gluon.HybridBlock):
+    """Convolution, BatchNorm, Pooling, Reshape, SliceChannel, Concat, sum through F."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = self.params.get("weight", shape=(4, 2, 3, 3))
+        self.gamma = self.params.get("gamma", shape=(4,))
+        self.beta = self.params.get("beta", shape=(4,))
+        self.mean = self.params.get("mean", shape=(4,), grad_req="null")
+        self.var = self.params.get("var", shape=(4,), grad_req="null", init="ones")
+
+    def hybrid_forward(self, F, x, weight, gamma, beta, mean, var):
+        y = F.Convolution(x, weight, kernel=(3, 3), num_filter=4, pad=(1, 1), no_bias=True)
+        y = F.BatchNorm(y, gamma, beta, mean, var, fix_gamma=False)
+        y = F.Pooling(y, kernel=(2, 2), stride=(2, 2), pool_type="max")
+        a, b = F.SliceChannel(y, num_outputs=2)
+        y = F.Concat(F.Activation(a, act_type="relu"), F.LeakyReLU(b, slope=0.1), dim=1)
+        return F.sum(F.Reshape(y, shape=(0, -1)), axis=1, keepdims=True)
+
+
+def test_legacy_layers_hybridized_equal_imperative():
+    net = ConvNet1x()
+    net.initialize(mx.init.Uniform(0.5))
+    x = nd.array(onp.random.RandomState(3).uniform(-1, 1, (2, 2, 6, 6)).astype("float32"))
+    want = net(x)
+    net.hybridize()
+    close(net(x), want.asnumpy())
+    close(net(x), want.asnumpy())
