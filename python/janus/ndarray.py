@@ -184,6 +184,33 @@ def _convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad
     return _janus.invoke(f"conv{dims}d", [data, weight, b], attrs)[0]
 
 
+@_op("Deconvolution")
+def _deconvolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(), adj=(),
+                   target_shape=(), num_filter=None, num_group=1, no_bias=True, layout=None,
+                   workspace=512, cudnn_tune=None, cudnn_off=False):
+    """The transposed convolution (1-D to 3-D) with adj as the output padding; weight
+    [C, num_filter / num_group, *kernel]. No bias unless no_bias=False (MXNet's default)."""
+    kernel = _ints(kernel, "kernel", "Deconvolution")
+    if not 1 <= len(kernel) <= 3:
+        raise ValueError(f"Deconvolution: kernel = {kernel}, expected 1 to 3 extents")
+    _positive(num_filter, "num_filter", "Deconvolution")
+    if _ints(target_shape, "target_shape", "Deconvolution"):
+        raise _NotSupportedError("Deconvolution: target_shape is not supported (give pad and "
+                                 "adj)")
+    dims = len(kernel)
+    if tuple(weight.shape[2:]) != kernel or weight.shape[1] * num_group != num_filter:
+        raise ValueError(f"Deconvolution: the weight has shape {weight.shape}, expected "
+                         f"(C, {num_filter} / num_group, {', '.join(map(str, kernel))})")
+    if not no_bias and bias is None:
+        raise ValueError("Deconvolution: no bias given (pass one, or no_bias=True)")
+    b = _zero_bias(num_filter, data) if no_bias else bias
+    attrs = {"stride": _spatial(stride, dims, 1, "stride"),
+             "padding": _spatial(pad, dims, 0, "pad"),
+             "dilation": _spatial(dilate, dims, 1, "dilate"), "groups": int(num_group),
+             "output_padding": _spatial(adj, dims, 0, "adj")}
+    return _janus.invoke(f"conv{dims}d_transpose", [data, weight, b], attrs)[0]
+
+
 @_op("Pooling")
 def _pooling(data, kernel=(), pool_type="max", global_pool=False, stride=(), pad=(),
              pooling_convention="valid", count_include_pad=True, layout=None, cudnn_off=False,
@@ -226,6 +253,16 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0
     return _janus.invoke("batch_norm", [data, gamma, beta, moving_mean, moving_var],
                          {"eps": float(eps), "momentum": float(momentum), "training": training,
                           "axis": int(axis)})[0]
+
+
+@_op("LayerNorm")
+def _layer_norm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
+    """Normalized over the last axis, then scaled by gamma and shifted by beta."""
+    if axis not in (-1, data.ndim - 1):
+        raise _NotSupportedError(f"LayerNorm: axis = {axis} is not supported (the last axis)")
+    if output_mean_var:
+        raise _NotSupportedError("LayerNorm: output_mean_var=True is not supported")
+    return _janus.invoke("layer_norm", [data, gamma, beta], {"eps": float(eps)})[0]
 
 
 @_op("Embedding")

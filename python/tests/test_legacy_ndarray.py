@@ -26,7 +26,7 @@ def close(got, want, rtol=1e-5, atol=1e-5):
 
 
 def test_fixture_has_every_case():
-    assert len(CASES) == 80
+    assert len(CASES) == 83
 
 
 @pytest.mark.parametrize("case", CASES)
