@@ -271,3 +271,24 @@ def test_legacy_layers_hybridized_equal_imperative():
     net.hybridize()
     close(net(x), want.asnumpy())
     close(net(x), want.asnumpy())
+
+
+def test_legacy_layers_train_hybridized_as_imperative():
+    x = nd.array(onp.random.RandomState(3).uniform(-1, 1, (2, 2, 6, 6)).astype("float32"))
+    got = []
+    for hybridize in (False, True):
+        net = ConvNet1x()
+        net.initialize()
+        for k, p in enumerate(net.collect_params().values()):
+            rng = onp.random.RandomState(k)
+            p.set_data(nd.array(rng.uniform(0.1, 1, p.shape).astype("float32")))
+        before = net.mean.data().asnumpy()
+        if hybridize:
+            net.hybridize()
+        with autograd.record():
+            y = net(x)
+        y.backward()
+        assert not onp.allclose(net.mean.data().asnumpy(), before)  # the batch's statistics
+        got.append([y, net.mean.data(), net.var.data(), net.weight.grad(), net.gamma.grad()])
+    for a, b in zip(*got):
+        close(b, a.asnumpy())
