@@ -6,8 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "bindings.h"
 #include "janus/graph/symbol.h"
+
+#include "bindings.h"
 
 namespace janus::python {
 namespace {
