@@ -28,7 +28,8 @@ from . import gluon
 from .gluon import metric  # noqa: E402  (MXNet 1.x: mx.metric)
 from .numpy import waitall  # noqa: F401
 
-nd = np  # MXNet's legacy ndarray namespace: the numpy-style one stands in for it
+from . import ndarray
+from . import ndarray as nd  # MXNet 1.x: mx.nd, the legacy operators
 
 __version__ = "0.1.0"
 

@@ -69,5 +69,6 @@ void bind_kvstore(py::module_& m);
 void bind_metrics(py::module_& m);
 void bind_gluon(py::module_& m);
 void bind_dlpack(py::module_& m);
+void bind_invoke(py::module_& m);
 
 }  // namespace janus::python

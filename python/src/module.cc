@@ -264,4 +264,5 @@ PYBIND11_MODULE(_janus, m) {
   bind_kvstore(m);
   bind_dlpack(m);
   bind_metrics(m);
+  bind_invoke(m);
 }

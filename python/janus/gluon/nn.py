@@ -101,12 +101,16 @@ Block.name_scope = _name_scope
 
 
 def _F():
-    from .. import numpy as np, numpy_extension as npx
+    from .. import numpy as np, numpy_extension as npx, ndarray as nd
     ns = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
     ns.update({k: getattr(npx, k) for k in dir(npx) if not k.startswith("_")})
-    ns.update(np=np, npx=npx)
+    # MXNet 1.9's F is mx.nd (mx.sym hybridized), numpy mode or not: its legacy operators win
+    # where a name is in both (sum's exclude, reshape's codes, split's num_outputs, ...).
+    ns.update({k: getattr(nd, k) for k in nd.__all__})
+    ns.update(np=np, npx=npx, _internal=nd._internal, __getattr__=nd.__getattr__)
     # One namespace whether traced or not: Janus's arrays are the same type in both.
-    F = _types.ModuleType("janus.F", "hybrid_forward's F: the np and npx functions")
+    F = _types.ModuleType("janus.F", "hybrid_forward's F: the legacy operators (janus.ndarray) "
+                          "over the np and npx functions")
     F.__dict__.update(ns)
     return F
 
