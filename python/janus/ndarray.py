@@ -308,81 +308,20 @@ def _flatten(data):
     return _janus.flatten(data)
 
 
-def _reshape_target(shape, codes, op):
-    """MXNet's Reshape codes against `shape`: 0 copies an axis, -1 is inferred, -2 copies the
-    rest, -3 merges two axes, -4 splits one into the next two values (one may be -1)."""
-    out, i, k = [], 0, 0
-    infer = None
-    while k < len(codes):
-        c = codes[k]
-        if c > 0:
-            out.append(c)
-            i += 1
-        elif c == 0:
-            if i >= len(shape):
-                raise ValueError(f"{op}: code 0 at position {k} of {tuple(codes)} has no axis of "
-                                 f"{tuple(shape)} to copy")
-            out.append(shape[i])
-            i += 1
-        elif c == -1:
-            if infer is not None:
-                raise ValueError(f"{op}: {tuple(codes)} has more than one -1")
-            infer = len(out)
-            out.append(1)
-            i += 1
-        elif c == -2:
-            out.extend(shape[i:])
-            i = len(shape)
-        elif c == -3:
-            if i + 1 >= len(shape):
-                raise ValueError(f"{op}: code -3 in {tuple(codes)} needs two axes of "
-                                 f"{tuple(shape)}")
-            out.append(shape[i] * shape[i + 1])
-            i += 2
-        elif c == -4:
-            if k + 2 >= len(codes) or i >= len(shape):
-                raise ValueError(f"{op}: code -4 in {tuple(codes)} needs two values after it and "
-                                 f"an axis of {tuple(shape)} to split")
-            a, b = codes[k + 1], codes[k + 2]
-            if a == -1:
-                a = shape[i] // b
-            if b == -1:
-                b = shape[i] // a
-            if a * b != shape[i]:
-                raise ValueError(f"{op}: -4 splits axis {i} of {tuple(shape)} into {a} x {b}")
-            out.extend([a, b])
-            i += 1
-            k += 2
-        else:
-            raise ValueError(f"{op}: {tuple(codes)} has the unknown code {c}")
-        k += 1
-    total = 1
-    for d in shape:
-        total *= d
-    if infer is not None:
-        known = 1
-        for j, d in enumerate(out):
-            if j != infer:
-                known *= d
-        out[infer] = total // known if known else 0
-    return tuple(out)
-
-
 @_op("Reshape", "reshape")
 def _reshape(data, shape=None, reverse=False, target_shape=None, keep_highest=False):
-    """data in `shape`, with MXNet's codes (see _reshape_target); reverse matches the codes
-    against the axes from the last."""
+    """data in `shape`, with MXNet's codes (0 copies an axis, -1 is inferred, -2 copies the
+    rest, -3 merges two axes, -4 splits one into the next two values); reverse matches the codes
+    against the axes from the last. The mxnet_reshape operator resolves them, as for an imported
+    MXNet graph."""
     if target_shape or keep_highest:
         raise _NotSupportedError("Reshape: target_shape and keep_highest (deprecated) are not "
                                  "supported")
     codes = _ints(shape, "shape", "Reshape")
     if not codes:
         raise ValueError("Reshape: no target shape given")
-    if reverse:
-        target = _reshape_target(tuple(data.shape)[::-1], codes[::-1], "Reshape")[::-1]
-    else:
-        target = _reshape_target(tuple(data.shape), codes, "Reshape")
-    return _janus.reshape(data, target)
+    return _janus.invoke("mxnet_reshape", [data], {"shape": list(codes),
+                                                   "reverse": bool(reverse)})[0]
 
 
 @_op("SliceChannel", "split")

@@ -422,22 +422,22 @@ Converter concat(std::string key, int64_t fallback) {
   };
 }
 
-// A target of positive extents and at most one -1 is an ordinary reshape.
-Outputs reshape_to(Call& c, const Ints& codes) {
+// A target of positive extents and at most one -1 is an ordinary reshape (reverse or not).
+Outputs reshape_to(Call& c, const Ints& codes, bool reverse = false) {
   const bool plain = std::ranges::all_of(codes, [](int64_t v) { return v > 0 || v == -1; }) &&
                      std::ranges::count(codes, -1) <= 1;
   if (plain) return {c.janus("reshape", {c.input(0)}, {{"shape", Shape(codes)}})};
-  return {c.janus("mxnet_reshape", {c.input(0)}, {{"shape", codes}})};
+  return {c.janus("mxnet_reshape", {c.input(0)}, {{"shape", codes}, {"reverse", reverse}})};
 }
 
 Outputs reshape(Call& c) {
   c.inputs(1, 1);
   const Ints codes = c.ints("shape", Ints{});
-  c.require("reverse", {"False", "0"});
+  const bool reverse = c.boolean("reverse", false);
   c.require("target_shape", {"()", "(0,)"});
   c.require("keep_highest", {"False", "0"});
   if (codes.empty()) c.fail("has no target shape");
-  return reshape_to(c, codes);
+  return reshape_to(c, codes, reverse);
 }
 
 Outputs np_reshape(Call& c) {

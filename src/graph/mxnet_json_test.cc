@@ -135,8 +135,6 @@ TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
                                                "pool_type": "avg", "pooling_convention": "same")j")),
               HasSubstr("pooling_convention 'same' is not supported (valid, full)"));
   EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2, 2)")j")), HasSubstr("only 2-D"));
-  EXPECT_THAT(format_error(one_op("Reshape", R"j("shape": "(0, -1)", "reverse": "True")j")),
-              HasSubstr("attribute reverse = 'True' is not supported"));
   EXPECT_THAT(format_error(one_op("sum", R"("axis": "1", "exclude": "True")")),
               HasSubstr("attribute exclude = 'True' is not supported"));
   EXPECT_THAT(format_error(one_op("FullyConnected", R"("num_hidden": "x")", 3)),
@@ -246,6 +244,14 @@ TEST(MxnetJson, ReshapeCodesResolveAgainstTheInputShape) {
                 net.eval({{"data", zeros({5, 4, 5})}});
               }),
               HasSubstr("-4 cannot split extent 5 into"));
+  // reverse matches the codes from the last axis (MXNet's example: [10, 5, 4] with (-1, 0)).
+  const NDArray x3 = zeros({10, 5, 4});
+  const auto reshaped = [&](const char* reverse) {
+    const std::string attrs = fmt::format(R"j("shape": "(-1, 0)", "reverse": "{}")j", reverse);
+    return mxnet_symbol_from_json(one_op("Reshape", attrs)).eval({{"data", x3}})[0].shape();
+  };
+  EXPECT_EQ(reshaped("False"), (Shape{40, 5}));
+  EXPECT_EQ(reshaped("True"), (Shape{50, 4}));
 }
 
 TEST(MxnetJson, VariablesKeepFullyKnownShapes) {

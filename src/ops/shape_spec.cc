@@ -28,14 +28,15 @@ JANUS_OP_SPEC({.op = "mxnet_reshape",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
                      RefTensor out = in[0];
-                     out.shape = ops::resolve_mxnet_reshape(
-                         in[0].shape, ops::ReshapeCodesAttrs::from(attrs).shape);
+                     const auto a = ops::ReshapeCodesAttrs::from(attrs);
+                     out.shape = ops::resolve_mxnet_reshape(in[0].shape, a.shape, a.reverse);
                      return std::vector<RefTensor>{out};
                    },
                .samples = {{{{2, 3, 4}}, {Ints{0, -1}}},
                            {{{2, 3, 4}}, {Ints{-3, -2}}},
                            {{{6, 4}}, {Ints{-4, 2, -1, -2}}},
-                           {{{2, 3, 4}}, {Ints{4, 0, 2}}}}});
+                           {{{2, 3, 4}}, {Ints{4, 0, 2}}},
+                           {{{2, 3, 4}}, {Ints{-1, 0}, true}}}});
 
 // Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape) {

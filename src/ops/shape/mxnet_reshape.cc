@@ -13,7 +13,16 @@
 
 namespace janus::ops {
 
-Shape resolve_mxnet_reshape(const Shape& from, std::span<const int64_t> codes) {
+Shape resolve_mxnet_reshape(const Shape& from, std::span<const int64_t> codes, bool reverse) {
+  if (reverse) {
+    std::vector<int64_t> dims(from.ndim());
+    for (int i = 0; i < from.ndim(); ++i) dims[static_cast<size_t>(i)] = from[from.ndim() - 1 - i];
+    const std::vector<int64_t> reversed_codes(codes.rbegin(), codes.rend());
+    const Shape r = resolve_mxnet_reshape(Shape(std::move(dims)), reversed_codes, false);
+    std::vector<int64_t> out(r.ndim());
+    for (int i = 0; i < r.ndim(); ++i) out[static_cast<size_t>(i)] = r[r.ndim() - 1 - i];
+    return Shape(std::move(out));
+  }
   const auto fail = [&](std::string_view why) {
     JANUS_THROW(ShapeError, "mxnet_reshape: codes ({}) do not fit input shape {}: {}",
                 fmt::join(codes, ", "), from, why);
@@ -84,8 +93,8 @@ void mxnet_reshape_cpu(const KernelArgs& args) {
 
 std::vector<TensorSpec> infer_mxnet_reshape(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
-  out.shape =
-      resolve_mxnet_reshape(args.inputs[0].shape, ReshapeCodesAttrs::from(args.attrs).shape);
+  const ReshapeCodesAttrs a = ReshapeCodesAttrs::from(args.attrs);
+  out.shape = resolve_mxnet_reshape(args.inputs[0].shape, a.shape, a.reverse);
   return {out};
 }
 
@@ -100,7 +109,9 @@ JANUS_DEFINE_OP({
            "the input's shape.",
     .inputs = {"x"},
     .outputs = {"y"},
-    .attrs = {{"shape", AttrType::kInts, std::nullopt, "target shape with MXNet's codes"}},
+    .attrs = {{"shape", AttrType::kInts, std::nullopt, "target shape with MXNet's codes"},
+              {"reverse", AttrType::kBool, false,
+               "match the codes against the input's axes from the last (MXNet's reverse)"}},
     .attr_fields = attr_fields<ReshapeCodesAttrs>(),
     .infer = infer_mxnet_reshape,
     .kernels = {{DeviceType::kCPU, mxnet_reshape_cpu}},

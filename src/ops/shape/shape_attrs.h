@@ -19,7 +19,11 @@ struct TargetShapeAttrs {
 /// mxnet_reshape: the target with MXNet's special codes (see mxnet_reshape.h).
 struct ReshapeCodesAttrs {
   std::vector<int64_t> shape;
-  static constexpr auto fields() { return std::tuple{field("shape", &ReshapeCodesAttrs::shape)}; }
+  bool reverse = false;
+  static constexpr auto fields() {
+    return std::tuple{field("shape", &ReshapeCodesAttrs::shape),
+                      field("reverse", &ReshapeCodesAttrs::reverse)};
+  }
   static ReshapeCodesAttrs from(const Attrs& attrs) { return read_attrs<ReshapeCodesAttrs>(attrs); }
 };
 
