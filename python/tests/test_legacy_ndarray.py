@@ -224,7 +224,8 @@ def test_shape_errors_name_the_operator():
         nd.split(nd.ones((2, 5)), num_outputs=2)
     with pytest.raises(ValueError, match=r"elemwise_add: the shapes \(2, 3\) and \(1, 3\) differ"):
         nd.elemwise_add(nd.ones((2, 3)), nd.ones((1, 3)))
-    with pytest.raises(ValueError, match=r"mxnet_reshape: codes \(-1, -1\) do not fit input shape \[2, 3\]: more than one -1"):
+    with pytest.raises(ValueError, match=r"mxnet_reshape: codes \(-1, -1\) do not fit input "
+                                         r"shape \[2, 3\]: more than one -1"):
         nd.reshape(nd.ones((2, 3)), shape=(-1, -1))
     with pytest.raises(NotSupportedError, match=r"Pooling: pool_type 'lp'"):
         nd.Pooling(nd.ones((1, 1, 2, 2)), kernel=(2, 2), pool_type="lp")
