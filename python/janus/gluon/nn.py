@@ -117,7 +117,8 @@ def _F():
 
 class HybridBlock(Block):
     """A Block; also runs MXNet 1.x's ``hybrid_forward(self, F, x, ..., **params)`` when the
-    subclass defines that instead of ``forward`` (F holds the np and npx functions)."""
+    subclass defines that instead of ``forward`` (F: MXNet 1.x's legacy operators, janus.ndarray,
+    over the np and npx functions)."""
 
     _F = None
 
