@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
 #include "reduction_attrs.h"
 
@@ -80,7 +81,8 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
   if (p.inner > 1 && nr > 0) {
     // The last axes are kept: a strip of `kStrip` neighbouring outputs reads one contiguous row
     // per reduced element, so the strip's accumulators advance together (vectorised, one pass
-    // over memory) instead of each output striding through the input alone.
+    // over memory) instead of each output striding through the input alone. The row's fold is
+    // compiled per instruction set (simd_loop.h); each accumulator still folds in row order.
     constexpr int64_t kStrip = 256;
     const int nk_outer = nk - p.inner_axes;  // the kept axes after the last reduced one merge
     const int64_t strips = (p.inner + kStrip - 1) / kStrip;
@@ -98,10 +100,7 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
             std::fill(ridx.begin(), ridx.end(), 0);
             int64_t off = 0;
             for (int64_t r = 0; r < p.reduce_size; ++r) {
-              const T* row = src + off;
-              for (int64_t j = 0; j < len; ++j)
-                acc[static_cast<size_t>(j)] =
-                    fold(acc[static_cast<size_t>(j)], static_cast<A>(row[j]));
+              simd::fold_row(acc.data(), src + off, len, fold);
               detail::step_reduced(p, nr, ridx, off);
             }
             T* dst = out + o * p.inner + j0;
