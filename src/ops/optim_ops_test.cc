@@ -177,6 +177,55 @@ TEST(OpAdamUpdate, LargeArraysMatchTheReferenceWithDecayAndClipping) {
   }
 }
 
+// The update loops are compiled per instruction set (simd_loop.h): the copy this CPU runs
+// (vector body and scalar remainder alike) must round every element as the operators'
+// formulas do in float, one operation at a time: bitwise equal to this loop.
+TEST(OpUpdate, Float32StepsAreBitwiseTheScalarFormulas) {
+  const size_t n = 4099;  // vector bodies of every width, then a remainder
+  std::vector<float> w0(n), g0(n), m0(n), v0(n);
+  const std::vector<double> a = random_values(n, 10), b = random_values(n, 11),
+                            c = random_values(n, 12), d = random_values(n, 13);
+  for (size_t i = 0; i < n; ++i) {
+    w0[i] = static_cast<float>(a[i]);
+    g0[i] = static_cast<float>(b[i]);
+    m0[i] = static_cast<float>(c[i]);
+    v0[i] = static_cast<float>(std::fabs(d[i]));
+  }
+  const Shape s{static_cast<int64_t>(n)};
+  const float lr = 0.05f, wd = 1e-3f, rescale = 0.25f, clip = 0.3f, mu = 0.9f;
+  auto prep = [&](float g, float w) {
+    return std::min(std::max(rescale * g, -clip), clip) + wd * w;
+  };
+
+  const NDArray w1 = from_vector<float>(w0, s), g = from_vector<float>(g0, s);
+  sgd_update(w1, g, lr, wd, rescale, clip);
+  const std::vector<float> got1 = to_vector<float>(w1);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(got1[i], w0[i] - lr * prep(g0[i], w0[i])) << i;
+
+  const NDArray w2 = from_vector<float>(w0, s), mom = from_vector<float>(m0, s);
+  sgd_mom_update(w2, g, mom, lr, mu, wd, rescale, clip);
+  const std::vector<float> got2 = to_vector<float>(w2), gotm = to_vector<float>(mom);
+  for (size_t i = 0; i < n; ++i) {
+    const float m = mu * m0[i] - lr * prep(g0[i], w0[i]);
+    ASSERT_EQ(gotm[i], m) << i;
+    ASSERT_EQ(got2[i], w0[i] + m) << i;
+  }
+
+  const NDArray w3 = from_vector<float>(w0, s), mean = from_vector<float>(m0, s),
+                var = from_vector<float>(v0, s);
+  adam_update(w3, g, mean, var, lr, 0.8, 0.99, 1e-6, wd, rescale, clip, /*t=*/0);
+  const std::vector<float> got3 = to_vector<float>(w3), gotv = to_vector<float>(var);
+  const float b1 = 0.8f, b2 = 0.99f, one_b1 = static_cast<float>(1.0 - 0.8),
+              one_b2 = static_cast<float>(1.0 - 0.99), eps = 1e-6f;
+  for (size_t i = 0; i < n; ++i) {
+    const float gi = prep(g0[i], w0[i]);
+    const float m = b1 * m0[i] + one_b1 * gi;
+    const float v = b2 * v0[i] + one_b2 * gi * gi;
+    ASSERT_EQ(gotv[i], v) << i;
+    ASSERT_EQ(got3[i], w0[i] - lr * m / (std::sqrt(v * 1.0f) + eps)) << i;
+  }
+}
+
 TEST(OpUpdate, ClippingKeepsNaN) {
   const NDArray w = from_vector<float>({1, 1}, {2});
   const NDArray g = from_vector<float>({NAN, 100}, {2});

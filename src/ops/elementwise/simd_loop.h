@@ -69,7 +69,29 @@ void map3_plain(TO* __restrict o, const TA* __restrict a, const TB* __restrict b
   for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
 }
 
+template <typename A, typename T, typename F>
+JANUS_TARGET_CLONES void fold_row_clones(A* __restrict acc, const T* __restrict row, int64_t n,
+                                         F f) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = f(acc[i], static_cast<A>(row[i]));
+}
+
+template <typename A, typename T, typename F>
+void fold_row_plain(A* __restrict acc, const T* __restrict row, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = f(acc[i], static_cast<A>(row[i]));
+}
+
 }  // namespace detail
+
+/// acc[i] = f(acc[i], A(row[i])) for i in [0, n): one row folded into a strip of accumulators
+/// (a reduction over a leading axis). The arrays may not overlap.
+template <typename A, typename T, typename F>
+void fold_row(A* acc, const T* row, int64_t n, F f) {
+  if constexpr (kVectorizable<T>) {
+    detail::fold_row_clones(acc, row, n, f);
+  } else {
+    detail::fold_row_plain(acc, row, n, f);
+  }
+}
 
 /// o[i] = f(a[i]) for i in [0, n). The arrays may not overlap unless o == a (in place).
 template <typename TO, typename TA, typename F>

@@ -27,15 +27,13 @@ void adam_update_loop(const KernelArgs& args) {
   const T eps = static_cast<T>(a.epsilon);
   const T b1 = static_cast<T>(beta1), b2 = static_cast<T>(beta2);
   const T one_b1 = static_cast<T>(1.0 - beta1), one_b2 = static_cast<T>(1.0 - beta2);
-  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const T g = prep(grad[i], w[i]);
-      const T m = b1 * mean[i] + one_b1 * g;
-      const T v = b2 * var[i] + one_b2 * g * g;
-      mean[i] = m;
-      var[i] = v;
-      w[i] -= lr_c1 * m / (std::sqrt(v * sc2) + eps);
-    }
+  for_each_prepared<T>(args, a, [=](const auto& prep, int64_t i) {
+    const T g = prep(grad[i], w[i]);
+    const T m = b1 * mean[i] + one_b1 * g;
+    const T v = b2 * var[i] + one_b2 * g * g;
+    mean[i] = m;
+    var[i] = v;
+    w[i] -= lr_c1 * m / (std::sqrt(v * sc2) + eps);
   });
 }
 

@@ -15,12 +15,10 @@ void sgd_mom_update_loop(const KernelArgs& args) {
   const SgdMomAttrs a = SgdMomAttrs::from(args.attrs);
   const T lr = static_cast<T>(a.lr);
   const T momentum = static_cast<T>(a.momentum);
-  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const T m = momentum * mom[i] - lr * prep(grad[i], w[i]);
-      mom[i] = m;
-      w[i] += m;
-    }
+  for_each_prepared<T>(args, a, [=](const auto& prep, int64_t i) {
+    const T m = momentum * mom[i] - lr * prep(grad[i], w[i]);
+    mom[i] = m;
+    w[i] += m;
   });
 }
 

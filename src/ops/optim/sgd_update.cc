@@ -13,9 +13,8 @@ void sgd_update_loop(const KernelArgs& args) {
   const T* __restrict grad = args.in(1).data<T>();
   const SgdAttrs a = SgdAttrs::from(args.attrs);
   const T lr = static_cast<T>(a.lr);
-  for_each_prepared<T>(args, a, [&](const auto& prep, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) w[i] -= lr * prep(grad[i], w[i]);
-  });
+  for_each_prepared<T>(args, a,
+                       [=](const auto& prep, int64_t i) { w[i] -= lr * prep(grad[i], w[i]); });
 }
 
 void sgd_update_cpu(const KernelArgs& args) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
 #include "optim_attrs.h"
 
@@ -56,20 +57,34 @@ struct PreparedGrad {
   }
 };
 
-/// Runs body(prep, begin, end) over [0, n) in parallel, with `prep` a PreparedGrad<T, clip?>
+namespace detail {
+
+// One range of an update, compiled per instruction set (simd_loop.h): `elem` is inlined into
+// each copy, which vectorizes it with that set's vector width; every copy rounds alike.
+template <typename Prep, typename Elem>
+JANUS_TARGET_CLONES void update_range(const Prep& prep, int64_t begin, int64_t end, Elem elem) {
+  for (int64_t i = begin; i < end; ++i) elem(prep, i);
+}
+
+}  // namespace detail
+
+/// Runs elem(prep, i) for every i in [0, n) in parallel, with `prep` a PreparedGrad<T, clip?>
 /// built from the update's rescale_grad, clip_gradient and wd (`a`: SgdAttrs, AdamAttrs, ...).
-template <typename T, typename UpdateAttrs, typename Body>
-void for_each_prepared(const KernelArgs& args, const UpdateAttrs& a, Body body) {
+/// elem updates element i only, so the loop vectorizes.
+template <typename T, typename UpdateAttrs, typename Elem>
+void for_each_prepared(const KernelArgs& args, const UpdateAttrs& a, Elem elem) {
   const double clip = a.clip_gradient;
   const T rescale = static_cast<T>(a.rescale_grad);
   const T wd = static_cast<T>(a.wd);
   const int64_t n = args.in(0).size();
   if (clip > 0) {
     const PreparedGrad<T, true> prep{rescale, static_cast<T>(clip), wd};
-    parallel_for(n, args.ctx, [&](int64_t b, int64_t e) { body(prep, b, e); });
+    parallel_for(n, args.ctx,
+                 [&](int64_t b, int64_t e) { detail::update_range(prep, b, e, elem); });
   } else {
     const PreparedGrad<T, false> prep{rescale, T(0), wd};
-    parallel_for(n, args.ctx, [&](int64_t b, int64_t e) { body(prep, b, e); });
+    parallel_for(n, args.ctx,
+                 [&](int64_t b, int64_t e) { detail::update_range(prep, b, e, elem); });
   }
 }
 

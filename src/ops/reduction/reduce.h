@@ -1,8 +1,10 @@
 // Reductions over any set of axes of a contiguous array. Private to src/ops.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
+#include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
 #include "reduction_attrs.h"
 
@@ -78,30 +80,33 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
   const int nk = static_cast<int>(p.keep_extents.size());
   const int nr = static_cast<int>(p.reduce_extents.size());
   if (p.inner > 1 && nr > 0) {
-    // The last axes are kept: a strip of `kStrip` neighbouring outputs reads one contiguous row
+    // The last axes are kept: a strip of `strip` neighbouring outputs reads one contiguous row
     // per reduced element, so the strip's accumulators advance together (vectorised, one pass
-    // over memory) instead of each output striding through the input alone.
-    constexpr int64_t kStrip = 256;
+    // over memory) instead of each output striding through the input alone. The row's fold is
+    // compiled per instruction set (simd_loop.h); each accumulator still folds in row order.
+    // A strip is as wide as one thread's share of a row, 256 to 2048 outputs (its double
+    // accumulators stay in L1): the rows' pieces it reads are then long runs that the hardware
+    // prefetches, where narrow strips of a wide row restart a stream every row.
+    const int64_t threads = std::max(ctx.num_threads, 1);
+    const int64_t share = (p.inner + threads - 1) / threads;
+    const int64_t strip = std::clamp<int64_t>((share + 15) / 16 * 16, 256, 2048);
     const int nk_outer = nk - p.inner_axes;  // the kept axes after the last reduced one merge
-    const int64_t strips = (p.inner + kStrip - 1) / kStrip;
+    const int64_t strips = (p.inner + strip - 1) / strip;
     const int64_t outer = p.out_size / p.inner;
     parallel_for(
         outer * strips, ctx,
         [&](int64_t lo, int64_t hi) {
           std::vector<int64_t> ridx(static_cast<size_t>(nr));
-          std::vector<A> acc(static_cast<size_t>(kStrip), init);
+          std::vector<A> acc(static_cast<size_t>(strip), init);
           for (int64_t task = lo; task < hi; ++task) {
-            const int64_t o = task / strips, j0 = (task % strips) * kStrip;
-            const int64_t len = std::min(kStrip, p.inner - j0);
+            const int64_t o = task / strips, j0 = (task % strips) * strip;
+            const int64_t len = std::min(strip, p.inner - j0);
             const T* src = in + detail::kept_offset(p, nk_outer, o) + j0;
             std::fill(acc.begin(), acc.end(), init);
             std::fill(ridx.begin(), ridx.end(), 0);
             int64_t off = 0;
             for (int64_t r = 0; r < p.reduce_size; ++r) {
-              const T* row = src + off;
-              for (int64_t j = 0; j < len; ++j)
-                acc[static_cast<size_t>(j)] =
-                    fold(acc[static_cast<size_t>(j)], static_cast<A>(row[j]));
+              simd::fold_row(acc.data(), src + off, len, fold);
               detail::step_reduced(p, nr, ridx, off);
             }
             T* dst = out + o * p.inner + j0;
@@ -111,7 +116,7 @@ void reduce_loop(const T* in, T* out, const ReducePlan& p, A init, Fold fold, Fi
             }
           }
         },
-        /*item_cost=*/std::max<int64_t>(p.reduce_size, 1) * std::min(kStrip, p.inner));
+        /*item_cost=*/std::max<int64_t>(p.reduce_size, 1) * std::min(strip, p.inner));
     return;
   }
   // The innermost reduced axis, when contiguous, is folded as one run (same order as element
