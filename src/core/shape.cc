@@ -9,9 +9,9 @@
 namespace janus {
 
 int64_t Shape::numel() const {
-  if (std::find(begin(), end(), 0) != end()) return 0;
+  if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : *this) {
+  for (int64_t d : dims_) {
     // Every array's shape passes here (allocation, views, shape rules): an overflowing product
     // would otherwise wrap, to 0 elements or a negative count, and reach the allocator.
     JANUS_CHECK(!__builtin_mul_overflow(n, d, &n), ShapeError,
@@ -21,9 +21,7 @@ int64_t Shape::numel() const {
   return n;
 }
 
-std::string Shape::to_string() const {
-  return fmt::format("[{}]", fmt::join(begin(), end(), ", "));
-}
+std::string Shape::to_string() const { return fmt::format("[{}]", fmt::join(dims_, ", ")); }
 
 Shape resolve_reshape(const Shape& from, const Shape& to) {
   int unknown = -1;

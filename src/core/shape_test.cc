@@ -64,57 +64,6 @@ TEST(Shape, AccessEqualityAndConstruction) {
   EXPECT_EQ(product, s.numel());
 }
 
-TEST(Shape, MoreDimsThanInlineLiveOnTheHeap) {
-  const std::vector<int64_t> eight{1, 2, 3, 4, 5, 6, 7, 8};
-  static_assert(Shape::kInlineDims < 8);
-  Shape big(eight);
-  EXPECT_EQ(big.ndim(), 8);
-  EXPECT_EQ(big.numel(), 40320);
-  EXPECT_EQ(big.dims(), eight);
-  EXPECT_EQ(big.to_string(), "[1, 2, 3, 4, 5, 6, 7, 8]");
-
-  Shape copy = big;  // a deep copy: writing one leaves the other
-  copy[7] = 9;
-  EXPECT_EQ(big[7], 8);
-  EXPECT_NE(copy, big);
-
-  Shape moved = std::move(copy);
-  EXPECT_EQ(moved[7], 9);
-  EXPECT_EQ(copy.ndim(), 0);  // NOLINT(bugprone-use-after-move): a moved-from shape is a scalar
-
-  // Assignment across the inline and heap forms, both ways, and to itself.
-  Shape s{2, 3};
-  s = big;
-  EXPECT_EQ(s, big);
-  s = Shape{4};
-  EXPECT_EQ(s, (Shape{4}));
-  EXPECT_EQ(s.numel(), 4);
-  s = std::move(big);
-  EXPECT_EQ(s.dims(), eight);
-  const Shape& alias = s;
-  s = alias;
-  EXPECT_EQ(s.dims(), eight);
-
-  // Exactly kInlineDims extents stay inline and behave the same.
-  Shape six{1, 2, 3, 4, 5, 6};
-  Shape six_copy = six;
-  six_copy[0] = 7;
-  EXPECT_EQ(six[0], 1);
-  EXPECT_EQ(six_copy.numel(), 7 * 720);
-}
-
-TEST(Shape, DimsConvertToAVector) {
-  const Shape s{3, 1, 2};
-  std::vector<int64_t> v = s.dims();
-  v.push_back(5);
-  EXPECT_EQ(v, (std::vector<int64_t>{3, 1, 2, 5}));
-  EXPECT_EQ(s.dims().size(), 3u);
-  EXPECT_EQ(Shape(s.dims()), s);
-  // Iterators of two calls of dims() walk the same extents.
-  EXPECT_EQ(std::vector<int64_t>(s.dims().begin() + 1, s.dims().end()),
-            (std::vector<int64_t>{1, 2}));
-}
-
 TEST(Shape, ResolveReshapeWithoutMinusOne) {
   EXPECT_EQ(resolve_reshape({2, 3}, {3, 2}), (Shape{3, 2}));
   EXPECT_EQ(resolve_reshape({2, 3}, {6}), (Shape{6}));

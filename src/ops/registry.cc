@@ -62,7 +62,7 @@ AttrValue coerce(AttrType type, AttrValue v) {
     return Shape(std::get<std::vector<int64_t>>(v));
   }
   if (type == AttrType::kInts && std::holds_alternative<Shape>(v)) {
-    return std::vector<int64_t>(std::get<Shape>(v).dims());
+    return std::get<Shape>(v).dims();
   }
   return v;
 }
