@@ -4,10 +4,19 @@
 // it there. No allocation, no dependency tracking, no error handling, no sleeping: whatever an
 // engine does per operation, it pays at least this hand-off to another core, so a framework
 // that beats it means the floor is wrong.
+//
+// line_handoff_ns measures what one such hand-off costs at the least: one cache line written by
+// one core and then read by the other. On a virtual machine it depends on where the host runs
+// the two virtual CPUs (sharing a last-level cache or not) and can change between runs and
+// within one; the benchmarks report it beside their timings, so that a slow run can be told
+// from a slow engine.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <thread>
 #include <type_traits>
@@ -86,5 +95,41 @@ class HandoffRing {
   std::atomic<bool> stop_{false};
   std::thread consumer_;
 };
+
+/// Nanoseconds for one cache line to go from this thread's core to another thread's: half the
+/// round trip of a counter that the two threads increment in turn, best of `rounds` rounds of
+/// 1000 round trips (the best round is one that no interruption touched).
+inline double line_handoff_ns(int rounds = 100) {
+  constexpr int64_t kTrips = 1000;
+  struct alignas(64) Line {
+    std::atomic<int64_t> value{0};
+  };
+  Line line;
+  std::atomic<bool> stop{false};
+  // The other thread answers each odd value with the next even one.
+  std::thread echo([&] {
+    int64_t expect = 1;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (line.value.load(std::memory_order_acquire) != expect) continue;
+      line.value.store(expect + 1, std::memory_order_release);
+      expect += 2;
+    }
+  });
+  double best = 1e300;
+  int64_t v = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < kTrips; ++i, v += 2) {
+      line.value.store(v + 1, std::memory_order_release);
+      while (line.value.load(std::memory_order_acquire) != v + 2) {
+      }
+    }
+    const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count() / (2.0 * kTrips));
+  }
+  stop.store(true, std::memory_order_relaxed);
+  echo.join();
+  return best;
+}
 
 }  // namespace bench
