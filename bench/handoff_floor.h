@@ -98,7 +98,8 @@ class HandoffRing {
 
 /// Nanoseconds for one cache line to go from this thread's core to another thread's: half the
 /// round trip of a counter that the two threads increment in turn, best of `rounds` rounds of
-/// 1000 round trips (the best round is one that no interruption touched).
+/// 1000 round trips (the best round is one that no interruption touched). Like the ring, it
+/// needs the two threads on two cores.
 inline double line_handoff_ns(int rounds = 100) {
   constexpr int64_t kTrips = 1000;
   struct alignas(64) Line {
