@@ -15,6 +15,12 @@
 // dispatch of one operation (handoff_floor.h: the kernel's closure built in a slot of a ring
 // that a spinning thread drains), per push of an empty kernel and per tiny add (which also
 // allocates its output).
+//
+// The hand-off of one cache line between two cores (handoff_floor.h) is measured before and
+// after the threaded engine's measurements and after the floor's: on a virtual machine it
+// changes with where the host runs its two CPUs (about 30 or 150 ns on the 2-CPU development
+// machine), and a threaded push pays several such hand-offs (the worker's queue, the input
+// vars' queues, reference counts, the count of operations in flight), so the push cost follows.
 // Ends with one JSON line.
 #include <atomic>
 #include <cstdio>
@@ -226,12 +232,15 @@ int run(const bench::Options& options) {
         janus::hardware_cores(), kBatchSize, kBatches, kThroughputOps);
     Results threaded, naive;
     bool ok = true;
+    std::vector<double> handoff_ns{bench::line_handoff_ns()};
     janus::set_engine(EngineKind::kThreaded, janus::engine_options_from_env());
     ok &= measure(threaded);
+    handoff_ns.push_back(bench::line_handoff_ns());
     janus::set_engine(EngineKind::kNaive, janus::engine_options_from_env());
     ok &= measure(naive);
     janus::set_engine(EngineKind::kThreaded, janus::engine_options_from_env());
     const Floor floor = measure_floor();
+    handoff_ns.push_back(bench::line_handoff_ns());
 
     std::printf("\nper push, us (median and mean of per-batch means)\n");
     std::printf("%-44s %10s %10s %10s %10s\n", "operation", "thr med", "thr mean", "naive med",
@@ -244,6 +253,9 @@ int run(const bench::Options& options) {
     std::printf("%-44s %10.3f (best batch)\n", "floor: empty kernel through a ring",
                 floor.empty_us);
     std::printf("%-44s %10.3f (best batch)\n", "floor: tiny add through a ring", floor.tiny_add_us);
+    std::printf("%-44s %4.0f, %4.0f, %4.0f (before, after the threaded engine, after the floor)\n",
+                "one cache line from core to core, ns", handoff_ns[0], handoff_ns[1],
+                handoff_ns[2]);
 
     std::printf("\nthroughput (pushes, then wait_all)\n");
     std::printf("%-44s %12s %10s %10s %12s %10s\n", "workload", "thr ops/s", "thr issue",
@@ -272,6 +284,7 @@ int run(const bench::Options& options) {
                             {"floor_push_us", floor.tiny_add_us},
                             {"floor_ratio", threaded.tiny_add.median_us / floor.tiny_add_us},
                             {"floor_push_empty_us", floor.empty_us},
+                            {"line_handoff_ns", bench::median(handoff_ns)},
                             {"target_push_us", 0.5},
                             {"target_chain_ops_per_s", 500000.0}});
     return 0;

@@ -4,10 +4,20 @@
 // it there. No allocation, no dependency tracking, no error handling, no sleeping: whatever an
 // engine does per operation, it pays at least this hand-off to another core, so a framework
 // that beats it means the floor is wrong.
+//
+// line_handoff_ns measures what one such hand-off costs at the least: one cache line written by
+// one core and then read by the other. On a virtual machine it depends on where the host runs
+// the two virtual CPUs (sharing a last-level cache or not) and can change between runs and
+// within one; the benchmarks report it beside their timings, so that a slow run can be told
+// from a slow engine.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <new>
 #include <thread>
 #include <type_traits>
@@ -86,5 +96,51 @@ class HandoffRing {
   std::atomic<bool> stop_{false};
   std::thread consumer_;
 };
+
+/// Nanoseconds for one cache line to go from this thread's core to another thread's: half the
+/// round trip of a counter that the two threads increment in turn, best of up to `rounds` rounds
+/// of 1000 round trips (the best round is one that no interruption touched), for about 0.3 s at
+/// most: on a busy machine the two threads seldom run at once, and then the figure is large
+/// (the machine, not the hand-off), or infinite when no round ended in time. Like the ring, it
+/// needs the two threads on two cores.
+inline double line_handoff_ns(int rounds = 100) {
+  constexpr int64_t kTrips = 1000;
+  constexpr auto kBudget = std::chrono::milliseconds(300);
+  struct alignas(64) Line {
+    std::atomic<int64_t> value{0};
+  };
+  Line line;
+  std::atomic<bool> stop{false};
+  // The other thread answers each odd value with the next even one.
+  std::thread echo([&] {
+    int64_t expect = 1;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (line.value.load(std::memory_order_acquire) != expect) continue;
+      line.value.store(expect + 1, std::memory_order_release);
+      expect += 2;
+    }
+  });
+  const auto begin = std::chrono::steady_clock::now();
+  double best = std::numeric_limits<double>::infinity();  // when no round ends in time
+  int64_t v = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    bool late = false;  // a round still running well past the budget is dropped
+    for (int64_t i = 0; i < kTrips && !late; ++i, v += 2) {
+      line.value.store(v + 1, std::memory_order_release);
+      while (line.value.load(std::memory_order_acquire) != v + 2) {
+      }
+      late = i % 128 == 127 && std::chrono::steady_clock::now() - begin > 2 * kBudget;
+    }
+    if (late) break;
+    const auto end = std::chrono::steady_clock::now();
+    const std::chrono::duration<double, std::nano> took = end - start;
+    best = std::min(best, took.count() / (2.0 * kTrips));
+    if (end - begin > kBudget) break;
+  }
+  stop.store(true, std::memory_order_relaxed);
+  echo.join();
+  return best;
+}
 
 }  // namespace bench

@@ -7,8 +7,11 @@
 // asynchronous dispatch there is (handoff_floor.h): allocate the output, hand the add to a
 // spinning thread through a ring, let the next call release the previous output. Its rounds are
 // short (1000 calls, well inside the ring, so that some run between the interruptions of a busy
-// machine, when two spinning threads fare worst) and it takes the best of 300. Ends with one JSON
-// line: total_s (for 100,000 calls), per_op_us, floor_us, floor_ratio.
+// machine, when two spinning threads fare worst) and it takes the best of 300. After each round
+// it also measures the hand-off of one cache line between two cores (handoff_floor.h), which on
+// a virtual machine changes with where the host runs its two CPUs (printed; engine_push has it in
+// its JSON). Ends with one JSON line: total_s (for 100,000 calls), per_op_us, floor_us,
+// floor_ratio.
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -48,7 +51,7 @@ int run(const bench::Options& options) {
   const int calls = options.quick ? 10'000 : 100'000;
   const janus::NDArray a = janus::ones({1}), b = janus::ones({1});
   janus::wait_to_read(a + b);  // warm-up
-  std::vector<double> rounds, floor_us_per_call;
+  std::vector<double> rounds, floor_us_per_call, handoff_ns;
   for (int r = 0; r < 3; ++r) {
     bench::Timer t;
     janus::NDArray c;
@@ -57,6 +60,7 @@ int run(const bench::Options& options) {
     rounds.push_back(t.seconds());
     const std::vector<double> f = floor_rounds(kFloorRoundsPerRound);
     floor_us_per_call.insert(floor_us_per_call.end(), f.begin(), f.end());
+    handoff_ns.push_back(bench::line_handoff_ns());
   }
   const double total_s = bench::median(rounds) * (100'000.0 / calls);
   const double per_op_us = total_s * 10.0;
@@ -65,9 +69,10 @@ int run(const bench::Options& options) {
       "tiny_op: %d x (c = a + b) on 1-element arrays: %.4f s (median of 3), %.2f us per "
       "call%s\nfloor: %.3f us per call (allocate the output, hand the add to a spinning thread "
       "through a ring; best of %d rounds of %d) -> %.1fx the floor; binds: the hand-off between "
-      "two cores\n",
+      "two cores\none cache line from core to core: %.0f, %.0f and %.0f ns after the 3 rounds\n",
       calls, bench::median(rounds), per_op_us, options.quick ? " (quick)" : "", floor_us,
-      3 * kFloorRoundsPerRound, kFloorCalls, per_op_us / floor_us);
+      3 * kFloorRoundsPerRound, kFloorCalls, per_op_us / floor_us, handoff_ns[0], handoff_ns[1],
+      handoff_ns[2]);
   bench::print_json_line("tiny_op", {{"total_s", total_s},
                                      {"per_op_us", per_op_us},
                                      {"floor_us", floor_us},

@@ -5,7 +5,8 @@ namespace janus::ops {
 
 InferFn infer_same_as_input(int index) {
   return [index](const InferArgs& args) {
-    return std::vector<TensorSpec>{args.inputs[static_cast<size_t>(index)]};
+    // One copy of the input's spec (a braced list would copy it twice, its shape with it).
+    return std::vector<TensorSpec>(1, args.inputs[static_cast<size_t>(index)]);
   };
 }
 
@@ -32,7 +33,11 @@ std::vector<TensorSpec> infer_broadcast_binary(const InferArgs& args) {
   JANUS_CHECK(a.dtype == b.dtype, TypeError,
               "{}: inputs have dtypes {} and {}, expected the same dtype (cast one first)",
               args.op.name, a.dtype, b.dtype);
-  return {TensorSpec{broadcast_shapes(args.op.name, a.shape, b.shape), a.dtype, a.device}};
+  // Moved in, not listed in braces: an initializer list's elements can only be copied, and with
+  // them the shape's storage (an allocation on every elementwise call).
+  std::vector<TensorSpec> out;
+  out.push_back(TensorSpec{broadcast_shapes(args.op.name, a.shape, b.shape), a.dtype, a.device});
+  return out;
 }
 
 std::vector<TensorSpec> infer_into(const InferArgs& args) {
