@@ -222,7 +222,9 @@ def fashion_epoch(hybridize, limit):
     from janus import autograd, gluon, init
     trans = gluon.data.vision.transforms.ToTensor()
     train = gluon.data.vision.FashionMNIST(train=True).transform_first(trans)
-    loader = gluon.data.DataLoader(train, 256, shuffle=True, num_workers=1)
+    # No loader worker, as `janus train` (training/train.h: num_workers 0): its batches are
+    # gathered by an engine operation beside the step's kernels.
+    loader = gluon.data.DataLoader(train, 256, shuffle=True, num_workers=0)
     net = nn.Sequential()
     net.add(nn.Dense(256, activation="relu"), nn.Dense(10))
     net.initialize(init.Xavier())
