@@ -123,16 +123,22 @@ class HybridBlock(Block):
     _F = None
 
     def forward(self, *args):
-        hybrid_forward = getattr(self, "hybrid_forward", None)
-        if hybrid_forward is None:
-            raise NotImplementedError(f"{type(self).__name__}: defines neither forward nor "
-                                      "hybrid_forward")
-        if HybridBlock._F is None:
-            HybridBlock._F = _F()
-        ctx = args[0].ctx
-        params = {name: p.data(ctx) for name, p in vars(self).items()
-                  if isinstance(p, Parameter)}
-        return hybrid_forward(HybridBlock._F, *args, **params)
+        return _call_hybrid_forward(self, args)
+
+
+def _call_hybrid_forward(block, args):
+    """``block.hybrid_forward(F, *args, **params)``, the params being the Parameters assigned
+    to the block's attributes, by name, on the device of ``args[0]`` (HybridBlock and
+    HybridRecurrentCell)."""
+    hybrid_forward = getattr(block, "hybrid_forward", None)
+    if hybrid_forward is None:
+        raise NotImplementedError(f"{type(block).__name__}: defines neither forward nor "
+                                  "hybrid_forward")
+    if HybridBlock._F is None:
+        HybridBlock._F = _F()
+    ctx = args[0].ctx
+    params = {name: p.data(ctx) for name, p in vars(block).items() if isinstance(p, Parameter)}
+    return hybrid_forward(HybridBlock._F, *args, **params)
 
 
 # Layers composed in Python from the operators (each a HybridBlock: hybridize traces it).

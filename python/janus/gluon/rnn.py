@@ -266,21 +266,12 @@ class RecurrentCell(_janus.RecurrentCell):
 
 class HybridRecurrentCell(RecurrentCell):
     """A RecurrentCell that may define MXNet 1.x's ``hybrid_forward(F, inputs, states,
-    **params)`` instead of ``forward`` (F holds the np and npx functions; params are the
+    **params)`` instead of ``forward`` (F as HybridBlock's, the legacy operators over np and npx; params are the
     Parameters assigned to its attributes, by name). ``hybridize()`` traces each step."""
 
     def forward(self, inputs, states):
-        hybrid_forward = getattr(self, "hybrid_forward", None)
-        if hybrid_forward is None:
-            raise NotImplementedError(f"{type(self).__name__}: defines neither forward nor "
-                                      "hybrid_forward")
-        from .nn import HybridBlock
-        if HybridBlock._F is None:
-            from .nn import _F
-            HybridBlock._F = _F()
-        params = {name: p.data(inputs.ctx) for name, p in vars(self).items()
-                  if isinstance(p, _janus.Parameter)}
-        return hybrid_forward(HybridBlock._F, inputs, states, **params)
+        from .nn import _call_hybrid_forward
+        return _call_hybrid_forward(self, (inputs, states))
 
 
 class ModifierCell(HybridRecurrentCell):
