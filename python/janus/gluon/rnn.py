@@ -266,8 +266,9 @@ class RecurrentCell(_janus.RecurrentCell):
 
 class HybridRecurrentCell(RecurrentCell):
     """A RecurrentCell that may define MXNet 1.x's ``hybrid_forward(F, inputs, states,
-    **params)`` instead of ``forward`` (F as HybridBlock's, the legacy operators over np and npx; params are the
-    Parameters assigned to its attributes, by name). ``hybridize()`` traces each step."""
+    **params)`` instead of ``forward`` (F as HybridBlock's: the legacy operators over np and
+    npx; params are the Parameters assigned to its attributes, by name). ``hybridize()`` traces
+    each step."""
 
     def forward(self, inputs, states):
         from .nn import _call_hybrid_forward
