@@ -105,6 +105,15 @@ class PyAttrOwner {
   virtual ~PyAttrOwner() = default;
   virtual ParameterPtr add_param(const std::string& local, const Parameter& p) = 0;
   virtual void add_child_block(BlockPtr child, const std::string& local) = 0;
+
+ protected:
+  // The block's own parameter registered for `p` takes p's lr_mult and wd_mult too (its shape,
+  // initializer and grad_req are registered with it).
+  static ParameterPtr with_mults_of(const Parameter& p, ParameterPtr registered) {
+    registered->set_lr_mult(p.lr_mult());
+    registered->set_wd_mult(p.wd_mult());
+    return registered;
+  }
 };
 
 class PyBlock : public Block, public PyAttrOwner {
@@ -139,7 +148,7 @@ class PyBlock : public Block, public PyAttrOwner {
   }
 
   ParameterPtr add_param(const std::string& local, const Parameter& p) override {
-    return register_param(local, p.shape(), p.init(), p.grad_req());
+    return with_mults_of(p, register_param(local, p.shape(), p.init(), p.grad_req()));
   }
   void add_child_block(BlockPtr child, const std::string& local) override {
     register_child(std::move(child), local);
@@ -991,7 +1000,7 @@ class PyRecurrentCell : public nn::RecurrentCell, public PyAttrOwner {
   }
 
   ParameterPtr add_param(const std::string& local, const Parameter& p) override {
-    return register_param(local, p.shape(), p.init(), p.grad_req());
+    return with_mults_of(p, register_param(local, p.shape(), p.init(), p.grad_req()));
   }
   void add_child_block(BlockPtr child, const std::string& local) override {
     register_child(std::move(child), local);

@@ -4,7 +4,7 @@ gluon.loss re-exports HybridBlock, gluon.data.SimpleDataset."""
 import numpy as onp
 import pytest
 
-from janus import gluon, np
+from janus import gluon, init, np
 from janus.gluon.data.vision import transforms as T
 
 
@@ -110,6 +110,15 @@ def test_get_constant_makes_a_parameter_that_does_not_learn():
     onp.testing.assert_array_equal(net.rand_weight.data().asnumpy(), want)
     with pytest.raises(ValueError, match=r"get_constant: no value given for constant 'c'"):
         net.params.get_constant("c")
+
+
+def test_constant_is_a_parameter_that_keeps_its_value():
+    c = gluon.Constant("c", [[1.0, 2.0]])
+    assert isinstance(c, gluon.Parameter) and c.grad_req == "null" and c.shape == (1, 2)
+    c.initialize(init.One())  # its own value wins over the initializer passed
+    onp.testing.assert_array_equal(c.data().asnumpy(), [[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"Constant: no value given for constant 'd'"):
+        gluon.Constant("d", None)
 
 
 def test_vision_datasets_module():

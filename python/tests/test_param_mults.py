@@ -48,3 +48,23 @@ def test_parameter_takes_the_multipliers_and_checks_them():
     with pytest.raises(NotImplementedError, match="'lr_mul' cannot be set, expected 'grad_req', "
                                                   "'lr_mult' or 'wd_mult'"):
         net.collect_params().setattr("lr_mul", 1.0)
+
+
+def test_a_parameter_assigned_to_a_block_keeps_its_multipliers():
+    class Scaled(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = gluon.Parameter("w", shape=(1,), init=init.One(), lr_mult=0.5, wd_mult=0.0)
+
+        def forward(self, x):
+            return x * self.w.data()
+
+    net = Scaled()
+    assert (net.w.lr_mult, net.w.wd_mult) == (0.5, 0.0)
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "wd": 0.5})
+    with autograd.record():
+        loss = net(np.ones((1,))).sum()
+    loss.backward()
+    trainer.step(1)
+    onp.testing.assert_allclose(net.w.data().asnumpy(), [1 - 0.05 * 1], rtol=1e-6)

@@ -64,10 +64,8 @@ class _ParamGetter:
         it is a Janus array of another dtype) that gets no gradient: MXNet's Constant."""
         if value is None:
             raise ValueError(f"get_constant: no value given for constant '{name}'")
-        from .. import numpy as np
-        value = value if isinstance(value, np.ndarray) else np.array(value)
-        return Parameter(name, shape=value.shape, init=_janus.init_array(value),
-                         dtype=value.dtype, grad_req="null")
+        from .parameter import Constant
+        return Constant(name, value)
 
 
 Block.params = property(lambda self: _ParamGetter(self))
