@@ -52,6 +52,46 @@ def pick(data, index, axis=-1, keepdims=False):
     return (data * oh).sum(axis=axis, keepdims=keepdims)
 
 
+def batch_dot(a, b, transpose_a=False, transpose_b=False):
+    """The products a[i] . b[i] of two batches of matrices [B, M, K] and [B, K, N] (either
+    transposed first on request)."""
+    from . import numpy as np
+    if a.ndim != 3 or b.ndim != 3:
+        raise ValueError(f"batch_dot: the arrays have shapes {a.shape} and {b.shape}, expected "
+                         "two batches of matrices [B, M, K] and [B, K, N]")
+    if transpose_a:
+        a = np.swapaxes(a, 1, 2)
+    if transpose_b:
+        b = np.swapaxes(b, 1, 2)
+    return np.matmul(a, b)
+
+
+def sequence_mask(data, sequence_length=None, use_sequence_length=False, value=0.0, axis=0):
+    """``data`` with the steps of each sequence past its length set to ``value``: the time axis
+    is ``axis`` (0: [T, N, ...], 1: [N, T, ...]) and ``sequence_length`` [N] holds the lengths.
+    Without use_sequence_length, ``data`` as it is."""
+    from . import numpy as np
+    if not use_sequence_length:
+        return data
+    if axis not in (0, 1):
+        raise ValueError(f"sequence_mask: axis is {axis}, expected 0 ([T, N, ...]) or 1 "
+                         "([N, T, ...])")
+    if sequence_length is None or sequence_length.ndim != 1:
+        raise ValueError("sequence_mask: use_sequence_length needs sequence_length of shape "
+                         f"[batch], got {None if sequence_length is None else sequence_length.shape}")
+    t, n = (data.shape[0], data.shape[1]) if axis == 0 else (data.shape[1], data.shape[0])
+    if sequence_length.shape[0] != n:
+        raise ValueError(f"sequence_mask: sequence_length has {sequence_length.shape[0]} "
+                         f"lengths for a batch of {n}")
+    steps = np.arange(t, ctx=data.ctx)
+    lengths = sequence_length.astype(data.dtype).as_in_ctx(data.ctx)
+    keep = steps.reshape(t, 1) < lengths.reshape(1, n)  # [T, N]
+    if axis == 1:
+        keep = keep.T
+    keep = keep.reshape(keep.shape + (1,) * (data.ndim - 2))
+    return np.where(keep, data, np.full(data.shape, value, dtype=data.dtype, ctx=data.ctx))
+
+
 def waitall():
     """Waits for every operation pushed so far (the GIL released meanwhile)."""
     _janus.waitall()

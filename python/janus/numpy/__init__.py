@@ -305,7 +305,8 @@ def _is_boolean_index(key):
         return key.dtype == _onp.bool_
     if isinstance(key, _onp.ndarray):
         return key.dtype == _onp.bool_
-    return isinstance(key, list) and len(key) > 0 and all(isinstance(k, bool) for k in key)
+    return (isinstance(key, list) and len(key) > 0
+            and _builtins.all(isinstance(k, bool) for k in key))
 
 
 def _getitem(self, key):
@@ -546,3 +547,10 @@ ndarray.square = lambda self: _janus.square(self)
 ndarray.relu = lambda self: _janus.relu(self)
 ndarray.sigmoid = lambda self: _janus.sigmoid(self)
 ndarray.softmax = lambda self, axis=-1: _janus.softmax(self, axis)
+
+# Composed of the operators above (janus/numpy/_composed.py). Last: `any` and `all` shadow the
+# builtins in this module from here on (the code above calls _builtins.all).
+from ._composed import (  # noqa: E402,F401
+    all, any, atleast_1d, atleast_2d, column_stack, count_nonzero, empty_like, flip, hstack,
+    identity, isfinite, isinf, isnan, logical_and, logical_not, logical_or, logical_xor, outer,
+    ravel, repeat, std, swapaxes, tile, tril, triu, var, vstack)

@@ -1,0 +1,96 @@
+"""The NumPy functions composed of Janus's operators (janus/numpy/_composed.py) and npx's
+batch_dot and sequence_mask, against NumPy; their gradients flow; bad arguments are named."""
+import numpy as onp
+import pytest
+
+from janus import autograd, np, npx
+
+X = onp.random.RandomState(0).randn(3, 4).astype(onp.float32)
+
+CASES = {
+    "swapaxes": (lambda m, a: m.swapaxes(a, 0, 1)),
+    "ravel": (lambda m, a: m.ravel(a)),
+    "flip_axis": (lambda m, a: m.flip(a, 1)),
+    "flip_all": (lambda m, a: m.flip(a)),
+    "repeat_axis": (lambda m, a: m.repeat(a, 2, axis=1)),
+    "repeat_flat": (lambda m, a: m.repeat(a, 3)),
+    "tile_2d": (lambda m, a: m.tile(a, (2, 3))),
+    "tile_int": (lambda m, a: m.tile(a, 2)),
+    "tile_more_axes": (lambda m, a: m.tile(a, (2, 1, 1))),
+    "outer": (lambda m, a: m.outer(a[0], a[1])),
+    "tril": (lambda m, a: m.tril(a, -1)),
+    "triu": (lambda m, a: m.triu(a, 1)),
+    "var": (lambda m, a: m.var(a, axis=1)),
+    "std_ddof": (lambda m, a: m.std(a, ddof=1)),
+    "vstack": (lambda m, a: m.vstack([a[0], a[1]])),
+    "hstack": (lambda m, a: m.hstack([a, a])),
+    "column_stack": (lambda m, a: m.column_stack([a[0], a[1]])),
+    "any": (lambda m, a: m.any(a > 1, axis=0)),
+    "all": (lambda m, a: m.all(a > -3)),
+    "logical_and": (lambda m, a: m.logical_and(a > 0, a < 1)),
+    "logical_or": (lambda m, a: m.logical_or(a > 1, a < -1)),
+    "logical_not": (lambda m, a: m.logical_not(a > 0)),
+    "logical_xor": (lambda m, a: m.logical_xor(a > 0, a > 1)),
+    "count_nonzero": (lambda m, a: m.count_nonzero(a > 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_equals_numpy(name):
+    got = CASES[name](np, np.array(X))
+    want = CASES[name](onp, X)
+    got = got.asnumpy() if hasattr(got, "asnumpy") else onp.asarray(got)
+    assert got.shape == onp.shape(want)
+    onp.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_nan_and_inf_tests():
+    y = np.array([1.0, float("nan"), float("inf"), -float("inf")])
+    onp.testing.assert_array_equal(np.isnan(y).asnumpy(), [False, True, False, False])
+    onp.testing.assert_array_equal(np.isinf(y).asnumpy(), [False, False, True, True])
+    onp.testing.assert_array_equal(np.isfinite(y).asnumpy(), [True, False, False, False])
+
+
+def test_gradients_flow_through_the_compositions():
+    a = np.array(X)
+    a.attach_grad()
+    with autograd.record():
+        loss = (np.tile(a, (2, 1)) * 2).sum() + np.var(a) + np.flip(a, 0)[0].sum()
+    loss.backward()
+    want = 4 + 2 * (X - X.mean()) / X.size
+    want[2] += 1
+    onp.testing.assert_allclose(a.grad.asnumpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_sequence_mask_as_d2l_uses_it():
+    data = np.ones((2, 4, 3))
+    masked = npx.sequence_mask(data, np.array([1, 3]), True, value=-1, axis=1)
+    onp.testing.assert_array_equal(masked.asnumpy()[:, :, 0], [[1, -1, -1, -1], [1, 1, 1, -1]])
+    time_major = npx.sequence_mask(np.ones((4, 2)), np.array([2, 4]), True, axis=0)
+    onp.testing.assert_array_equal(time_major.asnumpy(), [[1, 1], [1, 1], [0, 1], [0, 1]])
+    assert npx.sequence_mask(data) is data
+    with pytest.raises(ValueError, match="sequence_mask: axis is 2, expected 0"):
+        npx.sequence_mask(data, np.array([1, 3]), True, axis=2)
+    with pytest.raises(ValueError, match="sequence_length has 3 lengths for a batch of 2"):
+        npx.sequence_mask(data, np.array([1, 3, 2]), True, axis=1)
+
+
+def test_batch_dot():
+    a = onp.random.RandomState(1).randn(2, 3, 4).astype(onp.float32)
+    b = onp.random.RandomState(2).randn(2, 5, 4).astype(onp.float32)
+    got = npx.batch_dot(np.array(a), np.array(b), transpose_b=True).asnumpy()
+    onp.testing.assert_allclose(got, a @ b.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"batch_dot: the arrays have shapes \(3, 4\)"):
+        npx.batch_dot(np.ones((3, 4)), np.ones((4, 3)))
+
+
+def test_bad_arguments_are_named():
+    a = np.array(X)
+    with pytest.raises(ValueError, match="repeat: repeats is \\[1, 2, 3\\], expected one integer"):
+        np.repeat(a, [1, 2, 3], axis=0)
+    with pytest.raises(ValueError, match="tile: reps is \\(-1,\\), expected integers >= 0"):
+        np.tile(a, -1)
+    with pytest.raises(IndexError, match="swapaxes: axis 5 is out of range for an array of 2"):
+        np.swapaxes(a, 0, 5)
+    with pytest.raises(ValueError, match="tril: the array has 1 axes, expected at least 2"):
+        np.tril(a[0])
