@@ -94,3 +94,20 @@ def test_bad_arguments_are_named():
         np.swapaxes(a, 0, 5)
     with pytest.raises(ValueError, match="tril: the array has 1 axes, expected at least 2"):
         np.tril(a[0])
+
+
+def test_hybridized_block_equals_imperative():
+    from janus.gluon import nn
+
+    class Masked(nn.HybridBlock):
+        def forward(self, x, lengths):
+            y = npx.sequence_mask(x, lengths, True, value=-1e6, axis=1)
+            return npx.softmax(np.tile(y, (1, 1, 2)), axis=1) + np.var(x, axis=2, keepdims=True)
+
+    net = Masked()
+    x = np.array(onp.random.RandomState(3).randn(2, 4, 3).astype(onp.float32))
+    lengths = np.array([2, 4])
+    want = net(x, lengths).asnumpy()
+    net.hybridize()
+    onp.testing.assert_allclose(net(x, lengths).asnumpy(), want, rtol=1e-6, atol=1e-7)
+    onp.testing.assert_allclose(net(x, lengths).asnumpy(), want, rtol=1e-6, atol=1e-7)
