@@ -32,6 +32,8 @@ CASES = {
     "logical_not": (lambda m, a: m.logical_not(a > 0)),
     "logical_xor": (lambda m, a: m.logical_xor(a > 0, a > 1)),
     "count_nonzero": (lambda m, a: m.count_nonzero(a > 0)),
+    "cumsum_axis": (lambda m, a: m.cumsum(a, axis=1)),
+    "cumsum_flat": (lambda m, a: m.cumsum(a)),
 }
 
 
@@ -111,3 +113,34 @@ def test_hybridized_block_equals_imperative():
     net.hybridize()
     onp.testing.assert_allclose(net(x, lengths).asnumpy(), want, rtol=1e-6, atol=1e-7)
     onp.testing.assert_allclose(net(x, lengths).asnumpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_cumsum_of_integers_and_its_gradient():
+    ints = np.array([1, 2, 3], dtype="int64")
+    assert np.cumsum(ints).dtype == onp.int64
+    onp.testing.assert_array_equal(np.cumsum(ints).asnumpy(), [1, 3, 6])
+    a = np.array(X)
+    a.attach_grad()
+    with autograd.record():
+        loss = np.cumsum(a, axis=1).sum()
+    loss.backward()
+    onp.testing.assert_allclose(a.grad.asnumpy(), onp.tile([4.0, 3.0, 2.0, 1.0], (3, 1)))
+
+
+def test_permutation_shuffle_and_choice():
+    np.random.seed(7)
+    perm = np.random.permutation(10).asnumpy()
+    assert sorted(perm.tolist()) == list(range(10)) and perm.dtype == onp.int64
+    rows = np.arange(6).reshape(6, 1)
+    np.random.shuffle(rows)
+    assert sorted(rows.asnumpy().ravel().tolist()) == list(range(6))
+    shuffled = np.random.permutation(np.array(X)).asnumpy()
+    assert sorted(map(tuple, shuffled.tolist())) == sorted(map(tuple, X.tolist()))
+    drawn = np.random.choice(5, (2, 2), replace=False).asnumpy()
+    assert drawn.shape == (2, 2) and len(set(drawn.ravel().tolist())) == 4
+    assert set(np.random.choice(3, 100).asnumpy().tolist()) <= {0, 1, 2}
+    assert np.random.choice(np.arange(10), 4).shape == (4,)
+    with pytest.raises(ValueError, match="6 draws without replacement from 5 elements"):
+        np.random.choice(5, 6, replace=False)
+    with pytest.raises(NotImplementedError, match="random.choice: weights p are not supported"):
+        np.random.choice(5, 2, p=[0.2] * 5)

@@ -551,6 +551,6 @@ ndarray.softmax = lambda self, axis=-1: _janus.softmax(self, axis)
 # Composed of the operators above (janus/numpy/_composed.py). Last: `any` and `all` shadow the
 # builtins in this module from here on (the code above calls _builtins.all).
 from ._composed import (  # noqa: E402,F401
-    all, any, atleast_1d, atleast_2d, column_stack, count_nonzero, empty_like, flip, hstack,
+    all, any, atleast_1d, atleast_2d, column_stack, count_nonzero, cumsum, empty_like, flip, hstack,
     identity, isfinite, isinf, isnan, logical_and, logical_not, logical_or, logical_xor, outer,
     ravel, repeat, std, swapaxes, tile, tril, triu, var, vstack)

@@ -73,6 +73,27 @@ def tile(A, reps):
     return out.reshape(tuple(r * s for r, s in zip(reps, shape)))
 
 
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sums along ``axis`` (of the flattened array when None), as one product with a
+    triangular matrix of ones, so that its gradient is the reverse cumulative sum. Integer
+    arrays are summed in float64 (exact below 2^53) and cast back."""
+    np = _np()
+    if out is not None:
+        raise NotImplementedError("cumsum: out= is not supported")
+    x = a.reshape(-1) if axis is None else a
+    axis = 0 if axis is None else _axis(axis, x.ndim, "cumsum")
+    result_dtype = x.dtype if dtype is None else np.dtype(dtype)
+    work = x if result_dtype.kind == "f" else x.astype("float64")
+    work = work.astype(result_dtype) if result_dtype.kind == "f" else work
+    moved = np.moveaxis(work, axis, -1)
+    n = moved.shape[-1]
+    ones = np.ones((n, n), dtype=moved.dtype, ctx=moved.ctx)
+    upper = np.where(_tri_mask(ones, 0, False), ones, np.zeros_like(ones))
+    summed = np.matmul(moved.reshape(-1, n), upper).reshape(moved.shape)
+    summed = np.moveaxis(summed, -1, axis)
+    return summed if summed.dtype == result_dtype else summed.astype(result_dtype)
+
+
 def outer(a, b):
     """The outer product of ``a`` and ``b``, each flattened."""
     return a.reshape(-1, 1) * b.reshape(1, -1)

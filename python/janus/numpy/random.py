@@ -35,3 +35,50 @@ def rand(*size):
 
 def randn(*size):
     return normal(0.0, 1.0, size=size)
+
+
+def permutation(x, ctx=None, device=None):
+    """A random ordering of 0, ..., x - 1 (``x`` an int, int64), or a copy of array ``x`` with
+    its rows in a random order."""
+    from .. import numpy as np
+    n = x if isinstance(x, int) else x.shape[0]
+    if n < 0:
+        raise ValueError(f"permutation: {n} elements, expected a number >= 0")
+    perm = _janus.invoke("permutation", [], {"n": int(n)})[0]
+    if isinstance(x, int):
+        target = ctx if ctx is not None else device
+        return perm if target is None else perm.as_in_ctx(target)
+    return np.take(x, perm.as_in_ctx(x.ctx), axis=0)
+
+
+def shuffle(x):
+    """Puts the rows of ``x`` in a random order, in place."""
+    x[:] = permutation(x)
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, device=None):
+    """Elements drawn uniformly from ``a`` (an array, or range(a) for an int): with replacement,
+    or without it (then at most as many as ``a`` holds). Weights ``p`` are not supported."""
+    from .. import numpy as np
+    if p is not None:
+        raise NotImplementedError("random.choice: weights p are not supported (uniform draws "
+                                  "only)")
+    n = a if isinstance(a, int) else a.shape[0]
+    shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
+    count = 1
+    for s in shape:
+        count *= s
+    target = ctx if ctx is not None else device
+    if replace:
+        if n <= 0:
+            raise ValueError(f"random.choice: cannot draw from {n} elements")
+        idx = randint(0, n, size=shape if shape else (1,), ctx=target)
+    else:
+        if count > n:
+            raise ValueError(f"random.choice: {count} draws without replacement from {n} "
+                             "elements, expected at most as many as there are")
+        idx = permutation(n, ctx=target)[:count].reshape(shape if shape else (1,))
+    if isinstance(a, int):
+        return idx.reshape(shape) if shape else idx.reshape(())
+    out = np.take(a, idx.as_in_ctx(a.ctx), axis=0)
+    return out if shape else out.reshape(a.shape[1:])
