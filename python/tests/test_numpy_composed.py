@@ -127,6 +127,13 @@ def test_cumsum_of_integers_and_its_gradient():
     onp.testing.assert_allclose(a.grad.asnumpy(), onp.tile([4.0, 3.0, 2.0, 1.0], (3, 1)))
 
 
+def test_long_cumsums_go_in_blocks():
+    for shape, axis in [((5000,), 0), ((3, 1300, 2), 1), ((2, 513), -1)]:
+        x = onp.random.RandomState(4).rand(*shape)
+        got = np.cumsum(np.array(x, dtype="float64"), axis=axis).asnumpy()
+        onp.testing.assert_allclose(got, onp.cumsum(x, axis=axis), rtol=1e-9)
+
+
 def test_permutation_shuffle_and_choice():
     np.random.seed(7)
     perm = np.random.permutation(10).asnumpy()

@@ -73,24 +73,43 @@ def tile(A, reps):
     return out.reshape(tuple(r * s for r, s in zip(reps, shape)))
 
 
+# Cumulative sums of at most this many elements are one product with a triangular matrix;
+# longer ones go in blocks of it (the matrix holds _CUMSUM_BLOCK^2 elements).
+_CUMSUM_BLOCK = 512
+
+
+def _cumsum_last(x):
+    """Cumulative sums along the last axis of float array ``x``."""
+    np = _np()
+    n = x.shape[-1]
+    lead = tuple(x.shape[:-1])
+    if n <= _CUMSUM_BLOCK:
+        ones = np.ones((n, n), dtype=x.dtype, ctx=x.ctx)
+        upper = np.where(_tri_mask(ones, 0, False), ones, np.zeros_like(ones))
+        return np.matmul(x.reshape(-1, n), upper).reshape(x.shape)
+    # Blocks of _CUMSUM_BLOCK: the sums within each block, plus the sum of the blocks before.
+    b = _CUMSUM_BLOCK
+    m = -(-n // b) * b
+    padded = x if m == n else _janus.pad(x, [0, 0] * len(lead) + [0, m - n], 0.0)
+    within = _cumsum_last(padded.reshape(lead + (m // b, b)))
+    totals = _janus.slice_axis(within, len(lead) + 1, b - 1, b).reshape(lead + (m // b,))
+    before = _cumsum_last(totals) - totals
+    out = (within + before.reshape(lead + (m // b, 1))).reshape(lead + (m,))
+    return out if m == n else _janus.slice_axis(out, len(lead), 0, n)
+
+
 def cumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sums along ``axis`` (of the flattened array when None), as one product with a
-    triangular matrix of ones, so that its gradient is the reverse cumulative sum. Integer
-    arrays are summed in float64 (exact below 2^53) and cast back."""
+    """Cumulative sums along ``axis`` (of the flattened array when None), as products with a
+    triangular matrix of ones (in blocks for long axes), so that its gradient is the reverse
+    cumulative sum. Integer arrays are summed in float64 (exact below 2^53) and cast back."""
     np = _np()
     if out is not None:
         raise NotImplementedError("cumsum: out= is not supported")
     x = a.reshape(-1) if axis is None else a
     axis = 0 if axis is None else _axis(axis, x.ndim, "cumsum")
     result_dtype = x.dtype if dtype is None else np.dtype(dtype)
-    work = x if result_dtype.kind == "f" else x.astype("float64")
-    work = work.astype(result_dtype) if result_dtype.kind == "f" else work
-    moved = np.moveaxis(work, axis, -1)
-    n = moved.shape[-1]
-    ones = np.ones((n, n), dtype=moved.dtype, ctx=moved.ctx)
-    upper = np.where(_tri_mask(ones, 0, False), ones, np.zeros_like(ones))
-    summed = np.matmul(moved.reshape(-1, n), upper).reshape(moved.shape)
-    summed = np.moveaxis(summed, -1, axis)
+    work = x.astype(result_dtype if result_dtype.kind == "f" else "float64")
+    summed = np.moveaxis(_cumsum_last(np.moveaxis(work, axis, -1)), -1, axis)
     return summed if summed.dtype == result_dtype else summed.astype(result_dtype)
 
 
