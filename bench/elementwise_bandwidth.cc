@@ -4,16 +4,17 @@
 // The machine's figure is a copy of one array into another on the same number of threads as a
 // Janus kernel gets (RunContext::num_threads), each thread copying its share: once with memcpy
 // and once with a plain copy loop, the better of the two. janus::add(a, b) is timed end to end
-// (operator call, kernel, wait_to_read). Both are bounds on the same memory only if they count
-// the same traffic and the data cannot stay in a cache:
-// - Each array is at least as large as the last-level cache (64 MiB at the least; this VM reports
-//   a 320 MiB L3, which held the whole bench when the arrays were 64 MiB, and the add then came
-//   out faster than the "bound").
+// (operator call, kernel, wait_to_read). The two count the same traffic on memory the caches
+// cannot hold:
+// - Each array is at least as large as the last-level cache (64 MiB at the least), so that
+//   neither can run from the cache.
 // - Ordinary stores first read the line they write (write-allocate), and neither glibc's memcpy
 //   below its non-temporal threshold (a fraction of the L3) nor the loops here avoid that: a
 //   copy moves 3 array-sizes (read, read for ownership, write) and the add 4 (2 reads, read for
-//   ownership, write). Counting 2 and 3 instead, as the bench did, inflated the add's figure
-//   against the copy's by 9/8.
+//   ownership, write).
+// The copy is still not a strict bound: with 2 streams it may draw less from the memory system
+// than the add's 3 do (the fraction can read above 1). A reference loop with the add's own
+// stream count would be one.
 // The add's output comes from the pooled allocator: the warm-up calls fault its pages in, and
 // later calls reuse those blocks, so no first touch falls in the timed calls. The three are
 // timed in turn, kReps rounds, so that load from other processes falls on all alike; each
