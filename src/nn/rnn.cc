@@ -240,6 +240,23 @@ RecurrentCell::Unrolled RecurrentCell::unroll(int64_t length, const std::vector<
   return out;
 }
 
+std::pair<NDArray, NDArray> RecurrentCell::gate_inputs(const std::vector<NDArray>& xs,
+                                                       const ParameterPtr& i2h_weight,
+                                                       const ParameterPtr& i2h_bias,
+                                                       const ParameterPtr& h2h_weight,
+                                                       const ParameterPtr& h2h_bias) const {
+  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
+  const NDArray& x = xs[0];
+  JANUS_CHECK(x.ndim() == 2, ShapeError, "{}: input has shape {}, expected [batch, features]",
+              name(), x.shape());
+  check_states(xs, x.shape()[0]);
+  infer_input_size(name(), i2h_weight, x);
+  const Device dev = x.device();
+  // x [N, C] . i2h_weight [G H, C]^T -> [N, G H]; h [N, H] . h2h_weight [G H, H]^T -> [N, G H]
+  return {fully_connected(x, i2h_weight->data(dev), i2h_bias->data(dev)),
+          fully_connected(xs[1], h2h_weight->data(dev), h2h_bias->data(dev))};
+}
+
 GatedCell::GatedCell(RNNMode mode, int64_t hidden_size, int64_t input_size, RNNInit init)
     : RecurrentCell(std::string(block_prefix(mode)) + "cell"), mode_(mode), hidden_(hidden_size) {
   check_hidden_size(hidden_size, name().c_str());
@@ -257,16 +274,7 @@ std::vector<Shape> GatedCell::state_shapes(int64_t batch_size) const {
 }
 
 std::vector<NDArray> GatedCell::forward(const std::vector<NDArray>& xs) {
-  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
-  const NDArray& x = xs[0];
-  JANUS_CHECK(x.ndim() == 2, ShapeError, "{}: input has shape {}, expected [batch, features]",
-              name(), x.shape());
-  check_states(xs, x.shape()[0]);
-  infer_input_size(name(), i2h_weight_, x);
-  const Device dev = x.device();
-  // x [N, C] . i2h_weight [G H, C]^T -> [N, G H]; h [N, H] . h2h_weight [G H, H]^T -> [N, G H]
-  const NDArray i2h = fully_connected(x, i2h_weight_->data(dev), i2h_bias_->data(dev));
-  const NDArray h2h = fully_connected(xs[1], h2h_weight_->data(dev), h2h_bias_->data(dev));
+  const auto [i2h, h2h] = gate_inputs(xs, i2h_weight_, i2h_bias_, h2h_weight_, h2h_bias_);
   std::vector<NDArray> states(xs.begin() + 1, xs.end());
   std::vector<NDArray> next = recur(mode_, i2h, h2h, states);
   std::vector<NDArray> out{next[0]};
@@ -309,15 +317,8 @@ std::vector<Shape> LSTMPCell::state_shapes(int64_t batch_size) const {
 }
 
 std::vector<NDArray> LSTMPCell::forward(const std::vector<NDArray>& xs) {
-  JANUS_CHECK(!xs.empty(), ValueError, "{}: called without an input", name());
-  const NDArray& x = xs[0];
-  JANUS_CHECK(x.ndim() == 2, ShapeError, "{}: input has shape {}, expected [batch, features]",
-              name(), x.shape());
-  check_states(xs, x.shape()[0]);
-  infer_input_size(name(), i2h_weight_, x);
-  const Device dev = x.device();
-  const NDArray i2h = fully_connected(x, i2h_weight_->data(dev), i2h_bias_->data(dev));
-  const NDArray h2h = fully_connected(xs[1], h2h_weight_->data(dev), h2h_bias_->data(dev));
+  const auto [i2h, h2h] = gate_inputs(xs, i2h_weight_, i2h_bias_, h2h_weight_, h2h_bias_);
+  const Device dev = xs[0].device();
   // recur's LSTM step on {r, c} gives {h, c'}; h is then projected.
   const std::vector<NDArray> next = recur(RNNMode::kLSTM, i2h, h2h, {xs[1], xs[2]});
   const NDArray& w = h2r_weight_->data(dev);

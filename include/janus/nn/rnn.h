@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "janus/nn/block.h"
@@ -91,6 +92,14 @@ class RecurrentCell : public Block {
                                              bool merge_outputs);
   /// Checks the number and shapes of the states in xs (after the input) for batch `n`.
   void check_states(const std::vector<NDArray>& xs, int64_t n) const;
+  /// A gated step's pre-activations for xs = {x [N, C], h, ...}: {x . i2h_weight^T + i2h_bias,
+  /// h . h2h_weight^T + h2h_bias}, each [N, G H], after checking x and the states and inferring
+  /// C into i2h_weight.
+  std::pair<NDArray, NDArray> gate_inputs(const std::vector<NDArray>& xs,
+                                          const ParameterPtr& i2h_weight,
+                                          const ParameterPtr& i2h_bias,
+                                          const ParameterPtr& h2h_weight,
+                                          const ParameterPtr& h2h_bias) const;
   /// unroll's `valid_length` as one mask per step, [N, 1] float32, 1 where step t < the
   /// sequence's length; empty when valid_length is undefined. A ShapeError unless it is [n].
   std::vector<NDArray> valid_masks(const NDArray& valid_length, int64_t n, int64_t length,
