@@ -1,6 +1,7 @@
 // janus._janus's Gluon half: blocks (with a trampoline so that Python subclasses' `forward` is
 // what C++ calls, and what hybridize traces), the built-in layers, parameters, initializers,
 // losses, the Trainer and the data loaders. Layer: python.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -406,12 +407,17 @@ constexpr int conv_dims() {
   }
 }
 
-template <class T>
-void check_conv_layout(const std::string& layout) {
-  constexpr int dims = conv_dims<T>();
-  constexpr std::string_view expected = dims == 1 ? "NCW" : dims == 2 ? "NCHW" : "NCDHW";
-  JANUS_CHECK(layout == expected, NotImplementedError,
-              "convolution layer: layout '{}' is not supported, expected '{}'", layout, expected);
+// MXNet's layout names for `dims` spatial axes: channels first (NCW, NCHW, NCDHW) or last (NWC,
+// NHWC, NDHWC); anything else is a ValueError naming both.
+nn::ChannelAxis channel_axis(std::string_view layer, int dims, const std::string& layout) {
+  static constexpr std::array<std::string_view, 3> kFirst = {"NCW", "NCHW", "NCDHW"};
+  static constexpr std::array<std::string_view, 3> kLast = {"NWC", "NHWC", "NDHWC"};
+  const auto d = static_cast<size_t>(dims - 1);
+  if (layout == kFirst[d]) return nn::ChannelAxis::kFirst;
+  JANUS_CHECK(layout == kLast[d], ValueError,
+              "{}: layout '{}' is not supported, expected '{}' or '{}'", layer, layout, kFirst[d],
+              kLast[d]);
+  return nn::ChannelAxis::kLast;
 }
 
 template <class T>
@@ -421,11 +427,11 @@ std::shared_ptr<T> make_conv(int64_t channels, py::object kernel, py::object str
                              py::object weight_init, py::object bias_init, int64_t in_channels,
                              const py::kwargs& kwargs) {
   check_layer_kwargs("convolution layer", kwargs);
-  check_conv_layout<T>(layout);
   constexpr size_t n = conv_dims<T>();
+  const nn::ChannelAxis axis = channel_axis("convolution layer", n, layout);
   return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
                              to_pair(dilation, n), groups, activation_or_empty(activation),
-                             use_bias, in_channels, to_init(weight_init), to_init(bias_init));
+                             use_bias, in_channels, to_init(weight_init), to_init(bias_init), axis);
 }
 
 template <class T>
@@ -436,12 +442,12 @@ std::shared_ptr<T> make_conv_transpose(int64_t channels, py::object kernel, py::
                                        bool use_bias, py::object weight_init, py::object bias_init,
                                        int64_t in_channels, const py::kwargs& kwargs) {
   check_layer_kwargs("transposed convolution layer", kwargs);
-  check_conv_layout<T>(layout);
   constexpr size_t n = conv_dims<T>();
+  const nn::ChannelAxis axis = channel_axis("transposed convolution layer", n, layout);
   return std::make_shared<T>(channels, to_pair(kernel, n), to_pair(strides, n), to_pair(padding, n),
                              to_pair(output_padding, n), to_pair(dilation, n), groups,
                              activation_or_empty(activation), use_bias, in_channels,
-                             to_init(weight_init), to_init(bias_init));
+                             to_init(weight_init), to_init(bias_init), axis);
 }
 
 // Binds one convolution layer with Gluon's arguments and defaults.
@@ -470,22 +476,15 @@ void bind_conv_transpose(py::module_& m, const char* name, const char* layout) {
       .def_property_readonly("bias", &T::bias);
 }
 
-// The 2-D pools' layout: NCHW (the one Janus computes), else NotImplementedError.
-void check_image_layout(std::string_view layer, const std::string& layout) {
-  JANUS_CHECK(layout == "NCHW", NotImplementedError,
-              "{}: layout '{}' is not supported, expected 'NCHW'", layer, layout);
-}
-
 // MXNet's argument orders: MaxPool2D takes layout before ceil_mode, AvgPool2D after it.
 template <class T>
 std::shared_ptr<T> make_max_pool2d(py::object pool, py::object strides, py::object padding,
                                    const std::string& layout, bool ceil_mode,
                                    const py::kwargs& kwargs) {
   check_layer_kwargs("MaxPool2D", kwargs);
-  check_image_layout("MaxPool2D", layout);
   return std::make_shared<T>(to_pair(pool),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                             to_pair(padding), ceil_mode);
+                             to_pair(padding), ceil_mode, channel_axis("MaxPool2D", 2, layout));
 }
 
 template <class T>
@@ -493,17 +492,15 @@ std::shared_ptr<T> make_avg_pool2d(py::object pool, py::object strides, py::obje
                                    bool ceil_mode, const std::string& layout,
                                    bool count_include_pad, const py::kwargs& kwargs) {
   check_layer_kwargs("AvgPool2D", kwargs);
-  check_image_layout("AvgPool2D", layout);
-  return std::make_shared<T>(to_pair(pool),
-                             strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
-                             to_pair(padding), count_include_pad, ceil_mode);
+  return std::make_shared<T>(
+      to_pair(pool), strides.is_none() ? std::vector<int64_t>{} : to_pair(strides),
+      to_pair(padding), count_include_pad, ceil_mode, channel_axis("AvgPool2D", 2, layout));
 }
 
 template <class T>
 std::shared_ptr<T> make_global_avg_pool2d(const std::string& layout, const py::kwargs& kwargs) {
   check_layer_kwargs("GlobalAvgPool2D", kwargs);
-  check_image_layout("GlobalAvgPool2D", layout);
-  return std::make_shared<T>();
+  return std::make_shared<T>(channel_axis("GlobalAvgPool2D", 2, layout));
 }
 
 template <class T>
@@ -580,14 +577,11 @@ constexpr std::string_view pool_name() {
   return one ? "GlobalAvgPool1D" : "GlobalAvgPool3D";
 }
 
-// A pool's layout must be channels first (the one Janus computes): NotImplementedError.
+// A pool's keyword arguments checked, and its channel axis from `layout`.
 template <class T>
-void check_pool(const std::string& layout, const py::kwargs& kwargs) {
-  constexpr std::string_view name = pool_name<T>();
-  check_layer_kwargs(name, kwargs);
-  constexpr std::string_view expected = pool_dims<T>() == 1 ? "NCW" : "NCDHW";
-  JANUS_CHECK(layout == expected, NotImplementedError,
-              "{}: layout '{}' is not supported, expected '{}'", name, layout, expected);
+nn::ChannelAxis pool_channel_axis(const std::string& layout, const py::kwargs& kwargs) {
+  check_layer_kwargs(pool_name<T>(), kwargs);
+  return channel_axis(pool_name<T>(), pool_dims<T>(), layout);
 }
 
 // MXNet's argument orders: the 1-D pools take layout before ceil_mode, the 3-D ones after it.
@@ -595,11 +589,11 @@ template <class T>
 std::shared_ptr<T> make_max_pool(py::object pool, py::object strides, py::object padding,
                                  bool ceil_mode, const std::string& layout,
                                  const py::kwargs& kwargs) {
-  check_pool<T>(layout, kwargs);
+  const nn::ChannelAxis axis = pool_channel_axis<T>(layout, kwargs);
   constexpr size_t n = pool_dims<T>();
   return std::make_shared<T>(to_pair(pool, n),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides, n),
-                             to_pair(padding, n), ceil_mode);
+                             to_pair(padding, n), ceil_mode, axis);
 }
 
 template <class T>
@@ -613,11 +607,11 @@ template <class T>
 std::shared_ptr<T> make_avg_pool(py::object pool, py::object strides, py::object padding,
                                  bool ceil_mode, const std::string& layout, bool count_include_pad,
                                  const py::kwargs& kwargs) {
-  check_pool<T>(layout, kwargs);
+  const nn::ChannelAxis axis = pool_channel_axis<T>(layout, kwargs);
   constexpr size_t n = pool_dims<T>();
   return std::make_shared<T>(to_pair(pool, n),
                              strides.is_none() ? std::vector<int64_t>{} : to_pair(strides, n),
-                             to_pair(padding, n), ceil_mode, count_include_pad);
+                             to_pair(padding, n), ceil_mode, count_include_pad, axis);
 }
 
 template <class T>
@@ -629,8 +623,7 @@ std::shared_ptr<T> make_avg_pool1d(py::object pool, py::object strides, py::obje
 
 template <class T>
 std::shared_ptr<T> make_global_pool(const std::string& layout, const py::kwargs& kwargs) {
-  check_pool<T>(layout, kwargs);
-  return std::make_shared<T>();
+  return std::make_shared<T>(pool_channel_axis<T>(layout, kwargs));
 }
 
 template <class T>

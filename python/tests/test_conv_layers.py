@@ -195,9 +195,9 @@ def test_bad_arguments_name_the_layer_and_what_was_expected():
     with pytest.raises(ValueError, match=r"Conv1D: 5 channels \(and 0 in_channels\) must divide "
                                          r"into 2 groups"):
         nn.Conv1D(5, kernel_size=3, groups=2)
-    with pytest.raises(NotImplementedError, match=r"layout 'NWC' is not supported, expected "
-                                                  r"'NCW'"):
-        nn.Conv1D(4, kernel_size=3, layout="NWC")
+    with pytest.raises(ValueError, match=r"convolution layer: layout 'NCHW' is not supported, "
+                                         r"expected 'NCW' or 'NWC'"):
+        nn.Conv1D(4, kernel_size=3, layout="NCHW")
     net = nn.Conv1D(4, kernel_size=3)
     net.initialize()
     with pytest.raises(mx.base.ShapeError, match=r"conv.*: input has shape \[2, 3, 4, 4\], "

@@ -3,9 +3,9 @@ AvgPool1D/3D, the 1-D and 3-D global pools, ReflectionPad2D, SELU, BatchNormReLU
 PixelShuffle1D/2D/3D, SyncBatchNorm, SparseEmbedding, Concurrent, HybridConcurrent, Identity.
 Forward and gradients against MXNet 1.9.1's own outputs (tests/fixtures/mxnet/layers, written
 by tests/fixtures/mxnet/make_layer_fixtures.py and make_layer_fixtures_extra.py: also
-BatchNorm's use_global_stats and average pools over an empty window), the pools also against a
-direct float64 NumPy reference, gradients by finite differences, hybridized equals imperative,
-export and SymbolBlock.imports, and the errors."""
+BatchNorm's use_global_stats, average pools over an empty window and the pools in channels-last
+layouts), the pools also against a direct float64 NumPy reference, gradients by finite
+differences, hybridized equals imperative, export and SymbolBlock.imports, and the errors."""
 import glob
 import itertools
 import os
@@ -47,7 +47,9 @@ def test_fixtures_cover_every_new_layer():
                    "selu", "batchnormrelu", "syncbatchnorm", "pixelshuffle1d", "pixelshuffle2d",
                    "pixelshuffle3d", "batchnorm_global_stats", "batchnormrelu_global_stats",
                    "syncbatchnorm_global_stats", "avgpool1d_empty_window_nopad",
-                   "avgpool2d_empty_window_nopad", "avgpool3d_empty_window_nopad"]:
+                   "avgpool2d_empty_window_nopad", "avgpool3d_empty_window_nopad",
+                   "maxpool2d_nhwc", "avgpool2d_nhwc", "maxpool1d_nwc", "avgpool3d_ndhwc",
+                   "globalavgpool2d_nhwc", "globalmaxpool2d_nhwc", "globalmaxpool1d_nwc"]:
         assert any(n.startswith(prefix) for n in names), prefix
 
 
@@ -233,6 +235,9 @@ LAYERS = [
     ("nn.BatchNormReLU(in_channels=3)", (4, 3, 5), False),
     ("cnn.SyncBatchNorm(in_channels=3)", (4, 3, 2, 2), False),
     ("nn.BatchNorm(use_global_stats=True)", (4, 3, 2, 2), False),
+    ("nn.MaxPool2D(3, 2, 1, layout='NHWC')", (1, 5, 6, 2), True),
+    ("nn.AvgPool3D((2, 1, 2), layout='NDHWC', ceil_mode=True)", (1, 3, 2, 5, 2), True),
+    ("nn.GlobalMaxPool2D(layout='NHWC')", (2, 3, 2, 3), True),
 ]
 
 
@@ -355,12 +360,13 @@ def test_2d_pools_take_mxnet_positional_order_and_layout():
     x = np.ones((1, 1, 5, 5))
     assert nn.MaxPool2D(2, 2, 0, "NCHW", True)(x).shape == (1, 1, 3, 3)
     assert nn.AvgPool2D(2, 2, 0, True, "NCHW", False)(x).shape == (1, 1, 3, 3)
-    with pytest.raises(NotImplementedError, match=r"AvgPool2D: layout 'NHWC' is not supported"):
-        nn.AvgPool2D(layout="NHWC")
-    with pytest.raises(NotImplementedError, match=r"GlobalAvgPool2D: layout 'NHWC'"):
-        nn.GlobalAvgPool2D(layout="NHWC")
-    with pytest.raises(NotImplementedError, match=r"GlobalMaxPool2D: layout 'NHWC'"):
-        nn.GlobalMaxPool2D(layout="NHWC")
+    with pytest.raises(ValueError, match=r"AvgPool2D: layout 'HWCN' is not supported, expected "
+                                         r"'NCHW' or 'NHWC'"):
+        nn.AvgPool2D(layout="HWCN")
+    with pytest.raises(ValueError, match=r"GlobalAvgPool2D: layout 'NCW'"):
+        nn.GlobalAvgPool2D(layout="NCW")
+    with pytest.raises(ValueError, match=r"GlobalMaxPool2D: layout 'NCDHW'"):
+        nn.GlobalMaxPool2D(layout="NCDHW")
 
 
 def test_mxnet_class_names_are_all_there():
@@ -405,14 +411,14 @@ def test_sparse_embedding_is_embedding_with_a_dense_gradient():
 # --- Errors -------------------------------------------------------------------------------------
 
 def test_bad_arguments_name_the_layer_and_what_was_expected():
-    with pytest.raises(NotImplementedError, match=r"MaxPool1D: layout 'NWC' is not supported, "
-                                                  r"expected 'NCW'"):
-        nn.MaxPool1D(layout="NWC")
-    with pytest.raises(NotImplementedError, match=r"AvgPool3D: layout 'NDHWC' is not supported, "
-                                                  r"expected 'NCDHW'"):
-        nn.AvgPool3D(layout="NDHWC")
-    with pytest.raises(NotImplementedError, match=r"GlobalMaxPool3D: layout 'NDHWC'"):
-        nn.GlobalMaxPool3D(layout="NDHWC")
+    with pytest.raises(ValueError, match=r"MaxPool1D: layout 'NCHW' is not supported, "
+                                         r"expected 'NCW' or 'NWC'"):
+        nn.MaxPool1D(layout="NCHW")
+    with pytest.raises(ValueError, match=r"AvgPool3D: layout 'NHWC' is not supported, "
+                                         r"expected 'NCDHW' or 'NDHWC'"):
+        nn.AvgPool3D(layout="NHWC")
+    with pytest.raises(ValueError, match=r"GlobalMaxPool3D: layout 'NCHW'"):
+        nn.GlobalMaxPool3D(layout="NCHW")
     with pytest.raises(ValueError, match=r"MaxPool3D: pool_size has 2 values \[2, 2\], expected "
                                          r"1 or 3 \(depth, height, width\)"):
         nn.MaxPool3D((2, 2))

@@ -84,9 +84,9 @@ def test_a_keyword_a_layer_does_not_support_is_refused_not_ignored():
     with pytest.raises(NotImplementedError,
                        match=r"BatchNorm: keyword argument fuse_relu=True is not supported"):
         nn.BatchNorm(fuse_relu=True)
-    with pytest.raises(NotImplementedError, match=r"MaxPool2D: layout 'NHWC' is not supported, "
-                                                  r"expected 'NCHW'"):
-        nn.MaxPool2D(layout='NHWC')
+    with pytest.raises(ValueError, match=r"MaxPool2D: layout 'CHWN' is not supported, "
+                                         r"expected 'NCHW' or 'NHWC'"):
+        nn.MaxPool2D(layout='CHWN')
     nn.MaxPool2D(layout='NCHW', prefix='pool_')  # the defaults and 1.x naming are accepted
 
 

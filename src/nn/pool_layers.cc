@@ -9,6 +9,8 @@
 #include "janus/nn/layers.h"
 #include "janus/ops/ops.h"
 
+#include "channel_axis.h"
+
 namespace janus::nn {
 namespace {
 
@@ -29,17 +31,18 @@ std::vector<int64_t> per_axis(std::string_view kind, std::string_view arg, int d
   return out;
 }
 
-void check_input(const Block& b, int dims, const NDArray& x) {
-  JANUS_CHECK(x.ndim() == dims + 2, ShapeError,
-              "{}: input has shape {}, expected {} dimensions [batch, channels, {}]", b.name(),
-              x.shape(), dims + 2, axis_names(dims));
+void check_input(const Block& b, int dims, const NDArray& x, ChannelAxis axis) {
+  JANUS_CHECK(x.ndim() == dims + 2, ShapeError, "{}: input has shape {}, expected {} dimensions {}",
+              b.name(), x.shape(), dims + 2,
+              axis == ChannelAxis::kLast ? fmt::format("[batch, {}, channels]", axis_names(dims))
+                                         : fmt::format("[batch, channels, {}]", axis_names(dims)));
 }
 
 }  // namespace
 
 Pooling::Pooling(std::string_view kind, int dims, bool max, std::vector<int64_t> pool_size,
                  std::vector<int64_t> strides, std::vector<int64_t> padding, bool ceil_mode,
-                 bool count_include_pad)
+                 bool count_include_pad, ChannelAxis channel_axis)
     : Block("pool"),
       kind_(kind),
       dims_(dims),
@@ -48,7 +51,8 @@ Pooling::Pooling(std::string_view kind, int dims, bool max, std::vector<int64_t>
       strides_(strides.empty() ? pool_ : per_axis(kind, "strides", dims, strides, 1)),
       padding_(per_axis(kind, "padding", dims, padding, 0)),
       ceil_mode_(ceil_mode),
-      count_include_pad_(count_include_pad) {
+      count_include_pad_(count_include_pad),
+      channel_axis_(channel_axis) {
   for (size_t i = 0; i < pool_.size(); ++i) {
     JANUS_CHECK(2 * padding_[i] <= pool_[i], ValueError,
                 "{}: padding [{}] is more than half the pool size [{}]", kind,
@@ -56,15 +60,17 @@ Pooling::Pooling(std::string_view kind, int dims, bool max, std::vector<int64_t>
   }
 }
 
-NDArray Pooling::forward(const NDArray& x) {
-  check_input(*this, dims_, x);
-  const Shape& s = x.shape();
-  for (int i = 0; i < dims_; ++i) {
-    const auto a = static_cast<size_t>(i);
-    JANUS_CHECK(s[i + 2] + 2 * padding_[a] >= pool_[a], ShapeError,
+NDArray Pooling::forward(const NDArray& input) {
+  check_input(*this, dims_, input, channel_axis_);
+  const std::vector<int64_t> spatial = spatial_axes(channel_axis_, input.ndim());
+  for (size_t a = 0; a < spatial.size(); ++a) {
+    JANUS_CHECK(input.shape()[spatial[a]] + 2 * padding_[a] >= pool_[a], ShapeError,
                 "{}: input of shape {} is smaller than the pool [{}] with padding [{}] on axis {}",
-                name(), s, fmt::join(pool_, ", "), fmt::join(padding_, ", "), i + 2);
+                name(), input.shape(), fmt::join(pool_, ", "), fmt::join(padding_, ", "),
+                spatial[a]);
   }
+  const NDArray x = to_channels_first(input, channel_axis_);
+  const Shape& s = x.shape();
   // One 2-D pool over the last two axes of a 4-D array, the first of them pooled by (k0, s0, p0)
   // and the second by (k1, s1, p1).
   auto pool2d = [&](const NDArray& a, std::vector<int64_t> k, std::vector<int64_t> st,
@@ -76,7 +82,7 @@ NDArray Pooling::forward(const NDArray& x) {
   if (dims_ == 1) {
     const NDArray y = pool2d(reshape(x, Shape{s[0], s[1], 1, s[2]}), {1, pool_[0]},
                              {1, strides_[0]}, {0, padding_[0]});
-    return reshape(y, Shape{s[0], s[1], y.shape()[3]});
+    return to_channels_last(reshape(y, Shape{s[0], s[1], y.shape()[3]}), channel_axis_);
   }
   // (H, W) with D folded into the channels, then D over [N, C, D, H' * W'].
   const NDArray hw = pool2d(reshape(x, Shape{s[0], s[1] * s[2], s[3], s[4]}), {pool_[1], pool_[2]},
@@ -84,7 +90,7 @@ NDArray Pooling::forward(const NDArray& x) {
   const int64_t h = hw.shape()[2], w = hw.shape()[3];
   const NDArray d = pool2d(reshape(hw, Shape{s[0], s[1], s[2], h * w}), {pool_[0], 1},
                            {strides_[0], 1}, {padding_[0], 0});
-  return reshape(d, Shape{s[0], s[1], d.shape()[2], h, w});
+  return to_channels_last(reshape(d, Shape{s[0], s[1], d.shape()[2], h, w}), channel_axis_);
 }
 
 std::string Pooling::describe() const {
@@ -94,39 +100,44 @@ std::string Pooling::describe() const {
 }
 
 MaxPool1D::MaxPool1D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding, bool ceil_mode)
+                     std::vector<int64_t> padding, bool ceil_mode, ChannelAxis channel_axis)
     : Pooling("MaxPool1D", 1, true, std::move(pool_size), std::move(strides), std::move(padding),
-              ceil_mode, true) {}
+              ceil_mode, true, channel_axis) {}
 
 MaxPool3D::MaxPool3D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding, bool ceil_mode)
+                     std::vector<int64_t> padding, bool ceil_mode, ChannelAxis channel_axis)
     : Pooling("MaxPool3D", 3, true, std::move(pool_size), std::move(strides), std::move(padding),
-              ceil_mode, true) {}
+              ceil_mode, true, channel_axis) {}
 
 AvgPool1D::AvgPool1D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding, bool ceil_mode, bool count_include_pad)
+                     std::vector<int64_t> padding, bool ceil_mode, bool count_include_pad,
+                     ChannelAxis channel_axis)
     : Pooling("AvgPool1D", 1, false, std::move(pool_size), std::move(strides), std::move(padding),
-              ceil_mode, count_include_pad) {}
+              ceil_mode, count_include_pad, channel_axis) {}
 
 AvgPool3D::AvgPool3D(std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-                     std::vector<int64_t> padding, bool ceil_mode, bool count_include_pad)
+                     std::vector<int64_t> padding, bool ceil_mode, bool count_include_pad,
+                     ChannelAxis channel_axis)
     : Pooling("AvgPool3D", 3, false, std::move(pool_size), std::move(strides), std::move(padding),
-              ceil_mode, count_include_pad) {}
+              ceil_mode, count_include_pad, channel_axis) {}
 
-GlobalPooling::GlobalPooling(std::string_view kind, int dims, bool max)
-    : Block("pool"), kind_(kind), dims_(dims), max_(max) {}
+GlobalPooling::GlobalPooling(std::string_view kind, int dims, bool max, ChannelAxis channel_axis)
+    : Block("pool"), kind_(kind), dims_(dims), max_(max), channel_axis_(channel_axis) {}
 
 NDArray GlobalPooling::forward(const NDArray& x) {
-  check_input(*this, dims_, x);
-  std::vector<int64_t> axes(static_cast<size_t>(dims_));
-  std::iota(axes.begin(), axes.end(), 2);
+  check_input(*this, dims_, x, channel_axis_);
+  std::vector<int64_t> axes = spatial_axes(channel_axis_, x.ndim());
   return max_ ? max(x, std::move(axes), /*keepdims=*/true)
               : mean(x, std::move(axes), /*keepdims=*/true);
 }
 
-GlobalMaxPool1D::GlobalMaxPool1D() : GlobalPooling("GlobalMaxPool1D", 1, true) {}
-GlobalMaxPool3D::GlobalMaxPool3D() : GlobalPooling("GlobalMaxPool3D", 3, true) {}
-GlobalAvgPool1D::GlobalAvgPool1D() : GlobalPooling("GlobalAvgPool1D", 1, false) {}
-GlobalAvgPool3D::GlobalAvgPool3D() : GlobalPooling("GlobalAvgPool3D", 3, false) {}
+GlobalMaxPool1D::GlobalMaxPool1D(ChannelAxis channel_axis)
+    : GlobalPooling("GlobalMaxPool1D", 1, true, channel_axis) {}
+GlobalMaxPool3D::GlobalMaxPool3D(ChannelAxis channel_axis)
+    : GlobalPooling("GlobalMaxPool3D", 3, true, channel_axis) {}
+GlobalAvgPool1D::GlobalAvgPool1D(ChannelAxis channel_axis)
+    : GlobalPooling("GlobalAvgPool1D", 1, false, channel_axis) {}
+GlobalAvgPool3D::GlobalAvgPool3D(ChannelAxis channel_axis)
+    : GlobalPooling("GlobalAvgPool3D", 3, false, channel_axis) {}
 
 }  // namespace janus::nn

@@ -37,6 +37,13 @@ class Dense : public Block {
   ParameterPtr weight_, bias_;
 };
 
+/// Where a convolution's or a pool's channel axis lies: right after the batch axis (MXNet's NCW,
+/// NCHW and NCDHW layouts, the default) or last (NWC, NHWC, NDHWC). A channels-last layer
+/// computes channels first between two transposes. Its weight keeps MXNet's channels-last
+/// order too: [channels, k..., in_channels / groups] for a convolution, [in_channels, k...,
+/// channels / groups] for a transposed one.
+enum class ChannelAxis { kFirst, kLast };
+
 /// Convolution over [N, C, spatial...] with 1 to 3 spatial axes, or its transpose (MXNet's
 /// Deconvolution): the layer behind Conv1D, Conv2D, Conv3D and their Transpose variants, which
 /// only fix the number of axes and the direction. Weight [channels, in_channels / groups, k...]
@@ -55,7 +62,7 @@ class Conv : public Block {
        std::vector<int64_t> kernel_size, std::vector<int64_t> strides, std::vector<int64_t> padding,
        std::vector<int64_t> output_padding, std::vector<int64_t> dilation, int64_t groups,
        std::string activation, bool use_bias, int64_t in_channels, InitializerPtr weight_init,
-       InitializerPtr bias_init);
+       InitializerPtr bias_init, ChannelAxis channel_axis);
 
  private:
   // The weight's shape for `in_channels` input channels.
@@ -70,6 +77,7 @@ class Conv : public Block {
   std::vector<int64_t> kernel_, strides_, padding_, output_padding_, dilation_;
   int64_t groups_;
   ops::Activation activation_;
+  ChannelAxis channel_axis_;
   ParameterPtr weight_, bias_;
 };
 
@@ -80,7 +88,7 @@ class Conv1D : public Conv {
          std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
          int64_t groups = 1, std::string activation = "", bool use_bias = true,
          int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-         InitializerPtr bias_init = Zero());
+         InitializerPtr bias_init = Zero(), ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// 2-D convolution over [N, C, H, W]: weight [channels, in_channels / groups, kh, kw].
@@ -90,7 +98,7 @@ class Conv2D : public Conv {
          std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
          int64_t groups = 1, std::string activation = "", bool use_bias = true,
          int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-         InitializerPtr bias_init = Zero());
+         InitializerPtr bias_init = Zero(), ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// 3-D convolution over [N, C, D, H, W]: weight [channels, in_channels / groups, kd, kh, kw].
@@ -100,7 +108,7 @@ class Conv3D : public Conv {
          std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
          int64_t groups = 1, std::string activation = "", bool use_bias = true,
          int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-         InitializerPtr bias_init = Zero());
+         InitializerPtr bias_init = Zero(), ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Transposed 1-D convolution over [N, C, W]: weight [in_channels, channels / groups, kw].
@@ -111,7 +119,8 @@ class Conv1DTranspose : public Conv {
                   std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
                   int64_t groups = 1, std::string activation = "", bool use_bias = true,
                   int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-                  InitializerPtr bias_init = Zero());
+                  InitializerPtr bias_init = Zero(),
+                  ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Transposed 2-D convolution over [N, C, H, W]: weight [in_channels, channels / groups, kh,
@@ -123,7 +132,8 @@ class Conv2DTranspose : public Conv {
                   std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
                   int64_t groups = 1, std::string activation = "", bool use_bias = true,
                   int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-                  InitializerPtr bias_init = Zero());
+                  InitializerPtr bias_init = Zero(),
+                  ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Transposed 3-D convolution over [N, C, D, H, W]: weight [in_channels, channels / groups,
@@ -135,7 +145,8 @@ class Conv3DTranspose : public Conv {
                   std::vector<int64_t> output_padding = {0}, std::vector<int64_t> dilation = {1},
                   int64_t groups = 1, std::string activation = "", bool use_bias = true,
                   int64_t in_channels = 0, InitializerPtr weight_init = nullptr,
-                  InitializerPtr bias_init = Zero());
+                  InitializerPtr bias_init = Zero(),
+                  ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Max pooling over [N, C, H, W]; strides default to the pool size.
@@ -143,13 +154,15 @@ class MaxPool2D : public Block {
  public:
   /// ceil_mode rounds the output extent up (MXNet's pooling_convention 'full').
   explicit MaxPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
-                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false,
+                     ChannelAxis channel_axis = ChannelAxis::kFirst);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 
  private:
   std::vector<int64_t> pool_, strides_, padding_;
   bool ceil_mode_;
+  ChannelAxis channel_axis_;
 };
 
 /// Average pooling over [N, C, H, W]; strides default to the pool size.
@@ -157,7 +170,7 @@ class AvgPool2D : public Block {
  public:
   explicit AvgPool2D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
                      std::vector<int64_t> padding = {0}, bool count_include_pad = true,
-                     bool ceil_mode = false);
+                     bool ceil_mode = false, ChannelAxis channel_axis = ChannelAxis::kFirst);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
 
@@ -165,14 +178,18 @@ class AvgPool2D : public Block {
   std::vector<int64_t> pool_, strides_, padding_;
   bool count_include_pad_;
   bool ceil_mode_;
+  ChannelAxis channel_axis_;
 };
 
 /// The mean over H and W of [N, C, H, W]: [N, C, 1, 1].
 class GlobalAvgPool2D : public Block {
  public:
-  GlobalAvgPool2D();
+  explicit GlobalAvgPool2D(ChannelAxis channel_axis = ChannelAxis::kFirst);
   NDArray forward(const NDArray& x) override;
   std::string describe() const override { return "GlobalAvgPool2D"; }
+
+ private:
+  ChannelAxis channel_axis_;
 };
 
 /// Batch normalisation over `axis` (channels). gamma, beta, running_mean and running_var
@@ -313,7 +330,7 @@ class Pooling : public Block {
  protected:
   Pooling(std::string_view kind, int dims, bool max, std::vector<int64_t> pool_size,
           std::vector<int64_t> strides, std::vector<int64_t> padding, bool ceil_mode,
-          bool count_include_pad);
+          bool count_include_pad, ChannelAxis channel_axis);
 
  private:
   std::string kind_;  // the class name, for errors and describe()
@@ -321,20 +338,23 @@ class Pooling : public Block {
   bool max_;
   std::vector<int64_t> pool_, strides_, padding_;
   bool ceil_mode_, count_include_pad_;
+  ChannelAxis channel_axis_;
 };
 
 /// Max pooling over [N, C, W].
 class MaxPool1D : public Pooling {
  public:
   explicit MaxPool1D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
-                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false,
+                     ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Max pooling over [N, C, D, H, W].
 class MaxPool3D : public Pooling {
  public:
   explicit MaxPool3D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
-                     std::vector<int64_t> padding = {0}, bool ceil_mode = false);
+                     std::vector<int64_t> padding = {0}, bool ceil_mode = false,
+                     ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Average pooling over [N, C, W].
@@ -342,7 +362,7 @@ class AvgPool1D : public Pooling {
  public:
   explicit AvgPool1D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
                      std::vector<int64_t> padding = {0}, bool ceil_mode = false,
-                     bool count_include_pad = true);
+                     bool count_include_pad = true, ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// Average pooling over [N, C, D, H, W].
@@ -350,7 +370,7 @@ class AvgPool3D : public Pooling {
  public:
   explicit AvgPool3D(std::vector<int64_t> pool_size = {2}, std::vector<int64_t> strides = {},
                      std::vector<int64_t> padding = {0}, bool ceil_mode = false,
-                     bool count_include_pad = true);
+                     bool count_include_pad = true, ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// The maximum or mean of each channel over its spatial axes (1 or 3; the 2-D ones are
@@ -361,29 +381,30 @@ class GlobalPooling : public Block {
   std::string describe() const override { return kind_; }
 
  protected:
-  GlobalPooling(std::string_view kind, int dims, bool max);
+  GlobalPooling(std::string_view kind, int dims, bool max, ChannelAxis channel_axis);
 
  private:
   std::string kind_;
   int dims_;
   bool max_;
+  ChannelAxis channel_axis_;
 };
 
 class GlobalMaxPool1D : public GlobalPooling {
  public:
-  GlobalMaxPool1D();
+  explicit GlobalMaxPool1D(ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 class GlobalMaxPool3D : public GlobalPooling {
  public:
-  GlobalMaxPool3D();
+  explicit GlobalMaxPool3D(ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 class GlobalAvgPool1D : public GlobalPooling {
  public:
-  GlobalAvgPool1D();
+  explicit GlobalAvgPool1D(ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 class GlobalAvgPool3D : public GlobalPooling {
  public:
-  GlobalAvgPool3D();
+  explicit GlobalAvgPool3D(ChannelAxis channel_axis = ChannelAxis::kFirst);
 };
 
 /// [N, C, H, W] padded on H and W with its own reflection (the edge row or column not

@@ -243,16 +243,18 @@ class SiLU(Swish):
 
 
 class GlobalMaxPool2D(HybridBlock):
-    """The maximum of each channel over its H x W plane (NCHW): shape [N, C, 1, 1]."""
+    """The maximum of each channel over its H x W plane: shape [N, C, 1, 1] (NCHW) or
+    [N, 1, 1, C] (NHWC)."""
 
     def __init__(self, layout="NCHW", **kwargs):
         super().__init__()
-        if layout != "NCHW":
-            raise NotImplementedError(f"GlobalMaxPool2D: layout '{layout}' is not supported, "
-                                      "expected 'NCHW'")
+        if layout not in ("NCHW", "NHWC"):
+            raise ValueError(f"GlobalMaxPool2D: layout '{layout}' is not supported, expected "
+                             "'NCHW' or 'NHWC'")
+        self._layout = layout
 
     def forward(self, x):
         if x.ndim != 4:
-            raise ValueError(f"GlobalMaxPool2D: expected an NCHW input (4 axes), got shape "
-                             f"{x.shape}")
-        return _janus.max(x, [2, 3], True)
+            raise ValueError(f"GlobalMaxPool2D: expected an {self._layout} input (4 axes), got "
+                             f"shape {x.shape}")
+        return _janus.max(x, [1, 2] if self._layout == "NHWC" else [2, 3], True)
