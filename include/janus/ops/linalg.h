@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "janus/core/ndarray.h"
@@ -14,5 +15,17 @@ namespace janus {
 /// cannot be transposed). float32 runs on oneDNN, float64 on plain loops.
 NDArray matmul(const NDArray& a, const NDArray& b, bool transpose_a = false,
                bool transpose_b = false);
+
+/// The inverse of each square matrix of a stack [..., n, n] (float32 or float64, computed in
+/// double); a singular matrix is a ValueError at the wait.
+NDArray linalg_inv(const NDArray& a);
+
+/// {sign, log |det|} of each square matrix of a stack [..., n, n], each of shape [...]: sign 0
+/// and log |det| -inf for a singular matrix, as NumPy's slogdet.
+std::pair<NDArray, NDArray> linalg_slogdet(const NDArray& a);
+
+/// The lower Cholesky factor L (L Lᵀ = A) of each symmetric positive-definite matrix of a stack
+/// [..., n, n], read from A's lower triangle; otherwise a ValueError at the wait.
+NDArray linalg_cholesky(const NDArray& a);
 
 }  // namespace janus
