@@ -117,4 +117,6 @@ def seed(seed_state, ctx="all"):
     _janus.seed(int(seed_state))
 
 
-random = _types.SimpleNamespace(seed=seed)
+from .numpy._distributions import bernoulli as _bernoulli  # noqa: E402
+
+random = _types.SimpleNamespace(seed=seed, bernoulli=_bernoulli)

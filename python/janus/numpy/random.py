@@ -1,5 +1,8 @@
 """``np.random``: sampling from the seeded counter-based generator (MXNet's names)."""
 from .. import _janus
+from ._distributions import (  # noqa: F401
+    beta, chisquare, exponential, gamma, gumbel, laplace, logistic, lognormal, multinomial,
+    multivariate_normal, pareto, poisson, power, rayleigh, weibull, weighted_choice)
 
 
 def _shape(size):
@@ -57,12 +60,12 @@ def shuffle(x):
 
 
 def choice(a, size=None, replace=True, p=None, ctx=None, device=None):
-    """Elements drawn uniformly from ``a`` (an array, or range(a) for an int): with replacement,
-    or without it (then at most as many as ``a`` holds). Weights ``p`` are not supported."""
+    """Elements drawn from ``a`` (an array, or range(a) for an int), uniformly or with the
+    probabilities ``p``: with replacement, or without it (then at most as many as ``a`` holds,
+    or as ``p`` gives a nonzero probability)."""
     from .. import numpy as np
     if p is not None:
-        raise NotImplementedError("random.choice: weights p are not supported (uniform draws "
-                                  "only)")
+        return weighted_choice(a, size, replace, p, ctx if ctx is not None else device)
     n = a if isinstance(a, int) else a.shape[0]
     shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
     count = 1
