@@ -475,7 +475,7 @@ for _name in ["exp", "log", "log1p", "sqrt", "square", "abs", "sign", "negative"
     _op(_name)(lambda data, _fn=getattr(_np, _name, None) or getattr(_npx, _name): _fn(data))
 _op("rsqrt")(lambda data: _janus.rsqrt(data))
 _op("reciprocal")(lambda data: 1.0 / data)
-_op("BlockGrad", "stop_gradient")(lambda data: data.detach())
+_op("BlockGrad", "stop_gradient")(lambda data: _janus.invoke("stop_gradient", [data], {})[0])
 _op("Cast", "cast")(lambda data, dtype: data.astype(dtype))
 
 
@@ -527,6 +527,8 @@ for _name, _fn in _SCALARS.items():
     _op(_name)(lambda data, scalar=None, is_int=None, _fn=_fn: _fn(data, float(scalar)))
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _SCALARS})
 del _name, _fn, _names
+
+from . import _legacy_ops  # noqa: E402,F401 (registers more operators through _op)
 
 
 def __getattr__(name):
