@@ -246,17 +246,39 @@ def _nearest(x, fy, fx):
     return _np.repeat(_np.repeat(x, fy, axis=2), fx, axis=3)
 
 
+def _bilinear(data, scale, num_filter):
+    """MXNet's bilinear UpSampling: a deconvolution of each channel by its own kernel (the
+    weight input, [C, 1, k, k] with k = 2 scale - scale % 2; MXNet's initializer fills it with
+    a bilinear kernel), stride scale, padding ceil((scale - 1) / 2)."""
+    from . import ndarray as _nd
+    if len(data) != 2:
+        raise ValueError(f"UpSampling: sample_type 'bilinear' takes data and weight, got "
+                         f"{len(data)} inputs")
+    x, weight = data
+    channels = x.shape[1]
+    if num_filter != channels:
+        raise ValueError(f"UpSampling: num_filter = {num_filter}, expected the data's "
+                         f"{channels} channels for sample_type 'bilinear'")
+    k = 2 * scale - scale % 2
+    pad = scale // 2  # ceil((scale - 1) / 2)
+    return _nd.Deconvolution(x, weight, kernel=(k, k), stride=(scale, scale), pad=(pad, pad),
+                             num_filter=channels, num_group=channels, no_bias=True)
+
+
 @_op("UpSampling")
 def _upsampling(*data, scale=None, num_filter=0, sample_type="nearest",
                 multi_input_mode="concat", num_args=1, workspace=512):
     """Nearest-neighbour upsampling of NCHW inputs by scale (each further input by what brings
-    it to the first's size x scale), joined along the channels ('concat') or summed ('sum')."""
-    if sample_type != "nearest":
-        raise _NotSupportedError(f"UpSampling: sample_type {sample_type!r} is not supported "
-                                 "(nearest; bilinear takes a deconvolution weight)")
+    it to the first's size x scale), joined along the channels ('concat') or summed ('sum');
+    or bilinear (data and weight, see _bilinear)."""
     scale = int(scale) if scale is not None else 0
     if scale < 1:
         raise ValueError(f"UpSampling: scale = {scale}, expected an integer >= 1")
+    if sample_type == "bilinear":
+        return _bilinear(data, scale, num_filter)
+    if sample_type != "nearest":
+        raise ValueError(f"UpSampling: sample_type {sample_type!r} is not known, expected "
+                         "'nearest' or 'bilinear'")
     if not data or any(x.ndim != 4 for x in data):
         raise ValueError("UpSampling: expected NCHW inputs, got shapes "
                          f"{[tuple(x.shape) for x in data]}")
@@ -450,10 +472,11 @@ for _names, _fn in [(("maximum",), _np.maximum), (("minimum",), _np.minimum),
                     (("multiply",), _np.multiply), (("divide",), _np.divide),
                     (("modulo", "broadcast_mod"), _np.mod)]:
     _op(*_names)(lambda lhs, rhs, _fn=_fn: _fn(lhs, rhs))
-for _names, _fn in [(("equal",), _np.equal), (("not_equal", "broadcast_not_equal"), _np.not_equal),
-                    (("greater",), _np.greater),
+for _names, _fn in [(("equal", "broadcast_equal"), _np.equal),
+                    (("not_equal", "broadcast_not_equal"), _np.not_equal),
+                    (("greater", "broadcast_greater"), _np.greater),
                     (("greater_equal", "broadcast_greater_equal"), _np.greater_equal),
-                    (("lesser",), _np.less),
+                    (("lesser", "broadcast_lesser"), _np.less),
                     (("lesser_equal", "broadcast_lesser_equal"), _np.less_equal),
                     (("logical_and", "broadcast_logical_and"),
                      lambda a, b: (a != 0) * (b != 0)),

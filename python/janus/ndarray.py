@@ -467,8 +467,7 @@ for _names, _fn in [(("broadcast_add", "broadcast_plus"), _np.add),
                     (("broadcast_sub", "broadcast_minus"), _np.subtract),
                     (("broadcast_mul",), _np.multiply), (("broadcast_div",), _np.divide),
                     (("broadcast_maximum",), _np.maximum), (("broadcast_minimum",), _np.minimum),
-                    (("broadcast_power",), _np.power), (("broadcast_equal",), _np.equal),
-                    (("broadcast_greater",), _np.greater), (("broadcast_lesser",), _np.less)]:
+                    (("broadcast_power",), _np.power)]:
     _op(*_names)(lambda lhs, rhs, _fn=_fn: _fn(lhs, rhs))
 for _name in ["exp", "log", "log1p", "sqrt", "square", "abs", "sign", "negative", "sin", "cos",
               "tanh", "erf", "sigmoid", "relu", "zeros_like", "ones_like"]:

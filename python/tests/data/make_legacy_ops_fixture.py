@@ -111,6 +111,11 @@ CASES = [
     ("max_axis", "max_axis", [X3], dict(axis=(0, 2), keepdims=True), False),
     ("identity", "identity", [X], {}, False),
     ("broadcast_axes", "broadcast_axes", [randn(1, 3)], dict(axis=0, size=2), False),
+    ("upsampling_bilinear", "UpSampling", [IMG, randn(3, 1, 4, 4)], dict(scale=2, sample_type="bilinear", num_filter=3), True),
+    ("upsampling_bilinear_3", "UpSampling", [IMG, randn(3, 1, 5, 5)], dict(scale=3, sample_type="bilinear", num_filter=3), True),
+    ("broadcast_equal", "broadcast_equal", [onp.round(X), onp.round(randn(1, 3))], {}, False),
+    ("broadcast_greater", "broadcast_greater", [X, randn(4, 1)], {}, False),
+    ("broadcast_lesser", "broadcast_lesser", [X, randn(1, 3)], {}, False),
 ]
 
 
