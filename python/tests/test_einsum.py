@@ -156,3 +156,37 @@ def test_bad_subscripts_are_named(subscripts, shapes, message):
     arrays = [np.zeros(s) for s in shapes]
     with pytest.raises(ValueError, match=message):
         np.einsum(subscripts, *arrays)
+
+
+@pytest.mark.parametrize("subscripts,shapes",
+                         [c for c in CASES if c[0].count(",") >= 2],
+                         ids=[c[0] for c in CASES if c[0].count(",") >= 2])
+def test_optimize_orders_the_pairs_and_changes_no_number(subscripts, shapes):
+    xs = _operands(shapes, seed=5)
+    got = np.einsum(subscripts, *[np.array(x, dtype="float64") for x in xs], optimize=True)
+    onp.testing.assert_allclose(got.asnumpy(), onp.einsum(subscripts, *xs), rtol=1e-10,
+                                atol=1e-12)
+
+
+def test_optimize_contracts_the_smallest_pair_first(monkeypatch):
+    """'ij,jk,k->i' over [30, 40], [40, 50], [50]: from the left the first product is [30, 50];
+    the greedy order contracts jk,k first ([40]), then ij with it ([30])."""
+    from janus.numpy import _einsum
+    seen = []
+    original = _einsum._contract
+
+    def record(a, la, b, lb, keep):
+        y, labels = original(a, la, b, lb, keep)
+        seen.append(tuple(y.shape))
+        return y, labels
+
+    monkeypatch.setattr(_einsum, "_contract", record)
+    xs = _operands([(30, 40), (40, 50), (50,)], seed=6)
+    arrays = [np.array(x, dtype="float64") for x in xs]
+    want = onp.einsum("ij,jk,k->i", *xs)
+    onp.testing.assert_allclose(np.einsum("ij,jk,k->i", *arrays).asnumpy(), want, rtol=1e-10)
+    assert seen == [(30, 50), (30,)]
+    seen.clear()
+    onp.testing.assert_allclose(np.einsum("ij,jk,k->i", *arrays, optimize="greedy").asnumpy(),
+                                want, rtol=1e-10)
+    assert seen == [(40,), (30,)]

@@ -181,9 +181,10 @@ def _expand(x, labels, sizes):
 
 def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     """Einstein summation over ``operands`` as NumPy's: explicit ('ij,jk->ik') or implicit
-    output, '...' for broadcast axes, repeated labels within one operand for diagonals. The
-    operands are contracted from the left, one batched matrix product per pair; ``optimize``
-    is accepted and changes no number."""
+    output, '...' for broadcast axes, repeated labels within one operand for diagonals. Each
+    pair of operands is contracted by one batched matrix product: from the left, or with
+    ``optimize`` (True, 'greedy', 'optimal') first the pair whose result is smallest, as
+    NumPy's greedy path."""
     np = _np()
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
@@ -210,6 +211,8 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     for x, labels in zip(operands, ops):
         x, labels = _diagonal(x, labels)
         terms.append((x, labels))
+    if optimize and len(terms) > 2:
+        terms = _greedy(terms, output, sizes)
     # Sum out what no other term and not the output needs, then contract from the left.
     x, labels = terms[0]
     for k in range(1, len(terms) + 1):
@@ -228,3 +231,29 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
         x, labels = _contract(x, labels, b, lb, after)
     x = _expand(x, labels, {c: sizes[c] for c in labels})
     return _permute(x, labels, output)
+
+
+def _greedy(terms, output, sizes):
+    """The terms reordered by contracting first, at each step, the pair whose result (the
+    labels that the output or another term still needs) holds the fewest elements, so that
+    no intermediate is larger than it must be; the pair's result stands in for the pair."""
+    terms = list(terms)
+    while len(terms) > 2:
+        best = None
+        for i in range(len(terms)):
+            for j in range(i + 1, len(terms)):
+                needed = set(output)
+                for k, (_, lk) in enumerate(terms):
+                    if k not in (i, j):
+                        needed.update(lk)
+                kept = (set(terms[i][1]) | set(terms[j][1])) & needed
+                cost = _product(sizes, kept)
+                if best is None or cost < best[0]:
+                    best = (cost, i, j, needed)
+        _, i, j, needed = best
+        (a, la), (b, lb) = terms[i], terms[j]
+        a, la = _sum_out(a, la, needed | set(lb))
+        b, lb = _sum_out(b, lb, needed | set(la))
+        pair = _contract(a, la, b, lb, needed)
+        terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [pair]
+    return terms
