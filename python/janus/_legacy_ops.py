@@ -529,6 +529,74 @@ def _hard_sigmoid(data, alpha=0.2, beta=0.5):
     return _np.clip(data * float(alpha) + float(beta), 0.0, 1.0)
 
 
+@_op("argmax_channel")
+def _argmax_channel(data):
+    """The index of the largest element along the last axis, as float32."""
+    return _np.argmax(data, axis=-1).astype("float32")
+
+
+@_op("shape_array")
+def _shape_array(data):
+    """data's shape as an int64 array."""
+    return _np.array(list(data.shape), dtype="int64", ctx=data.ctx)
+
+
+@_op("size_array")
+def _size_array(data):
+    """data's number of elements as an int64 array of shape (1,)."""
+    return _np.array([data.size], dtype="int64", ctx=data.ctx)
+
+
+@_op("split_v2")
+def _split_v2(data, indices_or_sections=None, axis=0, squeeze_axis=False):
+    """NumPy's split: equal sections, or the parts between the indices; squeeze_axis drops
+    the axis from parts of extent 1."""
+    sections = indices_or_sections
+    sections = sections if isinstance(sections, int) else list(_ints(sections, "indices",
+                                                                     "split_v2"))
+    parts = _np.split(data, sections, axis=axis)
+    if squeeze_axis:
+        parts = [_np.squeeze(p, axis) for p in parts]
+    return parts
+
+
+@_op("khatri_rao")
+def _khatri_rao(*args):
+    """The column-wise Kronecker product of matrices with the same number of columns."""
+    y = args[0]
+    for b in args[1:]:
+        if b.ndim != 2 or b.shape[1] != y.shape[1]:
+            raise ValueError(f"khatri_rao: the matrices have shapes "
+                             f"{[tuple(a.shape) for a in args]}, expected equal column counts")
+        y = _np.einsum("ik,jk->ijk", y, b).reshape(-1, y.shape[1])
+    return y
+
+
+@_op("linalg_gemm2")
+def _linalg_gemm2(A, B, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
+    """alpha op(A) op(B) over the last two axes (op transposes when asked)."""
+    if axis != -2:
+        raise _NotSupportedError("linalg_gemm2: only axis=-2 is supported")
+    a = _np.swapaxes(A, -1, -2) if transpose_a else A
+    b = _np.swapaxes(B, -1, -2) if transpose_b else B
+    y = _np.matmul(a, b)
+    return y if float(alpha) == 1.0 else y * float(alpha)
+
+
+def _nan_reduction(name, base, neutral):
+    from . import ndarray as _nd
+
+    def reduce(data, axis=(), keepdims=False, exclude=False):
+        clean = _np.where(_stop(data) != _stop(data), _np.full_like(data, neutral), data)
+        return getattr(_nd, base)(clean, axis=axis, keepdims=keepdims, exclude=exclude)
+    reduce.__doc__ = f"{base} over axis with NaN read as {neutral}."
+    _op(name)(reduce)
+
+
+_nan_reduction("nansum", "sum", 0.0)
+_nan_reduction("nanprod", "prod", 1.0)
+
+
 def _axis_reduction(name, base):
     from . import ndarray as _nd
     _op(name)(lambda data, axis=(), keepdims=False, exclude=False:

@@ -38,10 +38,10 @@ def test_matches_mxnet(name):
         y = fn(*args, **kwargs)
     ys = y if isinstance(y, list) else [y]
     assert len(ys) == len(case["outputs"])
-    for got, want in zip(ys, case["outputs"]):
+    for got, want, dtype in zip(ys, case["outputs"], case["output_dtypes"]):
         want = onp.asarray(want)
         assert got.shape == want.shape, (got.shape, want.shape)
-        assert got.dtype == onp.float32
+        assert got.dtype == onp.dtype(dtype.split("numpy.")[1].rstrip("'>"))
         onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
     if case["grad"] is not None:
         onp.testing.assert_allclose(args[0].grad.asnumpy(), onp.asarray(case["grad"]),

@@ -116,6 +116,16 @@ CASES = [
     ("broadcast_equal", "broadcast_equal", [onp.round(X), onp.round(randn(1, 3))], {}, False),
     ("broadcast_greater", "broadcast_greater", [X, randn(4, 1)], {}, False),
     ("broadcast_lesser", "broadcast_lesser", [X, randn(1, 3)], {}, False),
+    ("argmax_channel", "argmax_channel", [X], {}, False),
+    ("shape_array", "shape_array", [X3], {}, False),
+    ("size_array", "size_array", [X3], {}, False),
+    ("split_v2_indices", "split_v2", [X3], dict(indices_or_sections=(1, 3), axis=2), False),
+    ("split_v2_sections", "split_v2", [X3], dict(indices_or_sections=3, axis=0, squeeze_axis=True), False),
+    ("khatri_rao", "khatri_rao", [randn(2, 3), randn(4, 3), randn(1, 3)], {}, False),
+    ("linalg_gemm2", "linalg_gemm2", [X3, randn(3, 3, 4)], dict(transpose_b=True, alpha=2.0), True),
+    ("linalg_gemm2_ta", "linalg_gemm2", [X, randn(4, 2)], dict(transpose_a=True), True),
+    ("nansum", "nansum", [onp.where(X > 1, onp.nan, X).astype("float32")], dict(axis=1), False),
+    ("nanprod", "nanprod", [onp.where(X > 1, onp.nan, X).astype("float32")], {}, False),
 ]
 
 
