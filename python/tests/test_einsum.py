@@ -190,3 +190,17 @@ def test_optimize_contracts_the_smallest_pair_first(monkeypatch):
     onp.testing.assert_allclose(np.einsum("ij,jk,k->i", *arrays, optimize="greedy").asnumpy(),
                                 want, rtol=1e-10)
     assert seen == [(40,), (30,)]
+
+
+def test_interleaved_sublists():
+    xs = _operands([(3, 4), (4, 5), (2, 3, 3)], seed=7)
+    a, b, c = (np.array(x, dtype="float64") for x in xs)
+    for got, want in [
+        (np.einsum(a, [0, 1], b, [1, 2], [2, 0]), onp.einsum(xs[0], [0, 1], xs[1], [1, 2], [2, 0])),
+        (np.einsum(a, [0, 1], b, [1, 2]), onp.einsum(xs[0], [0, 1], xs[1], [1, 2])),
+        (np.einsum(c, [Ellipsis, 0, 0], [Ellipsis, 0]), onp.einsum(xs[2], [Ellipsis, 0, 0],
+                                                                   [Ellipsis, 0])),
+    ]:
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match=r"the sublist of operand 1 has the label 'x'"):
+        np.einsum(a, [0, 1], b, [1, "x"])

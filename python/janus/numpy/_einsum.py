@@ -179,20 +179,49 @@ def _expand(x, labels, sizes):
     return x if tuple(x.shape) == target else _janus.broadcast_to(x, target)
 
 
+_LETTER_LIST = sorted(_LETTERS)
+
+
+def _interleaved(args):
+    """NumPy's other form, einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]), with
+    integer labels (0 to 51) or Ellipsis in the sublists, as a subscripts string."""
+    def term(sublist, where):
+        out = []
+        for v in sublist:
+            if v is Ellipsis:
+                out.append("...")
+            elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(_LETTER_LIST):
+                out.append(_LETTER_LIST[v])
+            else:
+                raise ValueError(f"einsum: {where} has the label {v!r}, expected integers "
+                                 f"0 to {len(_LETTER_LIST) - 1} or Ellipsis")
+        return "".join(out)
+    operands = list(args[0::2])
+    sublists = list(args[1::2])
+    output = None
+    if len(operands) > len(sublists):
+        output = operands.pop()  # an odd count: the last argument is the output's sublist
+    terms = [term(sl, f"the sublist of operand {k}") for k, sl in enumerate(sublists)]
+    subscripts = ",".join(terms)
+    if output is not None:
+        subscripts += "->" + term(output, "the output sublist")
+    return subscripts, tuple(operands)
+
+
 def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     """Einstein summation over ``operands`` as NumPy's: explicit ('ij,jk->ik') or implicit
     output, '...' for broadcast axes, repeated labels within one operand for diagonals. Each
     pair of operands is contracted by one batched matrix product: from the left, or with
     ``optimize`` (True, 'greedy', 'optimal') first the pair whose result is smallest, as
-    NumPy's greedy path."""
+    NumPy's greedy path. NumPy's interleaved form (op0, sublist0, op1, sublist1, ...,
+    [sublist_out]) is accepted too."""
     np = _np()
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
     if kwargs:
         raise TypeError(f"einsum: unexpected keyword arguments {sorted(kwargs)}")
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum: only the subscripts-string form is supported, got "
-                                  f"{type(subscripts).__name__} as the first argument")
+        subscripts, operands = _interleaved((subscripts,) + operands)
     if not operands:
         raise ValueError(f"einsum: subscripts '{subscripts}' but no operands")
     operands = [x if isinstance(x, np.ndarray) else np.array(x) for x in operands]
