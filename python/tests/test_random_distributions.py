@@ -152,7 +152,7 @@ def test_weighted_choice_without_replacement_is_successive_weighted_draws():
     probability p_i p_j / (1 - p_i), as NumPy's successive draws."""
     np.random.seed(10)
     p = [0.6, 0.3, 0.1]
-    trials = 1500
+    trials = 1000
     counts = {}
     for _ in range(trials):
         i, j = np.random.choice(3, size=2, replace=False, p=p).asnumpy().tolist()
@@ -230,3 +230,30 @@ def test_invalid_parameters_in_arrays_give_nan():
     """Values inside Janus arrays are not read back to be checked: the samplers give NaN."""
     x = np.random.gamma(np.array([-1.0, 2.0]), dtype="float64").asnumpy()
     assert math.isnan(x[0]) and x[1] > 0
+
+
+def test_normal_and_uniform_take_array_parameters():
+    np.random.seed(13)
+    x = np.random.normal(np.array([0.0, 100.0]), [1.0, 2.0], size=(N // 2, 2)).asnumpy()
+    assert x.shape == (N // 2, 2) and x.dtype == onp.float32
+    n = N // 2
+    for k, (mean, sd) in enumerate([(0.0, 1.0), (100.0, 2.0)]):
+        _check_moments(x[:, k].astype(onp.float64), mean, sd * sd, 3 * sd ** 4)
+    u = np.random.uniform([0.0, 10.0], np.array([1.0, 14.0]), size=(n, 2)).asnumpy()
+    assert (u[:, 0] >= 0).all() and (u[:, 0] < 1).all()
+    assert (u[:, 1] >= 10).all() and (u[:, 1] < 14).all()
+    # Uniform on [10, 14): variance 16 / 12.
+    assert abs(u[:, 1].mean() - 12.0) < 6 * math.sqrt(16 / 12 / n)
+    assert np.random.uniform(np.zeros((3, 1)), 1.0).shape == (3, 1)
+    with pytest.raises(ValueError, match=r"random.normal: scale = \[1.0, -1.0\], expected"):
+        np.random.normal([0.0, 0.0], [1.0, -1.0])
+
+
+def test_npx_uniform_n_and_normal_n_prepend_the_batch_shape():
+    np.random.seed(14)
+    assert npx.random.uniform_n(0.0, np.array([1.0, 2.0]), batch_shape=(3,)).shape == (3, 2)
+    x = npx.random.normal_n(np.zeros((2, 1)), np.ones(3), batch_shape=4)
+    assert x.shape == (4, 2, 3)
+    u = npx.random.uniform_n(np.array([0.0, 5.0]), 6.0, batch_shape=(N // 2,)).asnumpy()
+    assert (u[:, 1] >= 5).all() and (u[:, 1] < 6).all() and (u[:, 0] < 6).all()
+    assert abs(u[:, 0].mean() - 3.0) < 6 * math.sqrt(36 / 12 / (N // 2))

@@ -366,3 +366,32 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None, 
     ctx = _ctx_of(ctx, device, prob)
     u = _janus.random_uniform(0.0, 1.0, shape, _WORK, ctx)
     return (u < _arr(prob, ctx)).astype(_onp.float32 if dtype is None else dtype)
+
+
+def _is_scalar(v):
+    return isinstance(v, (int, float, _onp.integer, _onp.floating)) and not isinstance(v, bool)
+
+
+def located(fn, base, loc, scale, size, dtype, ctx, device, what=("loc", "scale")):
+    """loc + scale x draws of ``base`` (standard normal, or uniform in [0, 1)), for array
+    parameters: broadcast with each other and with ``size`` as NumPy's."""
+    loc = _param(loc, what[0], fn)
+    scale = _param(scale, what[1], fn, low=0.0 if fn == "normal" else None)
+    shape = _out_shape(fn, _size(size), loc, scale)
+    ctx = _ctx_of(ctx, device, loc, scale)
+    draws = base(0.0, 1.0, shape, _WORK, ctx)
+    return _finish(draws * _arr(scale, ctx) + _arr(loc, ctx), shape, dtype)
+
+
+def batched(fn, base, a, b, batch_shape, dtype, ctx, device):
+    """npx.random.uniform_n / normal_n: draws of shape batch_shape + the parameters'
+    broadcast shape."""
+    pa, pb = _param(a, "first parameter", fn), _param(b, "second parameter", fn)
+    joint = _out_shape(fn, None, pa, pb)
+    batch = _size(batch_shape) or ()
+    shape = tuple(batch) + tuple(joint)
+    ctx = _ctx_of(ctx, device, pa, pb)
+    draws = base(0.0, 1.0, shape, _WORK, ctx)
+    if fn == "uniform_n":
+        return _finish(draws * (_arr(pb, ctx) - _arr(pa, ctx)) + _arr(pa, ctx), shape, dtype)
+    return _finish(draws * _arr(pb, ctx) + _arr(pa, ctx), shape, dtype)
