@@ -257,3 +257,16 @@ def test_npx_uniform_n_and_normal_n_prepend_the_batch_shape():
     u = npx.random.uniform_n(np.array([0.0, 5.0]), 6.0, batch_shape=(N // 2,)).asnumpy()
     assert (u[:, 1] >= 5).all() and (u[:, 1] < 6).all() and (u[:, 0] < 6).all()
     assert abs(u[:, 0].mean() - 3.0) < 6 * math.sqrt(36 / 12 / (N // 2))
+
+
+def test_out_receives_the_samples():
+    np.random.seed(15)
+    buf = np.zeros((4, 3), dtype="float64")
+    got = np.random.gamma(2.0, 1.0, size=(4, 3), out=buf)
+    assert got is buf and (buf.asnumpy() > 0).all()
+    np.random.seed(15)
+    onp.testing.assert_allclose(buf.asnumpy(), np.random.gamma(2.0, 1.0, size=(4, 3)).asnumpy(),
+                                rtol=1e-6)
+    with pytest.raises(ValueError, match=r"random.exponential: out has shape \(2,\), expected "
+                                         r"the samples' \(3,\)"):
+        np.random.exponential(size=3, out=np.zeros(2))

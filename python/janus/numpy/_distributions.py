@@ -10,6 +10,9 @@ output has that shape, without it the parameters' broadcast shape. Parameter val
 the host (numbers, lists, NumPy arrays) are checked (a negative scale is a ValueError naming
 it); values in Janus arrays are not read back (a blocker), and an invalid one gives NaN
 (gamma, beta, chisquare, poisson) or a meaningless number."""
+import functools as _functools
+import inspect as _inspect
+
 import numpy as _onp
 
 from .. import _janus
@@ -80,6 +83,26 @@ def _finish(x, shape, dtype):
     return x.astype(_onp.float32 if dtype is None else dtype)
 
 
+def _writes_out(fn):
+    """``out=``: the samples are written into that array (of their shape; cast to its dtype)
+    and it is returned."""
+    signature = _inspect.signature(fn)
+
+    @_functools.wraps(fn)
+    def sample(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        out = bound.arguments.pop("out", None)
+        y = fn(**bound.arguments)
+        if out is None:
+            return y
+        if tuple(out.shape) != tuple(y.shape):
+            raise ValueError(f"random.{fn.__name__}: out has shape {tuple(out.shape)}, "
+                             f"expected the samples' {tuple(y.shape)}")
+        out[...] = y.astype(out.dtype)
+        return out
+    return sample
+
+
 def _ctx_of(ctx, device, *params):
     target = _target(ctx, device)
     if target is None:
@@ -89,6 +112,7 @@ def _ctx_of(ctx, device, *params):
     return target
 
 
+@_writes_out
 def exponential(scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """Exponential samples of mean ``scale``: -scale log U."""
     scale = _param(scale, "scale", "exponential", low=0.0)
@@ -97,6 +121,7 @@ def exponential(scale=1.0, size=None, ctx=None, out=None, device=None, dtype=Non
     return _finish(-_np().log(_open_uniform(shape, ctx)) * _arr(scale, ctx), shape, dtype)
 
 
+@_writes_out
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None, device=None):
     """exp of normal samples with mean ``mean`` and standard deviation ``sigma``."""
     mean = _param(mean, "mean", "lognormal")
@@ -107,6 +132,7 @@ def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None, de
     return _finish(_np().exp(z * _arr(sigma, ctx) + _arr(mean, ctx)), shape, dtype)
 
 
+@_writes_out
 def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc + scale log(U / (1 - U))."""
     loc = _param(loc, "loc", "logistic")
@@ -119,6 +145,7 @@ def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dty
                    dtype)
 
 
+@_writes_out
 def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc - scale log(-log U)."""
     loc = _param(loc, "loc", "gumbel")
@@ -130,6 +157,7 @@ def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype
     return _finish(_arr(loc, ctx) - np.log(-np.log(u)) * _arr(scale, ctx), shape, dtype)
 
 
+@_writes_out
 def laplace(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc + scale E S: an exponential sample E with a random sign S (NumPy's laplace)."""
     loc = _param(loc, "loc", "laplace")
@@ -142,6 +170,7 @@ def laplace(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtyp
     return _finish(_arr(loc, ctx) - np.log(u) * sign * _arr(scale, ctx), shape, dtype)
 
 
+@_writes_out
 def rayleigh(scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """scale sqrt(-2 log U)."""
     scale = _param(scale, "scale", "rayleigh", low=0.0)
@@ -152,6 +181,7 @@ def rayleigh(scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
                    dtype)
 
 
+@_writes_out
 def weibull(a, size=None, ctx=None, out=None, device=None, dtype=None):
     """(-log U)^(1/a): Weibull samples of shape ``a`` and scale 1."""
     a = _param(a, "a", "weibull", low=0.0)
@@ -162,6 +192,7 @@ def weibull(a, size=None, ctx=None, out=None, device=None, dtype=None):
                    dtype)
 
 
+@_writes_out
 def pareto(a, size=None, ctx=None, out=None, device=None, dtype=None):
     """U^(-1/a) - 1: Pareto II (Lomax) samples of shape ``a``, as NumPy's and MXNet's."""
     a = _param(a, "a", "pareto", low=0.0, strict=True)
@@ -171,6 +202,7 @@ def pareto(a, size=None, ctx=None, out=None, device=None, dtype=None):
     return _finish(np.power(_open_uniform(shape, ctx), -1.0 / _arr(a, ctx)) - 1.0, shape, dtype)
 
 
+@_writes_out
 def power(a, size=None, ctx=None, out=None, device=None, dtype=None):
     """U^(1/a): samples in [0, 1] with density a x^(a - 1)."""
     a = _param(a, "a", "power", low=0.0, strict=True)
@@ -187,6 +219,7 @@ def _standard_gamma(alpha, shape, ctx):
     return _janus.invoke("random_gamma", [a], {})[0]
 
 
+@_writes_out
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, out=None, device=None):
     """Gamma samples of shape ``shape`` (alpha) and scale ``scale`` (mean shape x scale)."""
     alpha = _param(shape, "shape", "gamma", low=0.0, strict=True)
@@ -348,6 +381,7 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None, dtype=
     return y.astype(_onp.float32 if dtype is None else dtype)
 
 
+@_writes_out
 def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None, device=None):
     """npx.random.bernoulli: 1 with probability ``prob`` (or sigmoid(``logit``)), else 0."""
     np = _np()
