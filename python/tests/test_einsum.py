@@ -204,3 +204,14 @@ def test_interleaved_sublists():
         onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match=r"the sublist of operand 1 has the label 'x'"):
         np.einsum(a, [0, 1], b, [1, "x"])
+
+
+def test_integer_and_half_operands_keep_their_dtype():
+    a = onp.arange(12, dtype=onp.int64).reshape(3, 4)
+    b = onp.arange(20, dtype=onp.int64).reshape(4, 5)
+    got = np.einsum("ij,jk->ik", np.array(a, dtype="int64"), np.array(b, dtype="int64"))
+    assert got.dtype == onp.int64
+    onp.testing.assert_array_equal(got.asnumpy(), a @ b)
+    h = np.einsum("i,i->", np.array([1.0, 2.0], dtype="float16"),
+                  np.array([3.0, 4.0], dtype="float16"))
+    assert h.dtype == onp.float16 and float(h) == 11.0

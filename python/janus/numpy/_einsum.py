@@ -5,6 +5,8 @@ needs is summed out, and each pair of operands is contracted by one batched matr
 any other call; there is no einsum operator."""
 import builtins as _builtins
 
+import numpy as _onp
+
 from .. import _janus
 
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -169,9 +171,20 @@ def _contract(a, la, b, lb, keep):
         (_product(sizes, batch), _product(sizes, a_only), _product(sizes, summed)))
     b3 = _permute(b, lb, batch + summed + b_only).reshape(
         (_product(sizes, batch), _product(sizes, summed), _product(sizes, b_only)))
-    y = _janus.matmul(a3, b3)
+    y = _matmul(a3, b3)
     out = batch + a_only + b_only
     return y.reshape(tuple(sizes[c] for c in out)), out
+
+
+def _matmul(a, b):
+    """The batched product in the operands' promoted dtype; the matrix product takes float32
+    and float64 only, so integers are multiplied in float64 (exact below 2^53) and float16 and
+    bfloat16 in float32, then cast back."""
+    dtype = _onp.result_type(a.dtype, b.dtype)
+    if dtype in (_onp.float32, _onp.float64):
+        return _janus.matmul(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
+    work = "float32" if dtype.kind == "f" or dtype.name == "bfloat16" else "float64"
+    return _janus.matmul(a.astype(work), b.astype(work)).astype(dtype)
 
 
 def _expand(x, labels, sizes):
