@@ -332,7 +332,9 @@ def weighted_choice(a, size, replace, p, ctx):
 
 
 def multinomial(n, pvals, size=None):
-    """Counts of ``n`` draws over ``len(pvals)`` outcomes (int64), of shape size + (K,)."""
+    """Counts of ``n`` draws over ``len(pvals)`` outcomes (int64), of shape size + (K,). Each
+    draw is made (an index from one uniform) and counted, so the work and the memory grow as
+    size x n x K."""
     np = _np()
     if isinstance(n, bool) or not isinstance(n, (int, _onp.integer)) or n < 0:
         raise ValueError(f"random.multinomial: n = {n!r}, expected an integer >= 0")
