@@ -270,3 +270,21 @@ def test_out_receives_the_samples():
     with pytest.raises(ValueError, match=r"random.exponential: out has shape \(2,\), expected "
                                          r"the samples' \(3,\)"):
         np.random.exponential(size=3, out=np.zeros(2))
+
+
+def test_samplers_in_a_hybridized_block_draw_afresh_and_follow_the_seed():
+    from janus.gluon import nn
+
+    class Draw(nn.HybridBlock):
+        def forward(self, alpha):
+            return (np.random.gamma(alpha, size=(3,)) + np.random.exponential(size=(3,))
+                    + np.random.poisson(3.0, size=(3,)).astype("float32"))
+
+    net = Draw()
+    net.hybridize()
+    alpha = np.array([1.0, 2.0, 3.0])
+    np.random.seed(21)
+    first, second = net(alpha).asnumpy(), net(alpha).asnumpy()
+    np.random.seed(21)
+    onp.testing.assert_array_equal(net(alpha).asnumpy(), first)
+    assert not onp.array_equal(first, second)
