@@ -681,6 +681,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"abs", same("Abs")},
       {"negative", same("Neg")},
       {"sign", same("Sign")},
+      {"stop_gradient", same("Identity")},
       {"sin", same("Sin")},
       {"cos", same("Cos")},
       {"erf", same("Erf")},

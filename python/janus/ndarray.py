@@ -467,15 +467,14 @@ for _names, _fn in [(("broadcast_add", "broadcast_plus"), _np.add),
                     (("broadcast_sub", "broadcast_minus"), _np.subtract),
                     (("broadcast_mul",), _np.multiply), (("broadcast_div",), _np.divide),
                     (("broadcast_maximum",), _np.maximum), (("broadcast_minimum",), _np.minimum),
-                    (("broadcast_power",), _np.power), (("broadcast_equal",), _np.equal),
-                    (("broadcast_greater",), _np.greater), (("broadcast_lesser",), _np.less)]:
+                    (("broadcast_power",), _np.power)]:
     _op(*_names)(lambda lhs, rhs, _fn=_fn: _fn(lhs, rhs))
 for _name in ["exp", "log", "log1p", "sqrt", "square", "abs", "sign", "negative", "sin", "cos",
               "tanh", "erf", "sigmoid", "relu", "zeros_like", "ones_like"]:
     _op(_name)(lambda data, _fn=getattr(_np, _name, None) or getattr(_npx, _name): _fn(data))
 _op("rsqrt")(lambda data: _janus.rsqrt(data))
 _op("reciprocal")(lambda data: 1.0 / data)
-_op("BlockGrad", "stop_gradient")(lambda data: data.detach())
+_op("BlockGrad", "stop_gradient")(lambda data: _janus.invoke("stop_gradient", [data], {})[0])
 _op("Cast", "cast")(lambda data, dtype: data.astype(dtype))
 
 
@@ -527,6 +526,8 @@ for _name, _fn in _SCALARS.items():
     _op(_name)(lambda data, scalar=None, is_int=None, _fn=_fn: _fn(data, float(scalar)))
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _SCALARS})
 del _name, _fn, _names
+
+from . import _legacy_ops  # noqa: E402,F401 (registers more operators through _op)
 
 
 def __getattr__(name):

@@ -117,4 +117,20 @@ def seed(seed_state, ctx="all"):
     _janus.seed(int(seed_state))
 
 
-random = _types.SimpleNamespace(seed=seed)
+from .numpy._distributions import bernoulli as _bernoulli, batched as _batched  # noqa: E402
+
+
+def _uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, ctx=None, device=None):
+    """Uniform draws of shape batch_shape + the broadcast shape of low and high."""
+    return _batched("uniform_n", _janus.random_uniform, low, high, batch_shape, dtype, ctx,
+                    device)
+
+
+def _normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, ctx=None, device=None):
+    """Normal draws of shape batch_shape + the broadcast shape of loc and scale."""
+    return _batched("normal_n", _janus.random_normal, loc, scale, batch_shape, dtype, ctx,
+                    device)
+
+
+random = _types.SimpleNamespace(seed=seed, bernoulli=_bernoulli, uniform_n=_uniform_n,
+                                normal_n=_normal_n)

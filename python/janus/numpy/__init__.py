@@ -554,3 +554,4 @@ from ._composed import (  # noqa: E402,F401
     all, any, atleast_1d, atleast_2d, column_stack, count_nonzero, cumsum, empty_like, flip, hstack,
     identity, isfinite, isinf, isnan, logical_and, logical_not, logical_or, logical_xor, outer,
     ravel, repeat, std, swapaxes, tile, tril, triu, var, vstack)
+from ._einsum import einsum  # noqa: E402,F401
