@@ -113,8 +113,8 @@ void copy_bucket(const NDArray& flat, std::vector<NDArray> grads,
 
 }  // namespace
 
-void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params,
-                                kvstore::KVStore& kv) const {
+void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv,
+                                const Then& then) const {
   autograd::PauseScope pause;
   for (const Bucket& bucket : buckets_) {
     const int priority =
@@ -122,6 +122,7 @@ void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params,
     if (bucket.flats.empty()) {
       const std::vector<NDArray> grads = params[bucket.params[0]]->list_grad();
       kv.pushpull(bucket.key, grads, grads, priority);
+      if (then) then(bucket.params, {}, {}, priority);
       continue;
     }
     // grads[d][j]: parameter j's gradient on device d.
@@ -134,10 +135,15 @@ void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params,
       copy_bucket(bucket.flats[d], grads[d], bucket.offsets, /*into_flat=*/true, priority);
     }
     kv.pushpull(bucket.key, bucket.flats, bucket.flats, priority);
+    if (then && bucket.flats[0].device().is_cpu()) {
+      then(bucket.params, bucket.flats, bucket.offsets, priority);
+      continue;
+    }
     for (size_t d = 0; d < bucket.flats.size(); ++d) {
       copy_bucket(bucket.flats[d], std::move(grads[d]), bucket.offsets, /*into_flat=*/false,
                   priority);
     }
+    if (then) then(bucket.params, {}, {}, priority);
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "janus/nn/parameter.h"
@@ -23,11 +25,20 @@ class GradientBuckets {
   GradientBuckets(const std::vector<nn::ParameterPtr>& params, size_t bucket_bytes,
                   kvstore::KVStore& kv, int first_key);
 
+  /// What follows a bucket's reduction instead of copying the sums back (allreduce's `then`):
+  /// the bucket's parameter indices, its flat arrays (one per device, holding the sums; empty
+  /// when the gradients already hold them: a bucket of one parameter, or a device whose copies
+  /// are copy_into operations) with each parameter's offset there, and the bucket's priority.
+  using Then = std::function<void(const std::vector<size_t>& params, std::span<const NDArray> flats,
+                                  std::span<const int64_t> offsets, int priority)>;
+
   /// Sums every gradient over its replicas, into every replica: per bucket, the gradients are
-  /// copied into a flat array per device, reduced in place through `kv`, and copied back. All
-  /// pushed, in bucket order (the last layers' first), with priority -(first index) so that
-  /// the gradients a forward pass needs first win when several reductions are ready.
-  void allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv) const;
+  /// copied into a flat array per device, reduced in place through `kv`, and copied back (or,
+  /// given `then`, handed to it instead of copied back). All pushed, in bucket order (the last
+  /// layers' first), with priority -(first index) so that the gradients a forward pass needs
+  /// first win when several reductions are ready.
+  void allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv,
+                 const Then& then = nullptr) const;
 
   /// The parameter indices of each bucket, for tests.
   std::vector<std::vector<size_t>> layout() const;

@@ -16,6 +16,7 @@
 #include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
 
+#include "fused_updates.h"
 #include "gradient_buckets.h"
 
 namespace janus::optim {
@@ -259,19 +260,42 @@ void Trainer::step(int64_t batch_size) {
   JANUS_CHECK(batch_size > 0, ValueError,
               "Trainer: step: batch_size is {}, expected a positive number", batch_size);
   prepare("step");
-  allreduce_grads();
-  update(batch_size);
+  if (!uses_store() || update_on_kvstore_) {
+    update(batch_size);
+    return;
+  }
+  // Replicas updated by their devices: after each bucket's reduction, one operation per device
+  // copies the sums into the gradients and updates the bucket's parameters there (what
+  // allreduce_grads() then update() do with one operation per copy-back and per parameter).
+  optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  const std::vector<nn::ParameterPtr> trained = trained_or_null(params_);
+  buckets().allreduce(trained, *kvstore_,
+                      [&](const std::vector<size_t>& bucket, std::span<const NDArray> flats,
+                          std::span<const int64_t> offsets, int priority) {
+                        FusedUpdates fused(priority);
+                        for (size_t d = 0; d < flats.size(); ++d) {
+                          std::vector<NDArray> grads;
+                          for (size_t i : bucket) grads.push_back(trained[i]->list_grad()[d]);
+                          fused.scatter_first(flats[d], std::move(grads),
+                                              std::vector<int64_t>(offsets.begin(), offsets.end()));
+                        }
+                        for (size_t i : bucket) update_one(i);
+                        fused.push();
+                      });
+}
+
+const GradientBuckets& Trainer::buckets() {
+  if (buckets_ == nullptr) {
+    buckets_ = std::make_shared<GradientBuckets>(trained_or_null(params_), bucket_bytes_, *kvstore_,
+                                                 static_cast<int>(params_.size()));
+  }
+  return *buckets_;
 }
 
 void Trainer::allreduce_grads() {
   prepare("allreduce_grads");
   if (!uses_store() || update_on_kvstore_) return;
-  const std::vector<nn::ParameterPtr> trained = trained_or_null(params_);
-  if (buckets_ == nullptr) {
-    buckets_ = std::make_shared<GradientBuckets>(trained, bucket_bytes_, *kvstore_,
-                                                 static_cast<int>(params_.size()));
-  }
-  buckets_->allreduce(trained, *kvstore_);
+  buckets().allreduce(trained_or_null(params_), *kvstore_);
 }
 
 void Trainer::set_bucket_bytes(size_t bytes) {
@@ -289,23 +313,25 @@ void Trainer::update(int64_t batch_size) {
               "Trainer: update: batch_size is {}, expected a positive number", batch_size);
   prepare("update");
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
-  const bool on_store = uses_store() && update_on_kvstore_;
   for (size_t i = 0; i < params_.size(); ++i) {
-    const nn::Parameter& p = *params_[i].second;
-    if (!is_trained(p)) continue;
-    const int index = static_cast<int>(i);
-    JANUS_CHECK(!state_on_store() || (p.lr_mult() == 1 && p.wd_mult() == 1), NotImplementedError,
-                "Trainer: parameter '{}' has lr_mult {} and wd_mult {}, but the optimizer runs "
-                "on the parameter servers, which apply one learning rate and weight decay to "
-                "every key; use update_on_kvstore=false",
-                params_[i].first, p.lr_mult(), p.wd_mult());
-    optimizer_->set_mults(index, p.lr_mult(), p.wd_mult());
-    if (on_store) {
-      kvstore_->push(index, p.list_grad(), -index);
-      kvstore_->pull(index, p.list_data(), -index);
-    } else {
-      optimizer_->update(index, p.list_data(), p.list_grad());
-    }
+    if (is_trained(*params_[i].second)) update_one(i);
+  }
+}
+
+void Trainer::update_one(size_t i) {
+  const nn::Parameter& p = *params_[i].second;
+  const int index = static_cast<int>(i);
+  JANUS_CHECK(!state_on_store() || (p.lr_mult() == 1 && p.wd_mult() == 1), NotImplementedError,
+              "Trainer: parameter '{}' has lr_mult {} and wd_mult {}, but the optimizer runs "
+              "on the parameter servers, which apply one learning rate and weight decay to "
+              "every key; use update_on_kvstore=false",
+              params_[i].first, p.lr_mult(), p.wd_mult());
+  optimizer_->set_mults(index, p.lr_mult(), p.wd_mult());
+  if (uses_store() && update_on_kvstore_) {
+    kvstore_->push(index, p.list_grad(), -index);
+    kvstore_->pull(index, p.list_data(), -index);
+  } else {
+    optimizer_->update(index, p.list_data(), p.list_grad());
   }
 }
 

@@ -265,16 +265,18 @@ class OperationCounter : public OpListener {
   std::map<std::string, int> counts;
 };
 
-// A bucket of several gradients is packed and unpacked by one operation per device each way,
-// on the compute lane, whatever the number of gradients: not a copy per gradient on the copy
-// lane (a LeNet step on 2 devices pushed 40 of them, each burst a hand-off to the copy worker
-// and back).
-TEST(DataParallelTraining, ABucketIsPackedAndUnpackedByOneOperationPerDevice) {
+// A bucket of several gradients is packed by one operation per device, on the compute lane,
+// whatever the number of gradients: not a copy per gradient on the copy lane (a LeNet step on
+// 2 devices pushed 40 of them, each burst a hand-off to the copy worker and back). After the
+// reduction, one operation per device unpacks the sums into the gradients and updates every
+// parameter of the bucket (a LeNet step pushed an update per parameter and device, 20).
+TEST(DataParallelTraining, ABucketIsPackedAndUpdatedByOneOperationPerDevice) {
   const ScopedCpuDevices devices(2);
   auto net = std::make_shared<nn::Sequential>();
   for (int i = 0; i < 4; ++i) net->add(std::make_shared<nn::Dense>(8, "relu"));
   net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
-  optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.01),
+  optim::Trainer trainer(net->collect_params(),
+                         optim::make_optimizer("sgd", 0.01, {.momentum = 0.9}),
                          kvstore::create("device"));
   sum_step(*net, trainer);  // fixes the shapes and the buckets
   ASSERT_EQ(trainer.bucket_layout().size(), 1U) << "the 8 parameters share one bucket";
@@ -285,8 +287,43 @@ TEST(DataParallelTraining, ABucketIsPackedAndUnpackedByOneOperationPerDevice) {
   wait_all();
   set_op_listener(nullptr);
   EXPECT_EQ(counter.count("bucket_gather/compute"), 2);
-  EXPECT_EQ(counter.count("bucket_scatter/compute"), 2);
-  EXPECT_EQ(counter.count("bucket_gather/other") + counter.count("bucket_scatter/other"), 0);
+  EXPECT_EQ(counter.count("fused_update/compute"), 2);
+  EXPECT_EQ(counter.count("bucket_gather/other") + counter.count("fused_update/other"), 0);
+  EXPECT_EQ(counter.count("bucket_scatter/compute") + counter.count("sgd_mom_update/compute"), 0);
+}
+
+// step() leaves every replica's gradient holding the sum over the replicas, as
+// allreduce_grads() does, though the copy back happens inside the fused update.
+TEST(DataParallelTraining, AfterAStepEveryGradientHoldsTheSum) {
+  const ScopedCpuDevices devices(2);
+  auto net = make_net();
+  net->initialize(nn::Xavier(), {cpu(0), cpu(1)});
+  optim::Trainer trainer(net->collect_params(), optim::make_optimizer("sgd", 0.1),
+                         kvstore::create("device"));
+  const std::vector<NDArray> xs = split_and_load(random_normal(0, 1, {4, 6}), {cpu(0), cpu(1)});
+  std::vector<NDArray> outs;
+  {
+    autograd::RecordScope record;
+    for (const NDArray& x : xs) outs.push_back(sum((*net)(x)));
+  }
+  autograd::backward(outs);
+  std::vector<std::vector<float>> want;
+  for (const auto& [name, p] : trainer.params()) {
+    const std::vector<float> g0 = to_vector<float>(p->grad(cpu(0)));
+    const std::vector<float> g1 = to_vector<float>(p->grad(cpu(1)));
+    std::vector<float> s(g0.size());
+    for (size_t i = 0; i < s.size(); ++i) s[i] = g0[i] + g1[i];
+    want.push_back(s);
+  }
+  trainer.step(4);
+  for (size_t k = 0; k < want.size(); ++k) {
+    const nn::Parameter& p = *trainer.params()[k].second;
+    for (Device d : {cpu(0), cpu(1)}) {
+      // One addition of two floats: the ring's sum is exactly the one computed here.
+      EXPECT_EQ(to_vector<float>(p.grad(d)), want[k])
+          << trainer.params()[k].first << " " << fmt::format("{}", d);
+    }
+  }
 }
 
 TEST(DataParallelTraining, HybridizedEqualsImperative) {

@@ -6,7 +6,9 @@
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
+#include "janus/engine/array.h"
 #include "janus/ops/ops.h"
+#include "janus/ops/transfer.h"
 
 namespace janus::parallel {
 
@@ -49,7 +51,19 @@ std::vector<NDArray> split_and_load(const NDArray& batch, const std::vector<Devi
   std::vector<NDArray> out;
   for (size_t i = 0; i < ranges.size(); ++i) {
     const NDArray rows = batch.slice(ranges[i].first, ranges[i].second);
-    out.push_back(rows.device() == devices[i] ? rows : copyto(rows, devices[i]));
+    if (rows.device() == devices[i]) {
+      out.push_back(rows);
+    } else if (peer_access(devices[i], rows.device())) {
+      // Memory the device reads in place (logical CPU devices share the host's): one copy on
+      // the device's compute lane, in line with its work. The copy lane's worker would be a
+      // third thread for cores that the devices' compute workers own, a hand-off there and
+      // back per slice, and its spin for more work after each copy takes a core from them.
+      NDArray slice = empty(rows.shape(), rows.dtype(), devices[i]);
+      concat_into(slice, std::span<const NDArray>(&rows, 1));
+      out.push_back(std::move(slice));
+    } else {
+      out.push_back(copyto(rows, devices[i]));
+    }
   }
   return out;
 }

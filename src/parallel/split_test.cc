@@ -1,11 +1,17 @@
 // split_and_load and split_ranges: slices, placement, uneven batches, and the errors.
 #include "janus/parallel/split.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
+#include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
 
 #include "testing/test_util.h"
@@ -46,6 +52,34 @@ TEST(SplitAndLoad, UnevenBatchWhenAllowed) {
   const std::vector<NDArray> xs = split_and_load(x, {cpu(0), cpu(1)}, /*even_split=*/false);
   EXPECT_EQ(to_vector<int64_t>(xs[0]), (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(to_vector<int64_t>(xs[1]), (std::vector<int64_t>{3, 4}));
+}
+
+// The operations that ran, by name and lane.
+class LaneCounter : public OpListener {
+ public:
+  void on_operation(std::string_view name, const OpDetail&, Device device, Lane lane, int64_t,
+                    int64_t) override {
+    const std::lock_guard lock(mu);
+    ++counts[fmt::format("{} {} {}", name, device, lane == Lane::kCompute ? "compute" : "other")];
+  }
+  std::mutex mu;
+  std::map<std::string, int> counts;
+};
+
+// A slice for a device that reads the batch's memory in place is copied there by one
+// operation on that device's compute lane, not by its copy worker.
+TEST(SplitAndLoad, ASliceForAPeerDeviceIsCopiedOnItsComputeLane) {
+  const ScopedCpuDevices devices(2);
+  const NDArray x = arange(0, 8, 1, DType::kFloat32).reshape(Shape{4, 2});
+  wait_all();
+  LaneCounter counter;
+  set_op_listener(&counter);
+  const std::vector<NDArray> xs = split_and_load(x, {cpu(0), cpu(1)});
+  wait_all();
+  set_op_listener(nullptr);
+  EXPECT_EQ(counter.counts, (std::map<std::string, int>{{"concat_into cpu(1) compute", 1}}));
+  EXPECT_EQ(to_vector<float>(xs[1]), (std::vector<float>{4, 5, 6, 7}));
+  EXPECT_EQ(xs[1].device(), cpu(1));
 }
 
 TEST(SplitAndLoad, ErrorsNameTheSizesAndDevices) {

@@ -61,7 +61,10 @@ class Trainer {
   /// is not null (BatchNorm's running statistics are skipped), with rescale_grad = scale /
   /// batch_size. Checks every parameter first: one that is not initialised, or whose shape is
   /// still unknown (no forward and backward ran through it), is a ValueError naming it, and
-  /// then nothing is updated. Pushes the work and returns at once.
+  /// then nothing is updated. Pushes the work and returns at once. With replicas updated on
+  /// their devices, each gradient bucket's sums reach its gradients and its parameters'
+  /// updates in one engine operation per device (instead of a copy-back and an update per
+  /// parameter); the results are those of allreduce_grads() then update().
   void step(int64_t batch_size);
   /// Sums each parameter's gradients over its replicas, into every replica (through the
   /// store; higher priority for the parameters a forward pass reaches first). Nothing to do
@@ -111,6 +114,11 @@ class Trainer {
   // processes. Once, when every trained value exists; the buckets follow at the first step.
   void setup_store();
   bool uses_store() const;
+  // The gradient buckets, made at the first use (every trained value known by then).
+  const GradientBuckets& buckets();
+  // The update of trained parameter i (its multipliers set first): by the optimizer, or
+  // through the store with update_on_kvstore.
+  void update_one(size_t i);
   // The optimizer's state on the store, when the store keeps it elsewhere.
   bool state_on_store() const;
   // Hands the optimizer's state of every trained parameter to the store (after load_states).
