@@ -168,3 +168,48 @@ def test_errors_are_clear_and_never_hang():
                                                   r"hybridize"):
         with autograd.record():
             net(x0)
+
+
+def make_net(norm):
+    net = nn.Sequential()
+    net.add(nn.Dense(6, in_units=4), norm(in_channels=6), nn.Activation("relu"),
+            nn.Dense(5, in_units=6), norm(in_channels=5))
+    return net
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_two_layers_train_as_batch_norm_on_one_device(n):
+    # Two SyncBatchNorm layers: the second one's calls read the first one's promised outputs.
+    rng = onp.random.default_rng(5)
+    ctx = [mx.cpu(k) for k in range(n)]
+    ref = make_net(nn.BatchNorm)
+    ref.initialize(mx.init.Xavier())
+    net = make_net(cnn.SyncBatchNorm)
+    net.initialize(ctx=ctx)
+    for p, q in zip(net.collect_params().values(), ref.collect_params().values()):
+        p.set_data(q.data().copy())  # set_data keeps the array it is given (no copy)
+    loss = gluon.loss.L2Loss()
+    ref_trainer = gluon.Trainer(ref.collect_params(), "sgd", {"learning_rate": 0.1})
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+
+    def train():
+        for _ in range(3):
+            x = rng.normal(0, 1, (8, 4)).astype("float32")
+            y = rng.normal(0, 1, (8, 5)).astype("float32")
+            with autograd.record():
+                lr = loss(ref(np.array(x)), np.array(y))
+            lr.backward()
+            ref_trainer.step(8)
+            xs = gluon.utils.split_and_load(x, ctx)
+            ys = gluon.utils.split_and_load(y, ctx)
+            with autograd.record():
+                losses = [loss(net(xk), yk) for xk, yk in zip(xs, ys)]
+            for lk in losses:
+                lk.backward()
+            trainer.step(8)
+
+    within_a_minute(train)
+    for (name, p), q in zip(net.collect_params().items(), ref.collect_params().values()):
+        for k in range(n):
+            onp.testing.assert_allclose(p.data(ctx[k]).asnumpy(), q.data().asnumpy(),
+                                        rtol=1e-4, atol=1e-5, err_msg=f"{name} on {ctx[k]}")
