@@ -685,8 +685,14 @@ std::shared_ptr<T> make_sync_batch_norm(int64_t in_channels, py::object num_devi
                                         py::object var_init, const py::kwargs& kwargs) {
   check_layer_kwargs("SyncBatchNorm", kwargs);
   check_batch_norm_defaults("SyncBatchNorm", beta_init, gamma_init, mean_init, var_init);
-  return std::make_shared<T>(in_channels, num_devices.is_none() ? 1 : num_devices.cast<int64_t>(),
-                             momentum, epsilon, center, scale, use_global_stats);
+  // None (MXNet's default): the number of devices the parameters have replicas on.
+  const int64_t devices = num_devices.is_none() ? 0 : num_devices.cast<int64_t>();
+  JANUS_CHECK(num_devices.is_none() || devices >= 1, ValueError,
+              "SyncBatchNorm: num_devices is {}, expected a positive number (or None: the number "
+              "of devices its parameters have replicas on)",
+              devices);
+  return std::make_shared<T>(in_channels, devices, momentum, epsilon, center, scale,
+                             use_global_stats);
 }
 
 template <class T>

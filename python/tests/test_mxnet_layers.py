@@ -464,18 +464,3 @@ def test_bad_arguments_of_the_other_layers():
         nn.BatchNorm(gamma_initializer="normal")
     with pytest.raises(ValueError, match=r"SyncBatchNorm: num_devices is 0, expected a positive"):
         cnn.SyncBatchNorm(num_devices=0)
-
-
-def test_sync_batch_norm_refuses_replicas_on_several_devices():
-    # Training on replicas would normalise each device's slice by its own statistics (as
-    # gluon.nn.BatchNorm does, in MXNet too); SyncBatchNorm must not.
-    net = cnn.SyncBatchNorm(in_channels=2, num_devices=2)
-    net.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
-    with pytest.raises(NotImplementedError, match=r"its parameters are on 2 devices \(cpu\(0\), "
-                                                  r"cpu\(1\)\), but Janus does not synchronise"):
-        with autograd.record():
-            net(np.ones((2, 2, 3)))
-    # Inference uses the running statistics: any device of the replicas.
-    y = net(np.ones((2, 2, 3), ctx=mx.cpu(1)))
-    onp.testing.assert_allclose(y.asnumpy(), onp.full((2, 2, 3), 1 / onp.sqrt(1 + 1e-5)),
-                                rtol=1e-6)

@@ -17,9 +17,10 @@
 namespace janus {
 
 enum class OpKind : uint8_t {
-  kNormal,  // a kernel, run by a worker of its device and lane
-  kWait,    // a blocker's read: signals the waiting thread, runs inline when granted
-  kDelete,  // releases a var after its last use, runs inline when granted
+  kNormal,    // a kernel, run by a worker of its device and lane
+  kWait,      // a blocker's read: signals the waiting thread, runs inline when granted
+  kDelete,    // releases a var after its last use, runs inline when granted
+  kOpenGate,  // opens a gate (Gate::open_after) once its reads are granted, runs inline
 };
 
 /// A small list of vars with inline room for the common case (an operator's inputs).

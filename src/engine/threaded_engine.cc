@@ -4,12 +4,17 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
+#include <memory>
 #include <mutex>
 #include <queue>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "janus/base/error.h"
 #include "janus/core/device_backend.h"
+#include "janus/engine/gate.h"
 #include "janus/engine/wait_poll.h"
 
 #include "engine_impl.h"
@@ -142,6 +147,20 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
+// One gated operation (Engine::push_gated), shared by its handle, its kernel and the engine's
+// list of unopened gates.
+struct GateState {
+  std::atomic<bool> settled{false};  // opened or scheduled to open: no longer the owner's
+  std::atomic<bool> opened{false};
+  OprBlock* op = nullptr;  // valid until opened: the operation cannot run before
+  // Set by the first open, before it releases the operation; read by the kernel, which runs
+  // after that release (the acq_rel decrement of op->wait orders the two).
+  std::exception_ptr error;
+  std::thread::id owner;  // the pushing thread, the one expected to open it
+  std::string name;
+  std::string abandon_message;
+};
+
 class ThreadedEngine final : public Engine {
  public:
   explicit ThreadedEngine(const EngineOptions& options) : options_(options) {
@@ -154,6 +173,7 @@ class ThreadedEngine final : public Engine {
   }
 
   ~ThreadedEngine() override {
+    abandon_gates(/*only_this_thread=*/false, "the engine's shutdown");
     wait_until_in_flight_below(1);
     std::lock_guard lock(pools_mu_);
     for (auto& p : pools_) {
@@ -183,6 +203,39 @@ class ThreadedEngine final : public Engine {
       delete op;
       throw;
     }
+    submit(op);
+  }
+
+  std::shared_ptr<Gate> push_gated(Kernel kernel, std::span<Var* const> reads,
+                                   std::span<Var* const> writes, Device device, Lane lane,
+                                   std::string_view name, std::string abandon_message);
+
+  // The first open of `s` lets its operation run (or fail with `error`).
+  void open_gate(GateState& s, std::exception_ptr error) {
+    settle_gate(s);
+    if (s.opened.exchange(true, std::memory_order_acq_rel)) return;
+    s.error = std::move(error);
+    OprBlock* op = s.op;
+    if (op->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(op);
+  }
+
+  // Marks `s` as no longer its owner's to open; false when it was already.
+  bool settle_gate(GateState& s) {
+    if (s.settled.exchange(true, std::memory_order_acq_rel)) return false;
+    unopened_gates_.fetch_sub(1);
+    return true;
+  }
+
+  void open_gate_after(const std::shared_ptr<GateState>& s, std::span<Var* const> vars) {
+    if (!settle_gate(*s)) return;
+    auto* op = new OprBlock();
+    op->kind = OpKind::kOpenGate;
+    op->name = "open_gate";
+    // The op's error is set in dispatch() from its vars, before this runs.
+    op->fn = [this, s, op](const RunContext&) {
+      open_gate(*s, op->error ? op->error->error : nullptr);
+    };
+    set_dependencies(op, vars, {});
     submit(op);
   }
 
@@ -225,6 +278,7 @@ class ThreadedEngine final : public Engine {
       JANUS_CHECK(!tls_is_worker, EngineError,
                   "engine: a kernel waited on an array; kernels run on engine workers and must "
                   "not block (push the dependent work instead)");
+      abandon_gates(/*only_this_thread=*/true, "wait on an array");
       struct WaitState {
         std::mutex mu;
         std::condition_variable cv;
@@ -264,6 +318,7 @@ class ThreadedEngine final : public Engine {
     JANUS_CHECK(!tls_is_worker, EngineError,
                 "engine: wait_all called from a kernel; kernels run on engine workers and must not "
                 "block");
+    abandon_gates(/*only_this_thread=*/true, "wait_all");
     wait_until_in_flight_below(1, slice, poll);
     rethrow_if_error(errors_.take_unreported());
   }
@@ -296,12 +351,46 @@ class ThreadedEngine final : public Engine {
   void throttle() {
     if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
       return;
-    if (tls_is_worker) return;
+    if (tls_is_worker || holds_gates()) return;
     if (const ScopedWaitPoll* p = ScopedWaitPoll::current()) {
       wait_until_in_flight_below(resume_below(), p->slice(), p->poll());
       return;
     }
     wait_until_in_flight_below(resume_below());
+  }
+
+  // Whether this thread pushed a gated operation that is still unopened. Back-pressure skips
+  // such a thread: the operations behind its gate stay in flight until it opens the gate, and
+  // they could be more than half the window.
+  bool holds_gates() {
+    if (unopened_gates_.load() == 0) return false;
+    std::lock_guard lock(gates_mu_);
+    const std::thread::id me = std::this_thread::get_id();
+    return std::ranges::any_of(gates_, [&](const std::shared_ptr<GateState>& g) {
+      return g->owner == me && !g->settled.load(std::memory_order_acquire);
+    });
+  }
+
+  // Opens the unopened gates (of this thread, or all of them) with an EngineError: a wait on
+  // the thread that was to open them would otherwise wait for itself.
+  void abandon_gates(bool only_this_thread, std::string_view what) {
+    if (unopened_gates_.load() == 0) return;
+    std::vector<std::shared_ptr<GateState>> abandoned;
+    {
+      std::lock_guard lock(gates_mu_);
+      const std::thread::id me = std::this_thread::get_id();
+      std::erase_if(gates_, [&](const std::shared_ptr<GateState>& g) {
+        if (g->settled.load(std::memory_order_acquire)) return true;
+        if (only_this_thread && g->owner != me) return false;
+        abandoned.push_back(g);
+        return true;
+      });
+    }
+    for (const std::shared_ptr<GateState>& g : abandoned) {
+      open_gate(*g, std::make_exception_ptr(EngineError(fmt::format(
+                        "{} (engine: '{}' was abandoned by a {} before its gate opened)",
+                        g->abandon_message, g->name, what))));
+    }
   }
 
   int64_t resume_below() const { return std::max<int64_t>(1, options_.max_in_flight / 2); }
@@ -330,10 +419,11 @@ class ThreadedEngine final : public Engine {
     }
   }
 
-  void submit(OprBlock* op) {
+  // `held`: 1 for a gated operation, whose gate holds one more count of its wait.
+  void submit(OprBlock* op, int held = 0) {
     in_flight_.fetch_add(1, std::memory_order_relaxed);
     const int deps = op->reads.size() + op->writes.size();
-    op->wait.store(deps + 1, std::memory_order_relaxed);
+    op->wait.store(deps + 1 + held, std::memory_order_relaxed);
     int granted = 0;
     {
       // One push registers at a time, so dependencies of concurrent pushes cannot interleave
@@ -347,7 +437,7 @@ class ThreadedEngine final : public Engine {
       for (Var* v : op->writes) granted += v->append_write(op);
     }
     // Every var granted it at once: no var queued it, so no completion can touch its count.
-    if (granted == deps) {
+    if (granted == deps && held == 0) {
       dispatch(op);
       return;
     }
@@ -365,6 +455,18 @@ class ThreadedEngine final : public Engine {
         Kernel signal = std::move(op->fn);
         complete(op);
         signal(RunContext{});
+        return;
+      }
+      case OpKind::kOpenGate: {
+        for (Var* v : op->reads) {
+          if (std::shared_ptr<ErrorRecord> e = v->error()) {
+            op->error = std::move(e);
+            break;
+          }
+        }
+        op->fn(RunContext{});
+        op->error = nullptr;  // the gated operation carries it; this one poisons nothing
+        complete(op);
         return;
       }
       case OpKind::kDelete: {
@@ -463,9 +565,78 @@ class ThreadedEngine final : public Engine {
   std::mutex pools_mu_;
   std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;
   ErrorLog errors_;
+  std::atomic<int> unopened_gates_{0};
+  std::mutex gates_mu_;
+  std::vector<std::shared_ptr<GateState>> gates_;  // pushed gates, pruned once opened
 };
 
+class ThreadedGate final : public Gate {
+ public:
+  ThreadedGate(ThreadedEngine& engine, std::shared_ptr<GateState> state)
+      : engine_(engine), state_(std::move(state)) {}
+  ~ThreadedGate() override {
+    if (is_settled()) return;
+    open(std::make_exception_ptr(
+        EngineError(fmt::format("{} (engine: the gate of '{}' was dropped unopened)",
+                                state_->abandon_message, state_->name))));
+  }
+  void open(std::exception_ptr error) override { engine_.open_gate(*state_, std::move(error)); }
+  void open_after(std::span<Var* const> vars) override { engine_.open_gate_after(state_, vars); }
+  bool is_settled() const override { return state_->settled.load(std::memory_order_acquire); }
+
+ private:
+  ThreadedEngine& engine_;
+  std::shared_ptr<GateState> state_;
+};
+
+std::shared_ptr<Gate> ThreadedEngine::push_gated(Kernel kernel, std::span<Var* const> reads,
+                                                 std::span<Var* const> writes, Device device,
+                                                 Lane lane, std::string_view name,
+                                                 std::string abandon_message) {
+  check_device(device, "engine: push_gated");
+  auto state = std::make_shared<GateState>();
+  state->owner = std::this_thread::get_id();
+  state->name = name;
+  state->abandon_message = std::move(abandon_message);
+  auto* op = new OprBlock();
+  op->fn = [state, fn = std::move(kernel)](const RunContext& ctx) mutable {
+    if (state->error) std::rethrow_exception(state->error);
+    fn(ctx);
+  };
+  op->name = name;
+  op->device = device;
+  op->lane = lane;
+  try {
+    set_dependencies(op, reads, writes);
+    throttle();
+  } catch (...) {
+    delete op;
+    throw;
+  }
+  state->op = op;
+  {
+    std::lock_guard lock(gates_mu_);
+    gates_.push_back(state);
+  }
+  unopened_gates_.fetch_add(1);
+  submit(op, /*held=*/1);
+  return std::make_shared<ThreadedGate>(*this, std::move(state));
+}
+
 }  // namespace
+
+std::shared_ptr<Gate> push_gated(Engine& engine, Kernel kernel, std::span<Var* const> reads,
+                                 std::span<Var* const> writes, Device device, Lane lane,
+                                 std::string_view name, std::string abandon_message) {
+  auto* threaded = dynamic_cast<ThreadedEngine*>(&engine);
+  JANUS_CHECK(threaded != nullptr, NotImplementedError,
+              "engine: '{}' is a gated operation (it waits for operations not pushed yet), but "
+              "the {} engine runs every operation when it is pushed; use the threaded engine "
+              "(unset JANUS_ENGINE=naive)",
+              name, engine_kind_name(engine.kind()));
+  return threaded->push_gated(std::move(kernel), reads, writes, device, lane, name,
+                              std::move(abandon_message));
+}
 
 bool is_engine_worker_thread() { return tls_is_worker; }
 void mark_engine_worker_thread() { tls_is_worker = true; }

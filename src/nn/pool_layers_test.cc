@@ -1,6 +1,6 @@
 // The 1-D and 3-D pools against each window computed directly in doubles (the 3-D pools are
 // separable compositions of the 2-D operators), the global pools, ReflectionPad2D, PixelShuffle,
-// SELU, BatchNormReLU and SyncBatchNorm, and their errors.
+// SELU and BatchNormReLU, and their errors (SyncBatchNorm: sync_batch_norm_test.cc).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -183,44 +183,6 @@ TEST(BatchNormReLU, IsReluOfBatchNorm) {
   std::vector<float> want = to_vector<float>(bn(x));
   for (float& v : want) v = std::max(v, 0.0f);
   EXPECT_EQ(to_vector<float>(bnr(x)), want);
-}
-
-TEST(SyncBatchNorm, IsBatchNormOnOneDeviceAndTrainsOnNoMore) {
-  EXPECT_THAT(error_of<ValueError>([] { SyncBatchNorm(0, 0); }),
-              HasSubstr("SyncBatchNorm: num_devices is 0, expected a positive number"));
-  SyncBatchNorm sync(3, 2);  // num_devices=2 on one device: that device holds the whole batch
-  BatchNorm bn(1, 0.9, 1e-5, true, true, 3);
-  sync.initialize();
-  bn.initialize();
-  const NDArray x = from_vector<float>(wavy(24), {2, 3, 4});
-  {
-    autograd::RecordScope record;  // training: batch statistics
-    EXPECT_EQ(to_vector<float>(sync(x)), to_vector<float>(bn(x)));
-  }
-  const int saved = num_cpu_devices();
-  set_num_cpu_devices(std::max(saved, 2));
-  {
-    SyncBatchNorm replicated(3);
-    replicated.initialize(Uniform(), {cpu(0), cpu(1)});
-    {
-      autograd::RecordScope record;  // training: refused
-      EXPECT_THAT(error_of<NotImplementedError>([&] { replicated(x); }),
-                  HasSubstr("its parameters are on 2 devices (cpu(0), cpu(1)), but Janus does "
-                            "not synchronise batch statistics"));
-    }
-    // Inference and use_global_stats use the running statistics: any number of devices.
-    EXPECT_EQ(replicated(copyto(x, cpu(1))).shape(), x.shape());
-    SyncBatchNorm global(3, 2, 0.9, 1e-5, true, true, /*use_global_stats=*/true);
-    global.initialize(One(), {cpu(0), cpu(1)});  // gamma, beta and the statistics all 1
-    autograd::RecordScope record;
-    const std::vector<float> y = to_vector<float>(global(x));
-    const std::vector<float> xs = to_vector<float>(x);
-    for (size_t i = 0; i < xs.size(); ++i) {
-      EXPECT_NEAR(y[i], (xs[i] - 1) / std::sqrt(1 + 1e-5) + 1, 1e-5) << i;
-    }
-  }
-  wait_all();  // the replicas are gone: release cpu(1) memory while cpu(1) exists
-  set_num_cpu_devices(saved);
 }
 
 TEST(PoolLayers, ArgumentsAndShapesAreChecked) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -210,6 +212,8 @@ class BatchNorm : public Block {
   const ParameterPtr& running_mean() const { return running_mean_; }
   const ParameterPtr& running_var() const { return running_var_; }
   bool use_global_stats() const { return use_global_stats_; }
+  double momentum() const { return momentum_; }
+  double epsilon() const { return epsilon_; }
 
  private:
   int64_t axis_;
@@ -440,18 +444,35 @@ class BatchNormReLU : public BatchNorm {
   std::string describe() const override;
 };
 
-/// MXNet's contrib SyncBatchNorm: BatchNorm over axis 1. Synchronising the batch statistics
-/// across devices is not implemented: a training forward (batch statistics) whose parameters
-/// live on several devices (data-parallel replicas) is refused (NotImplementedError) rather
-/// than normalising each device's slice by its own statistics. Inference and use_global_stats
-/// (the running statistics) run on any number of devices; num_devices is not checked further.
+namespace detail {
+struct SyncBatchNormStep;
+}
+
+/// MXNet's contrib SyncBatchNorm: BatchNorm over axis 1 whose training statistics are those of
+/// the whole batch across the devices of a data-parallel step (its parameters' replicas). Each
+/// device's call (`net(x_k)`, one per device and step, in any order) pushes its partial sums
+/// and returns its output at once; the output is written when the last device has called, so a
+/// wait on it before then fails (EngineError: the step is abandoned) rather than hang. Backward
+/// exchanges the sums of dy and dy * xhat the same way; each replica's gamma and beta gradients
+/// are its own slice's share, which the Trainer's allreduce sums. Running statistics are
+/// updated identically on every replica. `num_devices` (MXNet's argument; 0: the replicas'
+/// count) must equal the number of replicas in a training call. Inference, use_global_stats and
+/// a single device are BatchNorm. Training across devices needs the threaded engine and runs
+/// imperatively only (a hybridized block refuses it; see docs/design/sync_batch_norm.md).
 class SyncBatchNorm : public BatchNorm {
  public:
-  explicit SyncBatchNorm(int64_t in_channels = 0, int64_t num_devices = 1, double momentum = 0.9,
+  explicit SyncBatchNorm(int64_t in_channels = 0, int64_t num_devices = 0, double momentum = 0.9,
                          double epsilon = 1e-5, bool center = true, bool scale = true,
                          bool use_global_stats = false);
+  ~SyncBatchNorm() override;
   NDArray forward(const NDArray& x) override;
   std::string describe() const override;
+  int64_t num_devices() const { return num_devices_; }
+
+ private:
+  int64_t num_devices_;
+  std::mutex mu_;                                    // guards step_
+  std::shared_ptr<detail::SyncBatchNormStep> step_;  // the step whose calls are arriving
 };
 
 /// Pixel shuffle (MXNet's contrib PixelShuffle1D/2D/3D) over [N, C * f1 * ... * fd, spatial...]

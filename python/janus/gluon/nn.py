@@ -40,6 +40,7 @@ ReflectionPad2D = _janus.ReflectionPad2D
 SELU = _janus.SELU
 BatchNorm = _janus.BatchNorm
 BatchNormReLU = _janus.BatchNormReLU
+SyncBatchNorm = _janus.SyncBatchNorm
 Dropout = _janus.Dropout
 Flatten = _janus.Flatten
 Activation = _janus.Activation
