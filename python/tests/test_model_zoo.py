@@ -92,6 +92,33 @@ def test_after_a_forward_shapes_and_outputs_equal_mxnets(name):
                                 atol=1e-4 * onp.abs(expected).max())
 
 
+def _blocks():
+    from janus.gluon.model_zoo.vision import densenet, inception
+    return {"inception_a": (lambda: inception._mixed_a(192, 32)[0], 192, 5),
+            "inception_b": (lambda: inception._mixed_b(288)[0], 288, 5),
+            "inception_c": (lambda: inception._mixed_c(768, 128)[0], 768, 5),
+            "inception_d": (lambda: inception._mixed_d(768)[0], 768, 5),
+            "inception_e": (lambda: inception._mixed_e(1280)[0], 1280, 3),
+            "densenet_stage": (lambda: densenet._dense_stage(64, 2, 4, 32, 0), 64, 6),
+            "densenet_transition": (lambda: densenet._transition(128, 64), 128, 6)}
+
+
+@pytest.mark.parametrize("name", sorted(_blocks()))
+def test_inception_and_densenet_blocks_give_mxnets_outputs(name):
+    """The blocks of the models too large to run whole here (their names and shapes are
+    checked above), each with deterministic parameters on a small input."""
+    make, channels, side = _blocks()[name]
+    block = make()
+    block.initialize()
+    params = block.collect_params()
+    for k, v in pattern_params([(k, p.shape, p.grad_req) for k, p in params.items()]).items():
+        params[k].set_data(np.array(v))
+    expected = OUTPUTS["block:" + name]
+    got = block(np.array(pattern((1, channels, side, side), 0.5, 1.0))).asnumpy()
+    assert got.shape == expected.shape
+    onp.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * onp.abs(expected).max())
+
+
 @pytest.mark.parametrize("name,kwargs", [("resnet18_v2", {"thumbnail": True}),
                                          ("mobilenetv2_0.25", {})])
 def test_forward_with_classes_hybridized(name, kwargs):
