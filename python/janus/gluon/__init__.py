@@ -1,6 +1,6 @@
 """``gluon``: blocks, layers, losses, the Trainer and data loading (MXNet's names)."""
 from .. import _janus
-from . import nn, loss, data, utils, rnn, metric, contrib  # noqa: F401
+from . import nn, loss, data, utils, rnn, metric, contrib, model_zoo  # noqa: F401
 from .parameter import Constant, Parameter, ParameterDict  # noqa: F401
 
 from .trainer import Trainer  # noqa: E402
