@@ -139,8 +139,6 @@ def mobilenet_fixture():
     return x, y
 
 
-@pytest.mark.xfail(strict=True, reason="Janus's BatchNorm(scale=False) multiplies by gamma; "
-                   "MXNet 1.9 takes gamma as 1 (fix_gamma): the same only while gamma is 1")
 def test_batch_norm_without_scale_ignores_gamma_as_mxnet():
     from janus.gluon import nn
     bn = nn.BatchNorm(scale=False, in_channels=2)

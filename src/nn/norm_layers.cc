@@ -19,7 +19,8 @@ BatchNorm::BatchNorm(int64_t axis, double momentum, double epsilon, bool center,
       axis_(axis),
       momentum_(momentum),
       epsilon_(epsilon),
-      use_global_stats_(use_global_stats) {
+      use_global_stats_(use_global_stats),
+      scale_(scale) {
   JANUS_CHECK(momentum >= 0 && momentum <= 1, ValueError,
               "BatchNorm: momentum is {}, expected a value in [0, 1]", momentum);
   const Shape c{in_channels};
@@ -49,8 +50,13 @@ NDArray BatchNorm::forward(const NDArray& x) {
   // use_global_stats: the inference form in training too (the running statistics, not
   // updated); its gradient is that of a scale and shift, as MXNet's.
   const bool batch_stats = autograd::is_training() && !use_global_stats_;
-  return batch_norm(x, gamma_->data(d), beta_->data(d), running_mean_->data(d),
+  return batch_norm(x, gamma_or_ones(d), beta_->data(d), running_mean_->data(d),
                     running_var_->data(d), batch_stats, momentum_, epsilon_, axis_);
+}
+
+NDArray BatchNorm::gamma_or_ones(Device device) const {
+  const NDArray& gamma = gamma_->data(device);
+  return scale_ ? gamma : ones(gamma.shape(), gamma.dtype(), device);
 }
 
 std::string BatchNorm::describe() const {

@@ -411,7 +411,7 @@ NDArray SyncBatchNorm::forward(const NDArray& x) {
       part_reads, part_writes, d, Lane::kCompute, 0, "sync_batch_norm_sums");
 
   detail::NormArgs a{x,
-                     gamma()->data(d),
+                     gamma_or_ones(d),
                      beta()->data(d),
                      empty(x.shape(), x.dtype(), d),
                      empty(Shape{channels}, x.dtype(), d),

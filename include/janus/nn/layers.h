@@ -215,10 +215,16 @@ class BatchNorm : public Block {
   double momentum() const { return momentum_; }
   double epsilon() const { return epsilon_; }
 
+ protected:
+  /// The scale that normalises on `device`: gamma, or ones with scale = false (MXNet's
+  /// fix_gamma, which ignores gamma's value: a model file may hold any there).
+  NDArray gamma_or_ones(Device device) const;
+
  private:
   int64_t axis_;
   double momentum_, epsilon_;
   bool use_global_stats_;
+  bool scale_;
   ParameterPtr gamma_, beta_, running_mean_, running_var_;
 };
 
