@@ -85,7 +85,9 @@ class Recycler {
     Node* next;
   };
   static constexpr size_t kSize = sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T);
-  static constexpr int kKeep = 32;
+  // Small, so that the objects in circulation between two threads (up to about 2 kKeep of
+  // each class) stay within a core's caches.
+  static constexpr int kKeep = 16;
 
   // The calling thread's list (of which `count`, at most kKeep, are the thread's own releases)
   // and spill chain. Trivially destructible, so that an access is one TLS lookup (no guard);
