@@ -9,9 +9,17 @@
 // arena lock and touches the other core's cache lines. A class routes its operator new and
 // delete here instead (or allocate_shared takes a RecyclingAllocator):
 //
-//   - release pushes the storage on one shared lock-free stack (a compare-and-swap);
-//   - allocate pops from the calling thread's own list, and when that is empty takes the whole
-//     shared stack at once (one exchange), falling back to ::operator new when both are empty.
+//   - release puts the storage on the calling thread's own list while that holds fewer than
+//     kKeep entries, and otherwise on the thread's spill chain, which goes to one shared
+//     lock-free stack (a compare-and-swap) once it holds kKeep entries;
+//   - allocate pops from the calling thread's own list, and when that is empty takes its spill
+//     chain, or else the whole shared stack at once (one exchange), falling back to ::operator
+//     new when all are empty.
+//
+// So a thread that frees what another allocates (a worker, the engine's operations) touches
+// the shared stack once per kKeep releases and the allocating thread once per kKeep
+// allocations, instead of both once per object: on a 2-core machine each touch of that line
+// by the other thread's core is a cache-line hand-off on the push path.
 //
 // Neither step reads a link that another thread may change (a release only writes the link of
 // storage it owns; only a whole-stack take removes entries), so there is no ABA hazard. Storage
@@ -42,6 +50,7 @@ class Recycler {
     Node* n = local.head;
     if (n == nullptr) return ::operator new(kSize);
     local.head = n->next;
+    if (local.count > 0) --local.count;
     unpoison(n);
     return n;
   }
@@ -50,7 +59,25 @@ class Recycler {
     if (p == nullptr) return;
     auto* n = static_cast<Node*>(p);
     poison(n);
-    push_chain(n, n);
+    Local& local = local_list;
+    if (local.exited) {
+      push_chain(n, n);
+      return;
+    }
+    register_exit(local);
+    if (local.count < kKeep) {
+      n->next = local.head;
+      local.head = n;
+      ++local.count;
+      return;
+    }
+    n->next = local.spill;
+    if (local.spill == nullptr) local.spill_tail = n;
+    local.spill = n;
+    if (++local.spill_count < kKeep) return;
+    push_chain(local.spill, local.spill_tail);
+    local.spill = local.spill_tail = nullptr;
+    local.spill_count = 0;
   }
 
  private:
@@ -58,35 +85,60 @@ class Recycler {
     Node* next;
   };
   static constexpr size_t kSize = sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T);
+  // Small, so that the objects in circulation between two threads (up to about 2 kKeep of
+  // each class) stay within a core's caches.
+  static constexpr int kKeep = 16;
 
-  // The calling thread's list. Trivially destructible, so that an access is one TLS lookup
-  // (no guard); ExitHandler gives the list back when the thread exits, after which the thread
-  // allocates with ::operator new (`exited`), so that nothing is kept where no one will look.
+  // The calling thread's list (of which `count`, at most kKeep, are the thread's own releases)
+  // and spill chain. Trivially destructible, so that an access is one TLS lookup (no guard);
+  // ExitHandler gives both back when the thread exits, after which the thread allocates with
+  // ::operator new and releases to the shared stack (`exited`), so that nothing is kept where
+  // no one will look.
   struct Local {
     Node* head;
+    Node* spill;
+    Node* spill_tail;
+    int count;
+    int spill_count;
     bool registered;
     bool exited;
   };
-  static inline thread_local Local local_list{nullptr, false, false};
+  static inline thread_local Local local_list{nullptr, nullptr, nullptr, 0, 0, false, false};
 
   struct ExitHandler {
     ~ExitHandler() {
       Local& local = local_list;
       local.exited = true;
+      if (local.spill != nullptr) push_chain(local.spill, local.spill_tail);
+      local.spill = local.spill_tail = nullptr;
+      local.spill_count = 0;
       if (local.head == nullptr) return;
       Node* tail = local.head;
       while (tail->next != nullptr) tail = tail->next;
       push_chain(local.head, tail);
       local.head = nullptr;
+      local.count = 0;
     }
   };
 
+  static void register_exit(Local& local) {
+    if (local.registered) return;
+    thread_local ExitHandler handler;  // constructed on first use: registers its destructor
+    (void)handler;
+    local.registered = true;
+  }
+
+  // Called with the thread's list empty: takes the spill chain, or else the shared stack (whose
+  // entries are not counted: the thread keeps up to kKeep of its own releases beside them).
   static void refill(Local& local) {
     if (local.exited) return;
-    if (!local.registered) {
-      thread_local ExitHandler handler;  // constructed on first use: registers its destructor
-      (void)handler;
-      local.registered = true;
+    register_exit(local);
+    local.count = local.spill_count;
+    if (local.spill != nullptr) {
+      local.head = local.spill;
+      local.spill = local.spill_tail = nullptr;
+      local.spill_count = 0;
+      return;
     }
     local.head = shared().exchange(nullptr, std::memory_order_acquire);
   }

@@ -569,6 +569,28 @@ TEST(ThreadedEngine, HigherPriorityRunsFirstAmongReadyOperations) {
   EXPECT_EQ(order, (std::vector<int>{9, 5, 3, 1, 0}));
 }
 
+// Operations dispatched while the worker is busy arrive together (the pool's incoming stack,
+// last in first out) and still run in push order.
+TEST(ThreadedEngine, ReadyOperationsOfEqualPriorityRunInPushOrder) {
+  auto e = make_engine(EngineKind::kThreaded);  // one compute worker
+  std::atomic<bool> gate{false};
+  std::atomic<bool> holding{false};
+  std::vector<int> order;  // written by the one worker only
+  e->push(
+      [&](const RunContext&) {
+        holding = true;
+        while (!gate) sleep_ms(1);
+      },
+      {}, {}, cpu());
+  while (!holding) sleep_ms(1);
+  for (int i = 0; i < 8; ++i) {
+    e->push([&, i](const RunContext&) { order.push_back(i); }, {}, {}, cpu());
+  }
+  gate = true;
+  e->wait_all();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
 TEST(ThreadedEngine, BackPressureBoundsOperationsInFlight) {
   EngineOptions options;
   options.max_in_flight = 4;

@@ -43,10 +43,10 @@ namespace {
 
 std::shared_ptr<ErrorRecord> inherited_error(const OprBlock* op) {
   for (Var* v : op->reads) {
-    if (auto e = v->error()) return e;
+    if (v->poisoned()) return v->error();
   }
   for (Var* v : op->writes) {
-    if (auto e = v->error()) return e;
+    if (v->poisoned()) return v->error();
   }
   return nullptr;
 }

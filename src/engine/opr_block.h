@@ -65,7 +65,8 @@ struct OprBlock {
   Lane lane = Lane::kCompute;
   Device device;
   int priority = 0;
-  uint64_t seq = 0;  // push order, breaks priority ties first-in first-out
+  uint64_t seq = 0;                // push order, breaks priority ties first-in first-out
+  OprBlock* next_ready = nullptr;  // link in a worker pool's stack of incoming ops
   std::string name;
   OpDetail detail;  // for the profiler; empty unless a listener was installed at push time
   std::shared_ptr<ErrorRecord> error;

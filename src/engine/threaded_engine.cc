@@ -40,6 +40,13 @@ thread_local Dropping tls_dropping;
 
 // Ready operations of one (device, lane), served highest priority first, then in push order.
 // Its workers are set up by the device type's backend, each with its own stream.
+//
+// A dispatch pushes the op on `incoming_`, a lock-free stack (one compare-and-swap); a worker
+// takes the whole stack at once (one exchange) into the priority queue, which only workers
+// touch, under `mu_`. So a pusher writes one cache line that a worker also writes, not the
+// mutex, the queue and its size, and a worker that fell behind takes a batch of operations per
+// exchange. The order is unchanged: the priority queue orders by (priority, push order), and a
+// worker moves every incoming op into it before it picks one.
 class WorkerPool {
  public:
   using Runner = std::function<void(OprBlock*, const RunContext&)>;
@@ -58,14 +65,15 @@ class WorkerPool {
   const RunContext& context() const { return ctx_; }
 
   void enqueue(OprBlock* op) {
-    bool wake;
-    {
-      std::lock_guard lock(mu_);
-      queue_.push(op);
-      queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
-      wake = sleeping_ > 0;
-    }
-    if (wake) cv_.notify_one();
+    // seq_cst, with the load of sleeping_ after it: pairs with a worker's increment of
+    // sleeping_ before it tests incoming_ (sleep()), so either the worker sees the op or this
+    // thread sees the sleeper and wakes it.
+    OprBlock* head = incoming_.load(std::memory_order_relaxed);
+    do {
+      op->next_ready = head;
+    } while (!incoming_.compare_exchange_weak(head, op, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed));
+    if (sleeping_.load() > 0) wake_one();
   }
 
   // Workers finish the queue before they exit: every pushed operation completes.
@@ -93,6 +101,23 @@ class WorkerPool {
     }
   };
 
+  // Taking the lock orders the notification after a sleeper's test of incoming_ (made under
+  // the lock), so the sleeper cannot miss it.
+  void wake_one() {
+    { std::lock_guard lock(mu_); }
+    cv_.notify_one();
+  }
+
+  // Moves every incoming op into the priority queue. Caller holds mu_.
+  void take_incoming() {
+    // seq_cst load: a sleeper's test (see enqueue). The exchange acquires the pushers' writes
+    // to the ops and what they published before.
+    if (incoming_.load() == nullptr) return;
+    OprBlock* op = incoming_.exchange(nullptr);
+    for (; op != nullptr; op = op->next_ready) queue_.push(op);
+    queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+  }
+
   void loop() {
     mark_engine_worker_thread();
     // The backend prepares this thread (a CPU pins it to its device's cores and sizes its
@@ -103,32 +128,45 @@ class WorkerPool {
     for (;;) {
       spin_for_work();
       OprBlock* op = nullptr;
+      bool more;
       {
         std::unique_lock lock(mu_);
+        take_incoming();
         if (queue_.empty() && !stopping_) {
-          ++sleeping_;
-          cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-          --sleeping_;
+          sleeping_.fetch_add(1);  // seq_cst: see enqueue
+          cv_.wait(lock, [&] {
+            take_incoming();
+            return stopping_ || !queue_.empty();
+          });
+          sleeping_.fetch_sub(1);
         }
         if (queue_.empty()) return;  // stopping, and nothing left to run
         op = queue_.top();
         queue_.pop();
         queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+        more = !queue_.empty();
       }
+      // A batch taken from incoming_ may hold work for a sleeping worker of this pool.
+      if (more && sleeping_.load(std::memory_order_relaxed) > 0) wake_one();
       runner_(op, ctx);
     }
+  }
+
+  bool has_work() const {
+    return incoming_.load(std::memory_order_relaxed) != nullptr ||
+           queued_.load(std::memory_order_relaxed) > 0;
   }
 
   // Before sleeping, look for work a little while: in a chain of small operations the next
   // one is usually pushed within microseconds, and a futex sleep and wake-up costs more than
   // the operation. Bounded, so an idle worker does not hold a core.
-  void spin_for_work() {
+  void spin_for_work() const {
     constexpr auto kSpin = std::chrono::microseconds(50);
-    if (queued_.load(std::memory_order_relaxed) > 0) return;
+    if (has_work()) return;
     const auto until = std::chrono::steady_clock::now() + kSpin;
     do {
       for (int i = 0; i < 64; ++i) {
-        if (queued_.load(std::memory_order_relaxed) > 0) return;
+        if (has_work()) return;
         __builtin_ia32_pause();
       }
     } while (std::chrono::steady_clock::now() < until);
@@ -138,11 +176,15 @@ class WorkerPool {
   DeviceBackend& backend_;
   const LaneWorkers plan_;
   RunContext ctx_;
-  std::mutex mu_;
+  // Written by every dispatch: on a line of its own.
+  alignas(64) std::atomic<OprBlock*> incoming_{nullptr};
+  // Read by every dispatch, written only when a worker goes to sleep or wakes up.
+  alignas(64) std::atomic<int> sleeping_{0};  // workers waiting on cv_
+  // The rest is the workers'.
+  alignas(64) std::mutex mu_;
   std::condition_variable cv_;
-  std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> queue_;
-  bool stopping_ = false;
-  int sleeping_ = 0;            // workers waiting on cv_, guarded by mu_
+  std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> queue_;  // guarded by mu_
+  bool stopping_ = false;                                                // guarded by mu_
   std::atomic<int> queued_{0};  // queue_.size(), readable without the lock (a hint)
   std::vector<std::thread> threads_;
 };
@@ -324,8 +366,8 @@ class ThreadedEngine final : public Engine {
   }
 
   EngineStats stats() const override {
-    return EngineStats{pushed_.load(std::memory_order_relaxed),
-                       in_flight_.load(std::memory_order_relaxed), options_.max_in_flight};
+    return EngineStats{pushed_.load(std::memory_order_relaxed), in_flight(),
+                       options_.max_in_flight};
   }
 
   int kernel_threads(Device device) override {
@@ -348,9 +390,16 @@ class ThreadedEngine final : public Engine {
   // then pushes a run of operations without waiting; a wake-up per completion (a futex call on
   // the worker, the critical path) would cost more than a small operation. Workers never wait
   // here, or a kernel that pushes could deadlock the engine.
+  // The test reads `completed_seen_`, a count of completions that lags the true one, so that a
+  // push reads no line that workers write: the count in flight it gives is never below the
+  // true one, and only when that reaches the bound is the true count read.
   void throttle() {
-    if (in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight) [[likely]]
+    const int64_t pushed = pushed_.load(std::memory_order_relaxed);
+    if (pushed - completed_seen_.load(std::memory_order_relaxed) < options_.max_in_flight)
+        [[likely]]
       return;
+    completed_seen_.store(completed_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    if (pushed - completed_seen_.load(std::memory_order_relaxed) < options_.max_in_flight) return;
     if (tls_is_worker || holds_gates()) return;
     if (const ScopedWaitPoll* p = ScopedWaitPoll::current()) {
       wait_until_in_flight_below(resume_below(), p->slice(), p->poll());
@@ -395,24 +444,34 @@ class ThreadedEngine final : public Engine {
 
   int64_t resume_below() const { return std::max<int64_t>(1, options_.max_in_flight / 2); }
 
+  // Operations in flight: pushed_ - completed_, two counts that pushers and workers each write
+  // on lines of their own (one count that both changed cost a pusher a cache-line hand-off per
+  // push). completed_ is read first: the result is never below the true count.
+  int64_t in_flight() const {
+    const int64_t completed = completed_.load();
+    return pushed_.load() - completed;
+  }
+
   // Waiters wait for the count to drop below 1 (drain) or below resume_below() (throttle), and
-  // announce themselves in waiters_ before they test the count; a completion tests waiters_
-  // after it changes the count (both seq_cst), and only one that brings the count down across
-  // one of those two bounds notifies. The count moves in steps of one, so for a waiter that saw
-  // it at or above its bound, the step that takes it below comes after that test and sees the
-  // waiter. So a completion that no waiter waits for costs no system call, and a drain of a
-  // thousand operations wakes its waiter once, not a thousand times.
+  // announce themselves in drain_waiters_ or throttle_waiters_ before they test the count; a
+  // completion tests them after it counts itself (both seq_cst), so a waiter that saw the count
+  // at or above its bound is seen by every completion after that test. Such a completion
+  // notifies when the count it computes is 0 (drain: the last one of a drain computes 0, unless
+  // more were pushed meanwhile, whose last completion then does), or below resume_below() with
+  // a throttled pusher waiting. So a completion that no waiter waits for costs no system call,
+  // and a drain of a thousand operations wakes its waiter once, not a thousand times.
   void wait_until_in_flight_below(
       int64_t bound, std::chrono::milliseconds slice = std::chrono::milliseconds::max(),
       const WaitPoll& poll = {}) {
-    if (in_flight_.load() < bound) return;
-    waiters_.fetch_add(1);
+    if (in_flight() < bound) return;
+    std::atomic<int>& waiters = bound <= 1 ? drain_waiters_ : throttle_waiters_;
+    waiters.fetch_add(1);
     struct Leave {
       std::atomic<int>& waiters;
       ~Leave() { waiters.fetch_sub(1); }
-    } leave{waiters_};
+    } leave{waiters};
     std::unique_lock lock(wait_mu_);
-    while (!wait_slice(wait_cv_, lock, slice, [&] { return in_flight_.load() < bound; })) {
+    while (!wait_slice(wait_cv_, lock, slice, [&] { return in_flight() < bound; })) {
       lock.unlock();
       poll();
       lock.lock();
@@ -421,7 +480,6 @@ class ThreadedEngine final : public Engine {
 
   // `held`: 1 for a gated operation, whose gate holds one more count of its wait.
   void submit(OprBlock* op, int held = 0) {
-    in_flight_.fetch_add(1, std::memory_order_relaxed);
     const int deps = op->reads.size() + op->writes.size();
     op->wait.store(deps + 1 + held, std::memory_order_relaxed);
     int granted = 0;
@@ -432,7 +490,8 @@ class ThreadedEngine final : public Engine {
       std::lock_guard lock(push_mu_);
       op->seq = seq_;
       ++seq_;
-      pushed_.store(pushed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      // release: a completion that reads pushed_ after this op's dispatch sees it counted.
+      pushed_.store(pushed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
       for (Var* v : op->reads) granted += v->append_read(op);
       for (Var* v : op->writes) granted += v->append_write(op);
     }
@@ -513,8 +572,14 @@ class ThreadedEngine final : public Engine {
   void finish_one() {
     // seq_cst: pairs with wait_until_in_flight_below (see there); a thread that sees the count
     // drop also sees the finished op's writes.
-    const int64_t left = in_flight_.fetch_sub(1) - 1;
-    if ((left == 0 || left == resume_below() - 1) && waiters_.load() > 0) {
+    const int64_t completed = completed_.fetch_add(1) + 1;
+    const bool drain = drain_waiters_.load() > 0;
+    const bool throttled = throttle_waiters_.load() > 0;
+    if (!drain && !throttled) [[likely]]
+      return;
+    // Every op counted in completed_ was counted in pushed_ before it was dispatched.
+    const int64_t left = pushed_.load() - completed;
+    if ((drain && left == 0) || (throttled && left < resume_below())) {
       std::lock_guard lock(wait_mu_);
       wait_cv_.notify_all();
     }
@@ -555,14 +620,19 @@ class ThreadedEngine final : public Engine {
   }
 
   EngineOptions options_;
-  std::atomic<int64_t> in_flight_{0};
-  std::atomic<int> waiters_{0};
+  std::mutex pools_mu_;
+  // The pushers' line.
+  alignas(64) std::mutex push_mu_;
+  std::atomic<int64_t> pushed_{0};          // written under push_mu_, read without it
+  std::atomic<int64_t> completed_seen_{0};  // a past value of completed_ (throttle)
+  uint64_t seq_ = 0;                        // guarded by push_mu_
+  // The workers' line.
+  alignas(64) std::atomic<int64_t> completed_{0};
+  // Written by waiters only, read by every completion.
+  alignas(64) std::atomic<int> drain_waiters_{0};
+  std::atomic<int> throttle_waiters_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
-  std::atomic<int64_t> pushed_{0};  // written under push_mu_, read without it
-  uint64_t seq_ = 0;                // guarded by push_mu_
-  std::mutex push_mu_;
-  std::mutex pools_mu_;
   std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;
   ErrorLog errors_;
   std::atomic<int> unopened_gates_{0};

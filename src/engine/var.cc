@@ -78,7 +78,10 @@ void Var::complete_write(const std::shared_ptr<ErrorRecord>& error, OprList& gra
   std::lock_guard guard(lock_);
   JANUS_DEBUG_ASSERT(write_active_, "var: write completed with no active write");
   write_active_ = false;
-  if (error) error_ = error;
+  if (error) {
+    error_ = error;
+    poisoned_.store(true, std::memory_order_release);
+  }
   grant_queued(granted);
 }
 

@@ -69,6 +69,10 @@ class Var {
   /// queued.
   bool used_only_by(const OprBlock& op);
   std::shared_ptr<ErrorRecord> error();
+  /// Whether the var carries an error, without the lock: an operation that the var granted
+  /// sees the error of every write before it (a var is poisoned for good), and a worker that
+  /// checks every var of every operation this way writes none of their lines.
+  bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
 
  private:
   struct Waiter {
@@ -86,6 +90,7 @@ class Var {
   Waiter* head_ = nullptr;
   Waiter* tail_ = nullptr;
   std::shared_ptr<ErrorRecord> error_;
+  std::atomic<bool> poisoned_{false};  // error_ is set (never cleared)
 };
 
 }  // namespace janus
