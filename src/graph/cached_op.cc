@@ -43,12 +43,14 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
     any_random = any_random || steps[i].op->random;
   }
   plan_memory();
-  if (options.static_alloc) {
-    std::vector<NDArray> buffers;
-    for (size_t bytes : buffer_bytes) {
-      buffers.push_back(empty(Shape({static_cast<int64_t>(bytes)}), DType::kUInt8, device));
-    }
-    static_views = make_views(buffers);
+  for (size_t bytes : buffer_bytes) {
+    buffer_offsets.push_back(block_bytes);
+    block_bytes += round_up(bytes);
+  }
+  if (options.static_alloc && block_bytes > 0) {
+    static_block =
+        empty(Shape({static_cast<int64_t>(block_bytes)}), DType::kUInt8, device).storage();
+    static_views = make_views(static_block);
   }
 }
 
@@ -160,13 +162,13 @@ void CachedOp::Impl::bind_argument_views() {
   steps = std::move(kept);
 }
 
-std::vector<NDArray> CachedOp::Impl::make_views(const std::vector<NDArray>& buffers) const {
+std::vector<NDArray> CachedOp::Impl::make_views(const std::shared_ptr<Storage>& block) const {
   std::vector<NDArray> views(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
     const Slot& s = slots[i];
     if (s.kind != SlotKind::kIntermediate) continue;
-    const NDArray& b = buffers[static_cast<size_t>(s.buffer)];
-    views[i] = NDArray(b.storage(), s.spec.shape, s.spec.dtype, 0);
+    views[i] =
+        NDArray(block, s.spec.shape, s.spec.dtype, buffer_offsets[static_cast<size_t>(s.buffer)]);
   }
   return views;
 }
@@ -251,14 +253,9 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
   const Impl& im = *this;
   BoundCall call;
   std::vector<NDArray> scratch_views;
-  if (!im.options.static_alloc) {
-    std::vector<NDArray> buffers;
-    for (size_t bytes : im.buffer_bytes) {
-      call.scratch.push_back(std::make_shared<Storage>(Storage{Block{}, im.device, nullptr}));
-      buffers.emplace_back(call.scratch.back(), Shape({static_cast<int64_t>(bytes)}),
-                           DType::kUInt8);
-    }
-    scratch_views = im.make_views(buffers);
+  if (!im.options.static_alloc && im.block_bytes > 0) {
+    call.scratch = std::make_shared<Storage>(Storage{Block{}, im.device, nullptr});
+    scratch_views = im.make_views(call.scratch);
   }
   const std::vector<NDArray>& intermediates =
       im.options.static_alloc ? im.static_views : scratch_views;
@@ -281,8 +278,7 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
         call.writes.push_back(v.var());
         break;
       }
-      case SlotKind::kIntermediate:
-        if (im.options.static_alloc) call.writes.push_back(intermediates[i].var());
+      case SlotKind::kIntermediate:  // the static block's one var, written below
         break;
       case SlotKind::kArgumentView:  // reads its argument's var, which is read already
         break;
@@ -295,6 +291,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
       argument_views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
     }
   }
+  // Consecutive calls share the static block: each call writes it.
+  if (im.static_block) call.writes.push_back(im.static_block->var);
   for (int a : im.mutated_args) call.writes.push_back(args[static_cast<size_t>(a)].var());
   auto value = [&](int slot) -> const NDArray& {
     const Slot& s = im.slots[static_cast<size_t>(slot)];
@@ -323,21 +321,18 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
 // then its outputs), with this run's scratch memory taken from the device's allocator and
 // returned at the end (also when a step throws).
 void CachedOp::Impl::run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
-                               const std::vector<std::shared_ptr<Storage>>& scratch,
+                               const std::shared_ptr<Storage>& scratch,
                                const RunContext& ctx) const {
   const Impl& im = *this;
   struct Scratch {
-    const std::vector<std::shared_ptr<Storage>>& storages;
+    Storage* storage;
     ~Scratch() {
-      for (const auto& st : storages) {
-        if (st->block.ptr != nullptr) allocator_for(st->device).free(st->block);
-        st->block = Block{};
-      }
+      if (storage == nullptr || storage->block.ptr == nullptr) return;
+      allocator_for(storage->device).free(storage->block);
+      storage->block = Block{};
     }
-  } release{scratch};
-  for (size_t b = 0; b < scratch.size(); ++b) {
-    scratch[b]->block = allocator_for(im.device).allocate(im.buffer_bytes[b]);
-  }
+  } release{scratch.get()};
+  if (scratch) scratch->block = allocator_for(im.device).allocate(im.block_bytes);
   size_t at = 0;
   for (size_t i = 0; i < im.steps.size(); ++i) {
     const Step& step = im.steps[i];

@@ -56,7 +56,13 @@ struct CachedOp::Impl {
   std::vector<int> flat_slots;    // each step's input slots then its output slots, in step order
   bool any_random = false;        // whether a step draws random numbers (needs a key per call)
   std::vector<size_t> buffer_bytes;
-  std::vector<NDArray> static_views;  // per slot (intermediates only) with static_alloc
+  // Every buffer lives in ONE block, buffer b at buffer_offsets[b] (64-byte multiples): a call
+  // takes one block from the allocator, or writes one static block's var, however many buffers
+  // the plan has.
+  std::vector<size_t> buffer_offsets;
+  size_t block_bytes = 0;
+  std::shared_ptr<Storage> static_block;  // with static_alloc (null without intermediates)
+  std::vector<NDArray> static_views;      // per slot (intermediates only) with static_alloc
   std::vector<int> mutated_args;
   Device device = cpu();
   MemoryPlan plan;
@@ -67,12 +73,12 @@ struct CachedOp::Impl {
     std::vector<NDArray> flat;     // per flat_slots entry: each step's inputs then outputs
     std::vector<NDArray> outputs;  // per graph output
     std::vector<Var*> reads, writes;
-    // Without static_alloc: the intermediates' storages, made here without memory (and without an
-    // engine var: nothing outside the operation sees them); the operation takes their blocks from
-    // the allocator when it starts and returns them when it ends. Allocated at the push instead,
-    // a backward graph's buffers would be held through the whole forward before it, since the
-    // frontend runs ahead.
-    std::vector<std::shared_ptr<Storage>> scratch;
+    // Without static_alloc: the intermediates' storage (null when the graph has none), made here
+    // without memory (and without an engine var: nothing outside the operation sees it); the
+    // operation takes its block from the allocator when it starts and returns it when it ends.
+    // Allocated at the push instead, a backward graph's buffers would be held through the whole
+    // forward before it, since the frontend runs ahead.
+    std::shared_ptr<Storage> scratch;
   };
 
   void compile(const Symbol& symbol);
@@ -83,11 +89,13 @@ struct CachedOp::Impl {
   void add_outputs(const std::unordered_map<const Node*, int>& first_slot);
   void bind_argument_views();
   void plan_memory();  // plan_memory.cc
-  std::vector<NDArray> make_views(const std::vector<NDArray>& buffers) const;
+  // The intermediates' views (per slot; undefined for other slots) into `block`, which holds
+  // every buffer.
+  std::vector<NDArray> make_views(const std::shared_ptr<Storage>& block) const;
   // A call: binds its values, then (inside its engine operation) runs the steps.
   BoundCall bind_call(std::span<const NDArray> args, std::span<const NDArray> outs) const;
   void run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
-                 const std::vector<std::shared_ptr<Storage>>& scratch, const RunContext& ctx) const;
+                 const std::shared_ptr<Storage>& scratch, const RunContext& ctx) const;
 };
 
 }  // namespace janus::graph

@@ -522,6 +522,25 @@ TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
   }
 }
 
+TEST(CachedOp, BuffersShareOneBlockWithoutOverlapping) {
+  // a = softmax(x) and b = softmax(a) are both alive when y = a + b reads them: two buffers, in
+  // one block at distinct offsets, with and without static_alloc. Placed on top of each other,
+  // b would overwrite a and y would be 2b.
+  auto x = Symbol::var("x");
+  auto a = Symbol::op("softmax", {x});
+  const Symbol y = a + Symbol::op("softmax", {a});
+  const ops::OpDef& softmax = ops::get_op("softmax");
+  for (const bool static_alloc : {false, true}) {
+    CachedOp op(y, {{{64}, DType::kFloat32, cpu()}}, {.static_alloc = static_alloc});
+    EXPECT_EQ(op.memory_plan().buffers, 2);
+    for (uint64_t seed = 20; seed < 23; ++seed) {
+      const NDArray xv = randn({64}, seed);
+      const NDArray av = ops::invoke(softmax, {xv})[0];
+      expect_equal(op({&xv, 1})[0], add(av, ops::invoke(softmax, {av})[0]));
+    }
+  }
+}
+
 TEST(CachedOp, KernelErrorsReachTheBlockerNamingTheNode) {
   // take with an index out of range fails inside the kernel, not in shape inference.
   auto y = Symbol::op("take", {Symbol::var("a"), Symbol::var("i")}, {}, "gather");
