@@ -36,6 +36,7 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
   }
   add_outputs(first_slot);
   bind_argument_views();
+  bind_output_views();
   for (size_t i = 0; i < steps.size(); ++i) {
     for (int s : steps[i].in) slots[static_cast<size_t>(s)].last_use = static_cast<int>(i);
     flat_slots.insert(flat_slots.end(), steps[i].in.begin(), steps[i].in.end());
@@ -162,6 +163,37 @@ void CachedOp::Impl::bind_argument_views() {
   steps = std::move(kept);
 }
 
+// A view step whose value is a graph output and whose input a step computes: run as a step, it
+// copied that input (LeNet's flattened pooling output, saved for the first dense layer's weight
+// gradient). The input becomes an output (allocated per call, never planned; hidden when the
+// graph does not return it) and the view is made of it at the call. Views of such views follow,
+// as the steps come in order.
+void CachedOp::Impl::bind_output_views() {
+  std::vector<Step> kept;
+  for (Step& step : steps) {
+    if (step.op->view_of >= 0 && step.out.size() == 1) {
+      const int src = step.in[static_cast<size_t>(step.op->view_of)];
+      Slot& in = slots[static_cast<size_t>(src)];
+      Slot& out = slots[static_cast<size_t>(step.out[0])];
+      if (out.kind == SlotKind::kOutput &&
+          (in.kind == SlotKind::kIntermediate || in.kind == SlotKind::kOutput ||
+           in.kind == SlotKind::kOutputView)) {
+        if (in.kind == SlotKind::kIntermediate) {
+          in.kind = SlotKind::kOutput;
+          in.index = static_cast<int>(output_slots.size()) + hidden_outputs++;
+        }
+        // A view of a view is a view of what that one views.
+        out.kind = SlotKind::kOutputView;
+        out.index = in.kind == SlotKind::kOutputView ? in.index : src;
+        ++plan.output_views;
+        continue;
+      }
+    }
+    kept.push_back(std::move(step));
+  }
+  steps = std::move(kept);
+}
+
 std::vector<NDArray> CachedOp::Impl::make_views(const std::shared_ptr<Storage>& block) const {
   std::vector<NDArray> views(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -259,7 +291,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
   }
   const std::vector<NDArray>& intermediates =
       im.options.static_alloc ? im.static_views : scratch_views;
-  std::vector<NDArray> new_outputs(im.output_slots.size());  // by a kOutput slot's index
+  // By a kOutput slot's index (hidden outputs last).
+  std::vector<NDArray> new_outputs(im.output_slots.size() + static_cast<size_t>(im.hidden_outputs));
   call.reads.reserve(im.arg_specs.size() + im.constants.size());
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Slot& s = im.slots[i];
@@ -272,7 +305,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
         break;
       case SlotKind::kOutput: {
         NDArray& v = new_outputs[static_cast<size_t>(s.index)];
-        const bool given = !outs.empty() && outs[static_cast<size_t>(s.index)].defined();
+        const bool given = static_cast<size_t>(s.index) < outs.size() &&
+                           outs[static_cast<size_t>(s.index)].defined();
         v = given ? outs[static_cast<size_t>(s.index)]
                   : empty(s.spec.shape, s.spec.dtype, im.device);
         call.writes.push_back(v.var());
@@ -281,14 +315,18 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
       case SlotKind::kIntermediate:  // the static block's one var, written below
         break;
       case SlotKind::kArgumentView:  // reads its argument's var, which is read already
+      case SlotKind::kOutputView:    // writes its output's var, which is written already
         break;
     }
   }
-  std::vector<NDArray> argument_views(im.slots.size());
+  std::vector<NDArray> views(im.slots.size());  // kArgumentView and kOutputView slots
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Slot& s = im.slots[i];
     if (s.kind == SlotKind::kArgumentView) {
-      argument_views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
+      views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
+    } else if (s.kind == SlotKind::kOutputView) {
+      const Slot& viewed = im.slots[static_cast<size_t>(s.index)];
+      views[i] = new_outputs[static_cast<size_t>(viewed.index)].reshape(s.spec.shape);
     }
   }
   // Consecutive calls share the static block: each call writes it.
@@ -304,7 +342,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
       case SlotKind::kOutput:
         return new_outputs[static_cast<size_t>(s.index)];
       case SlotKind::kArgumentView:
-        return argument_views[static_cast<size_t>(slot)];
+      case SlotKind::kOutputView:
+        return views[static_cast<size_t>(slot)];
       case SlotKind::kIntermediate:
         break;
     }

@@ -34,11 +34,24 @@ struct CachedOp::Impl {
   // kArgumentView: the value of a view step (reshape, flatten, ...; OpDef::view_of) of an
   // argument or of another such view, bound at the call as a view of the argument: no step, no
   // copy, no buffer.
-  enum class SlotKind : uint8_t { kArgument, kConstant, kOutput, kIntermediate, kArgumentView };
+  // kOutputView: the value of a view step of a value that a step computes, when the view is a
+  // graph output (a dense layer's flattened input, saved for the weight gradient): that value
+  // becomes an output allocated per call too (a hidden one when it is no graph output itself)
+  // and the view is bound at the call as a view of it: no step, no copy.
+  enum class SlotKind : uint8_t {
+    kArgument,
+    kConstant,
+    kOutput,
+    kIntermediate,
+    kArgumentView,
+    kOutputView
+  };
   struct Slot {
     SlotKind kind = SlotKind::kIntermediate;
     ops::TensorSpec spec;
-    int index = -1;  // argument position (also of a view's argument), constant or output position
+    // Argument position (also of a view's argument), constant or output position (outputs past
+    // the graph's are hidden ones), or for kOutputView the slot of the value it views.
+    int index = -1;
     int buffer = kNoBuffer;
     int last_use = -1;
   };
@@ -53,6 +66,7 @@ struct CachedOp::Impl {
   std::vector<Slot> slots;
   std::vector<Step> steps;
   std::vector<int> output_slots;  // per graph output
+  int hidden_outputs = 0;         // kOutput slots that views need but the graph does not return
   std::vector<int> flat_slots;    // each step's input slots then its output slots, in step order
   bool any_random = false;        // whether a step draws random numbers (needs a key per call)
   std::vector<size_t> buffer_bytes;
@@ -88,6 +102,7 @@ struct CachedOp::Impl {
   void add_step(const Node& n, std::unordered_map<const Node*, int>& first_slot);
   void add_outputs(const std::unordered_map<const Node*, int>& first_slot);
   void bind_argument_views();
+  void bind_output_views();
   void plan_memory();  // plan_memory.cc
   // The intermediates' views (per slot; undefined for other slots) into `block`, which holds
   // every buffer.
