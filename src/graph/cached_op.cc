@@ -36,6 +36,7 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
   }
   add_outputs(first_slot);
   bind_argument_views();
+  bind_output_views();
   for (size_t i = 0; i < steps.size(); ++i) {
     for (int s : steps[i].in) slots[static_cast<size_t>(s)].last_use = static_cast<int>(i);
     flat_slots.insert(flat_slots.end(), steps[i].in.begin(), steps[i].in.end());
@@ -43,12 +44,14 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
     any_random = any_random || steps[i].op->random;
   }
   plan_memory();
-  if (options.static_alloc) {
-    std::vector<NDArray> buffers;
-    for (size_t bytes : buffer_bytes) {
-      buffers.push_back(empty(Shape({static_cast<int64_t>(bytes)}), DType::kUInt8, device));
-    }
-    static_views = make_views(buffers);
+  for (size_t bytes : buffer_bytes) {
+    buffer_offsets.push_back(block_bytes);
+    block_bytes += round_up(bytes);
+  }
+  if (options.static_alloc && block_bytes > 0) {
+    static_block =
+        empty(Shape({static_cast<int64_t>(block_bytes)}), DType::kUInt8, device).storage();
+    static_views = make_views(static_block);
   }
 }
 
@@ -160,13 +163,44 @@ void CachedOp::Impl::bind_argument_views() {
   steps = std::move(kept);
 }
 
-std::vector<NDArray> CachedOp::Impl::make_views(const std::vector<NDArray>& buffers) const {
+// A view step whose value is a graph output and whose input a step computes: run as a step, it
+// copied that input (LeNet's flattened pooling output, saved for the first dense layer's weight
+// gradient). The input becomes an output (allocated per call, never planned; hidden when the
+// graph does not return it) and the view is made of it at the call. Views of such views follow,
+// as the steps come in order.
+void CachedOp::Impl::bind_output_views() {
+  std::vector<Step> kept;
+  for (Step& step : steps) {
+    if (step.op->view_of >= 0 && step.out.size() == 1) {
+      const int src = step.in[static_cast<size_t>(step.op->view_of)];
+      Slot& in = slots[static_cast<size_t>(src)];
+      Slot& out = slots[static_cast<size_t>(step.out[0])];
+      if (out.kind == SlotKind::kOutput &&
+          (in.kind == SlotKind::kIntermediate || in.kind == SlotKind::kOutput ||
+           in.kind == SlotKind::kOutputView)) {
+        if (in.kind == SlotKind::kIntermediate) {
+          in.kind = SlotKind::kOutput;
+          in.index = static_cast<int>(output_slots.size()) + hidden_outputs++;
+        }
+        // A view of a view is a view of what that one views.
+        out.kind = SlotKind::kOutputView;
+        out.index = in.kind == SlotKind::kOutputView ? in.index : src;
+        ++plan.output_views;
+        continue;
+      }
+    }
+    kept.push_back(std::move(step));
+  }
+  steps = std::move(kept);
+}
+
+std::vector<NDArray> CachedOp::Impl::make_views(const std::shared_ptr<Storage>& block) const {
   std::vector<NDArray> views(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
     const Slot& s = slots[i];
     if (s.kind != SlotKind::kIntermediate) continue;
-    const NDArray& b = buffers[static_cast<size_t>(s.buffer)];
-    views[i] = NDArray(b.storage(), s.spec.shape, s.spec.dtype, 0);
+    views[i] =
+        NDArray(block, s.spec.shape, s.spec.dtype, buffer_offsets[static_cast<size_t>(s.buffer)]);
   }
   return views;
 }
@@ -251,18 +285,14 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
   const Impl& im = *this;
   BoundCall call;
   std::vector<NDArray> scratch_views;
-  if (!im.options.static_alloc) {
-    std::vector<NDArray> buffers;
-    for (size_t bytes : im.buffer_bytes) {
-      call.scratch.push_back(std::make_shared<Storage>(Storage{Block{}, im.device, nullptr}));
-      buffers.emplace_back(call.scratch.back(), Shape({static_cast<int64_t>(bytes)}),
-                           DType::kUInt8);
-    }
-    scratch_views = im.make_views(buffers);
+  if (!im.options.static_alloc && im.block_bytes > 0) {
+    call.scratch = std::make_shared<Storage>(Storage{Block{}, im.device, nullptr});
+    scratch_views = im.make_views(call.scratch);
   }
   const std::vector<NDArray>& intermediates =
       im.options.static_alloc ? im.static_views : scratch_views;
-  std::vector<NDArray> new_outputs(im.output_slots.size());  // by a kOutput slot's index
+  // By a kOutput slot's index (hidden outputs last).
+  std::vector<NDArray> new_outputs(im.output_slots.size() + static_cast<size_t>(im.hidden_outputs));
   call.reads.reserve(im.arg_specs.size() + im.constants.size());
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Slot& s = im.slots[i];
@@ -275,26 +305,32 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
         break;
       case SlotKind::kOutput: {
         NDArray& v = new_outputs[static_cast<size_t>(s.index)];
-        const bool given = !outs.empty() && outs[static_cast<size_t>(s.index)].defined();
+        const bool given = static_cast<size_t>(s.index) < outs.size() &&
+                           outs[static_cast<size_t>(s.index)].defined();
         v = given ? outs[static_cast<size_t>(s.index)]
                   : empty(s.spec.shape, s.spec.dtype, im.device);
         call.writes.push_back(v.var());
         break;
       }
-      case SlotKind::kIntermediate:
-        if (im.options.static_alloc) call.writes.push_back(intermediates[i].var());
+      case SlotKind::kIntermediate:  // the static block's one var, written below
         break;
       case SlotKind::kArgumentView:  // reads its argument's var, which is read already
+      case SlotKind::kOutputView:    // writes its output's var, which is written already
         break;
     }
   }
-  std::vector<NDArray> argument_views(im.slots.size());
+  std::vector<NDArray> views(im.slots.size());  // kArgumentView and kOutputView slots
   for (size_t i = 0; i < im.slots.size(); ++i) {
     const Slot& s = im.slots[i];
     if (s.kind == SlotKind::kArgumentView) {
-      argument_views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
+      views[i] = args[static_cast<size_t>(s.index)].reshape(s.spec.shape);
+    } else if (s.kind == SlotKind::kOutputView) {
+      const Slot& viewed = im.slots[static_cast<size_t>(s.index)];
+      views[i] = new_outputs[static_cast<size_t>(viewed.index)].reshape(s.spec.shape);
     }
   }
+  // Consecutive calls share the static block: each call writes it.
+  if (im.static_block) call.writes.push_back(im.static_block->var);
   for (int a : im.mutated_args) call.writes.push_back(args[static_cast<size_t>(a)].var());
   auto value = [&](int slot) -> const NDArray& {
     const Slot& s = im.slots[static_cast<size_t>(slot)];
@@ -306,7 +342,8 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
       case SlotKind::kOutput:
         return new_outputs[static_cast<size_t>(s.index)];
       case SlotKind::kArgumentView:
-        return argument_views[static_cast<size_t>(slot)];
+      case SlotKind::kOutputView:
+        return views[static_cast<size_t>(slot)];
       case SlotKind::kIntermediate:
         break;
     }
@@ -323,21 +360,18 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
 // then its outputs), with this run's scratch memory taken from the device's allocator and
 // returned at the end (also when a step throws).
 void CachedOp::Impl::run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
-                               const std::vector<std::shared_ptr<Storage>>& scratch,
+                               const std::shared_ptr<Storage>& scratch,
                                const RunContext& ctx) const {
   const Impl& im = *this;
   struct Scratch {
-    const std::vector<std::shared_ptr<Storage>>& storages;
+    Storage* storage;
     ~Scratch() {
-      for (const auto& st : storages) {
-        if (st->block.ptr != nullptr) allocator_for(st->device).free(st->block);
-        st->block = Block{};
-      }
+      if (storage == nullptr || storage->block.ptr == nullptr) return;
+      allocator_for(storage->device).free(storage->block);
+      storage->block = Block{};
     }
-  } release{scratch};
-  for (size_t b = 0; b < scratch.size(); ++b) {
-    scratch[b]->block = allocator_for(im.device).allocate(im.buffer_bytes[b]);
-  }
+  } release{scratch.get()};
+  if (scratch) scratch->block = allocator_for(im.device).allocate(im.block_bytes);
   size_t at = 0;
   for (size_t i = 0; i < im.steps.size(); ++i) {
     const Step& step = im.steps[i];

@@ -34,11 +34,24 @@ struct CachedOp::Impl {
   // kArgumentView: the value of a view step (reshape, flatten, ...; OpDef::view_of) of an
   // argument or of another such view, bound at the call as a view of the argument: no step, no
   // copy, no buffer.
-  enum class SlotKind : uint8_t { kArgument, kConstant, kOutput, kIntermediate, kArgumentView };
+  // kOutputView: the value of a view step of a value that a step computes, when the view is a
+  // graph output (a dense layer's flattened input, saved for the weight gradient): that value
+  // becomes an output allocated per call too (a hidden one when it is no graph output itself)
+  // and the view is bound at the call as a view of it: no step, no copy.
+  enum class SlotKind : uint8_t {
+    kArgument,
+    kConstant,
+    kOutput,
+    kIntermediate,
+    kArgumentView,
+    kOutputView
+  };
   struct Slot {
     SlotKind kind = SlotKind::kIntermediate;
     ops::TensorSpec spec;
-    int index = -1;  // argument position (also of a view's argument), constant or output position
+    // Argument position (also of a view's argument), constant or output position (outputs past
+    // the graph's are hidden ones), or for kOutputView the slot of the value it views.
+    int index = -1;
     int buffer = kNoBuffer;
     int last_use = -1;
   };
@@ -53,10 +66,17 @@ struct CachedOp::Impl {
   std::vector<Slot> slots;
   std::vector<Step> steps;
   std::vector<int> output_slots;  // per graph output
+  int hidden_outputs = 0;         // kOutput slots that views need but the graph does not return
   std::vector<int> flat_slots;    // each step's input slots then its output slots, in step order
   bool any_random = false;        // whether a step draws random numbers (needs a key per call)
   std::vector<size_t> buffer_bytes;
-  std::vector<NDArray> static_views;  // per slot (intermediates only) with static_alloc
+  // Every buffer lives in ONE block, buffer b at buffer_offsets[b] (64-byte multiples): a call
+  // takes one block from the allocator, or writes one static block's var, however many buffers
+  // the plan has.
+  std::vector<size_t> buffer_offsets;
+  size_t block_bytes = 0;
+  std::shared_ptr<Storage> static_block;  // with static_alloc (null without intermediates)
+  std::vector<NDArray> static_views;      // per slot (intermediates only) with static_alloc
   std::vector<int> mutated_args;
   Device device = cpu();
   MemoryPlan plan;
@@ -67,12 +87,12 @@ struct CachedOp::Impl {
     std::vector<NDArray> flat;     // per flat_slots entry: each step's inputs then outputs
     std::vector<NDArray> outputs;  // per graph output
     std::vector<Var*> reads, writes;
-    // Without static_alloc: the intermediates' storages, made here without memory (and without an
-    // engine var: nothing outside the operation sees them); the operation takes their blocks from
-    // the allocator when it starts and returns them when it ends. Allocated at the push instead,
-    // a backward graph's buffers would be held through the whole forward before it, since the
-    // frontend runs ahead.
-    std::vector<std::shared_ptr<Storage>> scratch;
+    // Without static_alloc: the intermediates' storage (null when the graph has none), made here
+    // without memory (and without an engine var: nothing outside the operation sees it); the
+    // operation takes its block from the allocator when it starts and returns it when it ends.
+    // Allocated at the push instead, a backward graph's buffers would be held through the whole
+    // forward before it, since the frontend runs ahead.
+    std::shared_ptr<Storage> scratch;
   };
 
   void compile(const Symbol& symbol);
@@ -82,12 +102,15 @@ struct CachedOp::Impl {
   void add_step(const Node& n, std::unordered_map<const Node*, int>& first_slot);
   void add_outputs(const std::unordered_map<const Node*, int>& first_slot);
   void bind_argument_views();
+  void bind_output_views();
   void plan_memory();  // plan_memory.cc
-  std::vector<NDArray> make_views(const std::vector<NDArray>& buffers) const;
+  // The intermediates' views (per slot; undefined for other slots) into `block`, which holds
+  // every buffer.
+  std::vector<NDArray> make_views(const std::shared_ptr<Storage>& block) const;
   // A call: binds its values, then (inside its engine operation) runs the steps.
   BoundCall bind_call(std::span<const NDArray> args, std::span<const NDArray> outs) const;
   void run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
-                 const std::vector<std::shared_ptr<Storage>>& scratch, const RunContext& ctx) const;
+                 const std::shared_ptr<Storage>& scratch, const RunContext& ctx) const;
 };
 
 }  // namespace janus::graph

@@ -305,9 +305,42 @@ TEST(CachedOp, ViewsOfAnArgumentAreBoundAsViewsNotCopied) {
   expect_equal(op({&xw, 1})[0], ops::invoke(ops::get_op("softmax"), {reshape(xw, Shape{4, 6})})[0]);
 }
 
+TEST(CachedOp, AViewThatIsAnOutputIsAViewOfTheValueNotACopy) {
+  // p = softmax(x) [4, 2, 3]; outputs: flatten(p) (as a training forward graph saves a dense
+  // layer's flattened input) and softmax(p). flatten is no step: p becomes an output of its own
+  // (allocated per call, not planned) and the first output is a view of it, also when the caller
+  // gives it an array to write into (left alone, as for a view of an argument).
+  auto x = Symbol::var("x");
+  auto p = Symbol::op("softmax", {x});
+  CachedOp op(Symbol::group({Symbol::op("flatten", {p}), Symbol::op("softmax", {p})}),
+              {{{4, 2, 3}, DType::kFloat32, cpu()}});
+  EXPECT_EQ(op.memory_plan().output_views, 1);
+  EXPECT_EQ(op.memory_plan().entries, 0);
+  const ops::OpDef& softmax = ops::get_op("softmax");
+  const ops::OpDef& flatten = ops::get_op("flatten");
+  for (uint64_t seed = 30; seed < 32; ++seed) {
+    const NDArray xv = randn({4, 2, 3}, seed);
+    const NDArray pv = ops::invoke(softmax, {xv})[0];
+    const NDArray given[] = {zeros({4, 6}), zeros({4, 2, 3})};
+    for (const bool with_outs : {false, true}) {
+      const std::vector<NDArray> got =
+          with_outs ? op({&xv, 1}, given) : op({&xv, 1}, std::span<const NDArray>{});
+      expect_equal(got[0], ops::invoke(flatten, {pv})[0]);
+      expect_equal(got[1], ops::invoke(softmax, {pv})[0]);
+      EXPECT_NE(got[0].storage(), got[1].storage());
+      if (with_outs) {
+        EXPECT_NE(got[0].storage(), given[0].storage());  // the view, not the given array
+        EXPECT_EQ(got[1].storage(), given[1].storage());
+        EXPECT_EQ(to_vector<float>(given[0]), std::vector<float>(24, 0.0f));
+      }
+    }
+  }
+}
+
 TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   // softmax, reshape, softmax, reshape, softmax, reshape: each value dies at its single reader,
-  // so two buffers serve the five intermediate values, and each reshape writes over its input.
+  // so two buffers serve the four intermediate values, and each reshape but the last writes over
+  // its input; the last is the output, a view of the last softmax's value (an output too).
   auto x = Symbol::var("x");
   Symbol y = x;
   for (int k = 0; k < 3; ++k) {
@@ -316,10 +349,11 @@ TEST(CachedOp, MemoryPlanReusesBuffersAndWritesInPlace) {
   }
   CachedOp op(y, {{{256}, DType::kFloat32, cpu()}});
   const MemoryPlan& plan = op.memory_plan();
-  EXPECT_EQ(plan.entries, 5);  // the last value is the output, not planned
+  EXPECT_EQ(plan.entries, 4);  // the last two values are outputs, not planned
   EXPECT_EQ(plan.buffers, 2);
   EXPECT_EQ(plan.inplace, 2);
-  EXPECT_EQ(plan.unplanned_bytes, 5 * 1024);
+  EXPECT_EQ(plan.output_views, 1);
+  EXPECT_EQ(plan.unplanned_bytes, 4 * 1024);
   EXPECT_EQ(plan.planned_bytes, 2 * 1024);
   const NDArray a = randn({256}, 4);
   NDArray ref = a;
@@ -519,6 +553,25 @@ TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
   for (int i = 0; i < 5; ++i) {
     const NDArray a = randn({64}, 10 + static_cast<uint64_t>(i));
     expect_equal(op({&a, 1})[0], tanh(mul(a, a)));
+  }
+}
+
+TEST(CachedOp, BuffersShareOneBlockWithoutOverlapping) {
+  // a = softmax(x) and b = softmax(a) are both alive when y = a + b reads them: two buffers, in
+  // one block at distinct offsets, with and without static_alloc. Placed on top of each other,
+  // b would overwrite a and y would be 2b.
+  auto x = Symbol::var("x");
+  auto a = Symbol::op("softmax", {x});
+  const Symbol y = a + Symbol::op("softmax", {a});
+  const ops::OpDef& softmax = ops::get_op("softmax");
+  for (const bool static_alloc : {false, true}) {
+    CachedOp op(y, {{{64}, DType::kFloat32, cpu()}}, {.static_alloc = static_alloc});
+    EXPECT_EQ(op.memory_plan().buffers, 2);
+    for (uint64_t seed = 20; seed < 23; ++seed) {
+      const NDArray xv = randn({64}, seed);
+      const NDArray av = ops::invoke(softmax, {xv})[0];
+      expect_equal(op({&xv, 1})[0], add(av, ops::invoke(softmax, {av})[0]));
+    }
   }
 }
 

@@ -29,6 +29,7 @@ struct MemoryPlan {
   int64_t buffers = 0;          // buffers they share
   int64_t inplace = 0;          // outputs written over an input
   int64_t argument_views = 0;   // view steps of an argument, bound as views (no step, no copy)
+  int64_t output_views = 0;     // view steps that are graph outputs, bound as views of an output
   int64_t planned_bytes = 0;    // bytes of the buffers
   int64_t unplanned_bytes = 0;  // bytes if every value had its own buffer
 };
@@ -50,10 +51,10 @@ class CachedOp {
   /// i's spec that shares no storage with an argument or another of `outs`): a training graph
   /// writes its gradients straight into the parameters' gradient buffers, without a new array
   /// and a copy. An output that no step of the call writes (an argument or constant returned
-  /// as it is, a view of an argument, an output that repeats an earlier one) is returned as it
-  /// is and outs[i] is left alone: a caller tells which by the returned array's storage.
-  /// `outs` is empty or has one entry per output; ValueError, ShapeError, TypeError or
-  /// DeviceError otherwise.
+  /// as it is, a view of an argument or of a value the call computes, an output that repeats
+  /// an earlier one) is returned as it is and outs[i] is left alone: a caller tells which by the
+  /// returned array's storage. `outs` is empty or has one entry per output; ValueError, ShapeError,
+  /// TypeError or DeviceError otherwise.
   std::vector<NDArray> operator()(std::span<const NDArray> args,
                                   std::span<const NDArray> outs) const;
 
