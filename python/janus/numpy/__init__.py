@@ -554,3 +554,7 @@ from ._composed import (  # noqa: E402,F401
     all, any, atleast_1d, atleast_2d, column_stack, count_nonzero, cumsum, empty_like, flip, hstack,
     identity, isfinite, isinf, isnan, logical_and, logical_not, logical_or, logical_xor, outer,
     ravel, repeat, std, swapaxes, tile, tril, triu, var, vstack)
+
+# Sorting and set functions over the sort, argsort and topk operators (janus/numpy/_ordering.py);
+# also the array methods sort, argsort and topk.
+from ._ordering import argsort, searchsorted, sort, unique  # noqa: E402,F401
