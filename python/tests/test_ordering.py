@@ -126,6 +126,17 @@ def test_searchsorted_equals_numpy(side):
                                    onp.searchsorted(shuffled, [2, 4], side=side, sorter=sorter))
 
 
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_take_along_axis_with_argsort_equals_numpy(axis):
+    x = TIES[1]
+    a = np.array(x)
+    got = np.take_along_axis(a, np.argsort(a, axis=axis), axis=axis)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.sort(x, axis=axis))
+    idx = onp.array([[-1, 0], [2, 2], [4, 1], [0, 0]])
+    onp.testing.assert_array_equal(np.take_along_axis(a, np.array(idx, dtype="int64"), 1)
+                                   .asnumpy(), onp.take_along_axis(x, idx, 1))
+
+
 def _numeric_grad(f, x, eps=1e-6):
     g = onp.zeros_like(x)
     for i in range(x.size):
@@ -142,6 +153,8 @@ def _numeric_grad(f, x, eps=1e-6):
     ("topk_value", lambda a: npx.topk(a, k=2, ret_typ="value")),
     ("topk_both", lambda a: npx.topk(a, k=3, axis=0, ret_typ="both", is_ascend=True)[0]),
     ("legacy_sort", lambda a: nd.sort(a, is_ascend=False)),
+    ("take_along_axis", lambda a: np.take_along_axis(
+        a, np.array([[1, 1, -1], [0, 4, 2], [3, 3, 3], [2, 0, 1]], dtype="int64"), 1)),
 ])
 def test_gradients_equal_finite_differences(name, fn):
     x0 = onp.random.RandomState(2).permutation(20).reshape(4, 5) * 0.5 + 0.1  # distinct

@@ -143,5 +143,32 @@ JANUS_OP_SPEC(
            for (double& v : t.data) v = pick(rng);
          }});
 
+JANUS_OP_SPEC({.op = "take_along_axis",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+                     const int64_t axis = attrs.get<int64_t>(0);
+                     const Rows X = rows_of(in[0].shape, axis);
+                     const Rows P{X.axis, X.outer, in[1].shape[X.axis], X.inner};
+                     RefTensor y = ref_zeros(in[1].shape);
+                     for (int64_t r = 0; r < X.outer * X.inner; ++r) {
+                       for (int64_t j = 0; j < P.n; ++j) {
+                         auto p = static_cast<int64_t>(in[1][P.at(r, j)]);
+                         if (p < 0) p += X.n;
+                         y[P.at(r, j)] = in[0][X.at(r, p)];
+                       }
+                     }
+                     return std::vector<RefTensor>{y};
+                   },
+               // indices: positions in [-2, 1] with repeats (every axis has extent >= 2).
+               .samples = {{{{3, 4}, {3, 5}}, {int64_t{1}}, {DType::kFloat64, DType::kInt64}},
+                           {{{2, 3, 2}, {4, 3, 2}}, {int64_t{0}}, {DType::kFloat64, DType::kInt32}},
+                           {{{2, 3}, {2, 2}}, {int64_t{-1}}, {DType::kFloat64, DType::kFloat32}}},
+               .make_input =
+                   [](int index, RefTensor& t, std::mt19937& rng) {
+                     if (index != 1) return;
+                     std::uniform_int_distribution<int> pick(-2, 1);
+                     for (double& v : t.data) v = pick(rng);
+                   }});
+
 }  // namespace
 }  // namespace janus::testing

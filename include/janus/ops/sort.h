@@ -1,4 +1,5 @@
-// Ordering: sort, argsort, topk and the scatter that routes their gradients. Layer: ops.
+// Ordering: sort, argsort, topk, and the gather and scatter along one axis that select by their
+// positions and route their gradients. Layer: ops.
 //
 // NumPy's order: ascending, NaN after every number, ties by position (a stable sort);
 // descending puts NaN first and keeps ties by position.
@@ -24,8 +25,11 @@ NDArray argsort(const NDArray& x, int64_t axis = -1, bool descending = false,
 std::vector<NDArray> topk(const NDArray& x, int64_t axis = -1, int64_t k = 1,
                           const std::string& ret_typ = "indices", bool is_ascend = false,
                           DType dtype = DType::kFloat32);
+/// x's elements at `indices` along `axis` (NumPy's take_along_axis without broadcasting):
+/// indices have x's shape except along the axis and hold positions in [-n, n).
+NDArray take_along_axis(const NDArray& x, const NDArray& indices, int64_t axis = -1);
 /// Zeros with extent n along `axis` and dy's other extents, with dy[..., j, ...] added at
-/// position indices[..., j, ...] of the axis: the gradient of a gather along one axis.
+/// position indices[..., j, ...] (in [-n, n)) of the axis: the adjoint of take_along_axis.
 NDArray scatter_along_axis(const NDArray& dy, const NDArray& indices, int64_t axis, int64_t n);
 
 }  // namespace janus

@@ -557,4 +557,5 @@ from ._composed import (  # noqa: E402,F401
 
 # Sorting and set functions over the sort, argsort and topk operators (janus/numpy/_ordering.py);
 # also the array methods sort, argsort and topk.
-from ._ordering import argsort, searchsorted, sort, unique  # noqa: E402,F401
+from ._ordering import (  # noqa: E402,F401
+    argsort, searchsorted, sort, take_along_axis, unique)

@@ -1,5 +1,6 @@
-"""Sorting and set functions: ``np.sort``, ``np.argsort``, ``np.unique``, ``np.searchsorted``
-and ``npx.topk``, over Janus's sort, argsort and topk operators (so autograd records them and
+"""Sorting and set functions: ``np.sort``, ``np.argsort``, ``np.unique``, ``np.searchsorted``,
+``np.take_along_axis`` and ``npx.topk``, over Janus's sort, argsort, topk and take_along_axis
+operators (so autograd records them and
 hybridize traces them), and the array methods ``sort``, ``argsort`` and ``topk``.
 
 The order is NumPy's: ascending, NaN after every number, equal elements in their original
@@ -50,6 +51,16 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
     out = _janus.invoke("topk", [data], {"axis": axis, "k": k, "ret_typ": ret_typ,
                                           "is_ascend": bool(is_ascend), "dtype": dtype})
     return list(out) if ret_typ == "both" else out[0]
+
+
+def take_along_axis(arr, indices, axis):
+    """The elements of ``arr`` at ``indices`` along ``axis`` (both flattened when None), as
+    ``np.take_along_axis(a, np.argsort(a, axis), axis)`` uses it: ``indices`` has ``arr``'s
+    shape except along the axis (no broadcasting), positions in [-n, n). Differentiable in
+    ``arr``."""
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    return _janus.invoke("take_along_axis", [arr, indices], {"axis": axis})[0]
 
 
 def _is_nan(x):

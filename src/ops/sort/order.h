@@ -115,6 +115,28 @@ inline void check_order_index_dtype(std::string_view op, DType dtype, int64_t n)
               op, n, dtype, limit);
 }
 
+/// Throws IndexError naming `op` unless each of the `count` positions is an integer in
+/// [-n, n) (negative from the end). Kernels call it before their parallel loop: an exception
+/// must not leave an OpenMP region.
+template <typename I>
+void check_positions(std::string_view op, const I* idx, int64_t count, int64_t n) {
+  for (int64_t e = 0; e < count; ++e) {
+    const double v = static_cast<double>(idx[e]);
+    JANUS_CHECK(v >= static_cast<double>(-n) && v < static_cast<double>(n) && v == std::floor(v),
+                IndexError,
+                "{}: index {} at position {} is not a position of an axis of extent {}, expected "
+                "an integer in [{}, {})",
+                op, v, e, n, -n, n);
+  }
+}
+
+/// A position checked by check_positions, counted from the start.
+template <typename I>
+int64_t wrap_position(I value, int64_t n) {
+  const auto p = static_cast<int64_t>(value);
+  return p < 0 ? p + n : p;
+}
+
 /// Calls f.template operator()<I>() for index dtype `dtype` (checked by check_order_index_dtype).
 template <typename F>
 void dispatch_index_dtype(DType dtype, F&& f) {

@@ -1,5 +1,5 @@
-// scatter_along_axis(dy, indices, axis, n): the gradient of a gather along one axis (sort's and
-// topk's values): zeros with extent n along `axis`, dy added at the positions `indices`.
+// scatter_along_axis(dy, indices, axis, n): the adjoint of take_along_axis, and so the gradient
+// of sort's and topk's values: zeros with extent n along `axis`, dy added at `indices`.
 #include "janus/ops/ops.h"
 #include "janus/ops/sort.h"
 
@@ -36,21 +36,14 @@ void scatter_along_axis_cpu(const KernelArgs& args) {
     std::fill(out, out + args.out(0).size(), T{});
     dispatch_index_dtype(args.in(1).dtype(), [&]<typename I>() {
       const I* idx = args.in(1).data<I>();
-      // Checked before the parallel loop: an exception must not leave an OpenMP region.
-      for (int64_t e = 0; e < args.in(1).size(); ++e) {
-        const int64_t p = static_cast<int64_t>(idx[e]);
-        JANUS_CHECK(p >= 0 && p < a.n && static_cast<I>(p) == idx[e], IndexError,
-                    "scatter_along_axis: index {} at position {} is not a position of an axis of "
-                    "extent {}, expected an integer in [0, {})",
-                    static_cast<double>(idx[e]), e, a.n, a.n);
-      }
+      check_positions("scatter_along_axis", idx, args.in(1).size(), a.n);
       // A row's positions may repeat (any index array): each row is one thread's.
       parallel_for(
           S.rows(), args.ctx,
           [&](int64_t lo, int64_t hi) {
             for (int64_t r = lo; r < hi; ++r) {
               for (int64_t j = 0; j < S.n; ++j) {
-                const int64_t p = static_cast<int64_t>(idx[S.at(r, j)]);
+                const int64_t p = wrap_position(idx[S.at(r, j)], a.n);
                 T& dst = out[D.at(r, p)];
                 dst = static_cast<T>(dst + src[S.at(r, j)]);
               }
@@ -66,7 +59,9 @@ void scatter_along_axis_cpu(const KernelArgs& args) {
 JANUS_DEFINE_OP({
     .name = "scatter_along_axis",
     .doc = "Zeros with extent n along `axis` and dy's other extents, dy[..., j, ...] added at "
-           "position indices[..., j, ...] of the axis: the gradient of sort's and topk's values.",
+           "position indices[..., j, ...] of the axis (in [-n, n)): the gradient of sort's, topk's "
+           "and "
+           "take_along_axis's values.",
     .inputs = {"dy", "indices"},
     .outputs = {"dx"},
     .attrs = {{"axis", AttrType::kInt, int64_t{-1}, "axis of the positions, negative from the end"},
@@ -74,8 +69,10 @@ JANUS_DEFINE_OP({
     .attr_fields = attr_fields<ScatterAlongAxisAttrs>(),
     .infer = infer_scatter_along_axis,
     .kernels = {{DeviceType::kCPU, scatter_along_axis_cpu}},
-    // Its own gradient would be a gather along the axis, which Janus has no operator for yet.
-    .not_differentiable = true,
+    .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      const ScatterAlongAxisAttrs a = ScatterAlongAxisAttrs::from(g.attrs);
+      return {take_along_axis(g.dy(0), g.x(1), a.axis), NDArray()};
+    },
 });
 
 }  // namespace janus::ops

@@ -132,7 +132,47 @@ TEST(OpSort, ScatterAlongAxisAddsRepeatedPositions) {
   const NDArray bad = vec({0, 4, 1, 1, 1, 1}, {2, 3}, DType::kInt64);
   EXPECT_THAT(error_of<IndexError>([&] { wait_to_read(scatter_along_axis(dy, bad, 1, 4)); }),
               HasSubstr("scatter_along_axis: index 4 at position 1 is not a position of an axis "
-                        "of extent 4"));
+                        "of extent 4, expected an integer in [-4, 4)"));
+  // Negative positions count from the end.
+  const NDArray neg = vec({-4, -4, -2, -3, -1, -3}, {2, 3}, DType::kInt64);
+  EXPECT_THAT(to_vector<double>(scatter_along_axis(dy, neg, 1, 4)),
+              ElementsAre(3, 0, 3, 0, 0, 10, 0, 5));
+}
+
+TEST(OpSort, TakeAlongAxisWithArgsortsPositionsIsSort) {
+  const NDArray x = vec({3, 1, 2, 5, 0, 7, 7, 1, 4, 4, 2, 9}, {3, 4});
+  for (int64_t axis : {0, 1, -1}) {
+    EXPECT_EQ(to_vector<double>(take_along_axis(x, argsort(x, axis), axis)),
+              to_vector<double>(sort(x, axis)))
+        << "axis " << axis;
+  }
+  // Fewer (or more) positions than the axis has, negative ones, float32 positions (legacy).
+  const NDArray idx = vec({-1, 0, 2, 2, 3, -4}, {3, 2}, DType::kFloat32);
+  EXPECT_THAT(to_vector<double>(take_along_axis(x, idx, 1)), ElementsAre(5, 3, 7, 7, 9, 4));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                take_along_axis(x, zeros({2, 2}, DType::kInt64), 1);
+              }),
+              HasSubstr("take_along_axis: indices have shape [2, 2], expected x's shape [3, 4] "
+                        "except along axis 1"));
+  EXPECT_THAT(
+      error_of<IndexError>([&] {
+        wait_to_read(take_along_axis(x, vec({0, 1, 2, 3, 4, 0}, {3, 2}, DType::kInt64), 1));
+      }),
+      HasSubstr("take_along_axis: index 4 at position 4 is not a position of an axis of extent "
+                "4, expected an integer in [-4, 4)"));
+}
+
+TEST(OpSort, TakeAlongAxisGradientIsTheScatter) {
+  NDArray x = vec({1, 2, 3, 4}, {4});
+  autograd::attach_grad(x);
+  std::vector<NDArray> heads;
+  {
+    autograd::RecordScope record;
+    heads = {take_along_axis(x, vec({2, 2, -1}, {3}, DType::kInt64), 0)};
+  }
+  std::vector<NDArray> dy = {vec({1, 10, 100}, {3})};
+  autograd::backward(heads, dy);
+  EXPECT_THAT(to_vector<double>(autograd::grad(x)), ElementsAre(0, 0, 11, 100));
 }
 
 TEST(OpSort, ErrorsNameTheValuesAndWhatWasExpected) {
