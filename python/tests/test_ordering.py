@@ -84,6 +84,18 @@ def test_topk_ties_by_position_and_nan_largest():
     onp.testing.assert_array_equal(npx.topk(b, k=2, dtype="int64").asnumpy(), [1, 2])
 
 
+def test_mask_keeps_the_dtype_and_invoke_reads_any_dtype_spelling():
+    b = np.array([[3, 1, 2, 5], [0, 7, 7, 1]], dtype="int32")
+    mask = npx.topk(b, k=2, ret_typ="mask")
+    assert mask.dtype == onp.int32  # as MXNet 1.9.1
+    onp.testing.assert_array_equal(mask.asnumpy(), [[1, 0, 0, 1], [0, 1, 1, 0]])
+    from janus import _janus
+    for spelling in ("int32", onp.int32, onp.dtype("int32")):
+        idx = _janus.invoke("argsort", [b], {"axis": 1, "dtype": spelling})[0]
+        assert idx.dtype == onp.int32
+        onp.testing.assert_array_equal(idx.asnumpy(), [[1, 2, 0, 3], [0, 3, 1, 2]])
+
+
 def test_legacy_defaults_are_mxnets():
     a = np.array([[3.0, 1.0, 2.0, 5.0], [0.0, 7.0, 7.0, 1.0]])
     # MXNet 1.9.1: nd.argsort gives float32 positions, nd.topk float32 indices of the largest.

@@ -10,7 +10,6 @@ import numpy as _onp
 from .. import _janus
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
-_RET_TYPS = ("value", "indices", "mask", "both")
 
 
 def _check_kind(name, kind, order):
@@ -45,8 +44,6 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
     flattened array when None). ret_typ 'value': their values; 'indices': their positions in
     ``dtype`` (float32 by default, as MXNet); 'mask': ``data``'s shape with 1 at them; 'both':
     [values, positions]."""
-    if ret_typ not in _RET_TYPS:
-        raise ValueError(f"topk: ret_typ is {ret_typ!r}, expected one of {list(_RET_TYPS)}")
     data, axis = _flat_or(data, axis)
     out = _janus.invoke("topk", [data], {"axis": axis, "k": k, "ret_typ": ret_typ,
                                           "is_ascend": bool(is_ascend), "dtype": dtype})
