@@ -15,6 +15,33 @@ std::vector<TensorSpec> infer_sort(const InferArgs& args) {
   return {x};
 }
 
+// Values only: each row's keys are sorted directly (no positions, no indirection). NaNs move
+// to their end first, then a stable sort of the numbers keeps the order of the elements that
+// compare equal yet differ (-0.0 and 0.0), as sorting by position would.
+template <typename T>
+void sort_row(const T* in, T* out, int64_t stride, int64_t n, bool descending,
+              std::vector<OrderKey<T>>& keys) {
+  using K = OrderKey<T>;
+  keys.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) keys[static_cast<size_t>(j)] = static_cast<K>(in[j * stride]);
+  auto numbers_begin = keys.begin(), numbers_end = keys.end();
+  if constexpr (std::is_floating_point_v<K>) {
+    auto is_nan = [](K v) { return std::isnan(v); };
+    auto is_number = [](K v) { return !std::isnan(v); };
+    if (descending) {
+      numbers_begin = std::stable_partition(keys.begin(), keys.end(), is_nan);
+    } else {
+      numbers_end = std::stable_partition(keys.begin(), keys.end(), is_number);
+    }
+  }
+  if (descending) {
+    std::stable_sort(numbers_begin, numbers_end, [](K a, K b) { return b < a; });
+  } else {
+    std::stable_sort(numbers_begin, numbers_end);
+  }
+  for (int64_t j = 0; j < n; ++j) out[j * stride] = static_cast<T>(keys[static_cast<size_t>(j)]);
+}
+
 void sort_cpu(const KernelArgs& args) {
   const NDArray& x = args.in(0);
   const SortAttrs a = SortAttrs::from(args.attrs);
@@ -22,9 +49,15 @@ void sort_cpu(const KernelArgs& args) {
   dispatch_dtype(x.dtype(), [&]<typename T>() {
     const T* in = x.data<T>();
     T* out = args.out(0).data<T>();
-    for_each_ordered_row(in, L, L.n, a.descending, args.ctx, [&](int64_t r, const int64_t* idx) {
-      for (int64_t j = 0; j < L.n; ++j) out[L.at(r, j)] = in[L.at(r, idx[j])];
-    });
+    parallel_for(
+        L.rows(), args.ctx,
+        [&](int64_t lo, int64_t hi) {
+          std::vector<OrderKey<T>> keys;
+          for (int64_t r = lo; r < hi; ++r) {
+            sort_row(in + L.at(r, 0), out + L.at(r, 0), L.inner, L.n, a.descending, keys);
+          }
+        },
+        L.n * 16);
   });
 }
 

@@ -49,6 +49,18 @@ TEST(OpSort, TiesKeepTheirOrderAscendingAndDescending) {
   EXPECT_THAT(to_vector<double>(sort(x, -1, true)), ElementsAre(3, 3, 3, 2, 1, 1));
 }
 
+// -0.0 and 0.0 compare equal: a stable sort keeps them in their order, in both directions.
+TEST(OpSort, SignedZerosKeepTheirOrder) {
+  const NDArray x = vec({0.0, -0.0, 1.0, 0.0, -0.0}, {5});
+  for (bool descending : {false, true}) {
+    const std::vector<double> y = to_vector<double>(sort(x, 0, descending));
+    const size_t first = descending ? 1 : 0;
+    std::vector<bool> negative;
+    for (size_t i = first; i < first + 4; ++i) negative.push_back(std::signbit(y[i]));
+    EXPECT_THAT(negative, ElementsAre(false, true, false, true)) << "descending " << descending;
+  }
+}
+
 TEST(OpSort, NaNGoesLastAscendingAndFirstDescending) {
   const NDArray x = vec({2, kNaN, -1, kNaN, 0}, {5});
   expect_same(to_vector<double>(sort(x)), {-1, 0, 2, kNaN, kNaN});
