@@ -313,6 +313,76 @@ void lower_batch_norm(Builder& b, const Call& c) {
   if (c.used[2]) b.node("Identity", {c.in[4]}, {c.out[2]}, c.name);
 }
 
+// ONNX's TopK of the first input along the call's axis into `values` and int64 `indices`. It
+// keeps equal elements in index order, as Janus's sort, argsort and topk; where NaN goes is the
+// runtime's choice.
+void top_k(Builder& b, const Call& c, int64_t k, bool largest, const std::string& values,
+           const std::string& indices) {
+  const int64_t axis = normalized_axis(c.attr<int64_t>("axis"), c.in_specs[0].shape.ndim());
+  ::onnx::NodeProto& n =
+      b.node("TopK", {c.in[0], b.ints(c.name + "/K", {k})}, {values, indices}, c.name);
+  set_int(n, "axis", axis);
+  set_int(n, "largest", largest ? 1 : 0);
+  set_int(n, "sorted", 1);
+}
+
+// TopK's int64 positions as `dtype` into `out`.
+void positions_as(Builder& b, const Call& c, const std::string& indices, DType dtype,
+                  const std::string& out) {
+  if (dtype == DType::kInt64) {
+    b.node("Identity", {indices}, {out}, c.name);
+  } else {
+    set_int(b.node("Cast", {indices}, {out}, c.name), "to", onnx_dtype(dtype));
+  }
+}
+
+// sort and argsort: a TopK of every element along the axis, whose extent must not follow a
+// dynamic batch (K is a constant).
+int64_t whole_axis(const Call& c) {
+  const int64_t axis = normalized_axis(c.attr<int64_t>("axis"), c.in_specs[0].shape.ndim());
+  const int64_t n = c.in_specs[0].shape[static_cast<int>(axis)];
+  if (!c.other_in_specs.empty() && c.other_in_specs[0].shape[static_cast<int>(axis)] != n) {
+    c.unsupported(
+        fmt::format("it orders axis {}, whose extent follows the dynamic batch (export "
+                    "with a fixed batch)",
+                    axis));
+  }
+  return n;
+}
+
+void lower_sort(Builder& b, const Call& c) {
+  top_k(b, c, whole_axis(c), c.attr<bool>("descending"), c.out[0], b.unique(c.name + "/indices"));
+}
+
+void lower_argsort(Builder& b, const Call& c) {
+  const std::string indices = b.unique(c.name + "/indices");
+  top_k(b, c, whole_axis(c), c.attr<bool>("descending"), b.unique(c.name + "/values"), indices);
+  positions_as(b, c, indices, c.out_specs[0].dtype, c.out[0]);
+}
+
+void lower_topk(Builder& b, const Call& c) {
+  const std::string& ret = c.attr<std::string>("ret_typ");
+  if (ret == "mask") c.unsupported("ret_typ 'mask' (a scatter of ones) is not mapped");
+  const bool values_out = ret == "value" || ret == "both";
+  const std::string values = values_out ? c.out[0] : b.unique(c.name + "/values");
+  const std::string indices = b.unique(c.name + "/indices");
+  top_k(b, c, c.attr<int64_t>("k"), !c.attr<bool>("is_ascend"), values, indices);
+  const DType dtype = c.out_specs[1].dtype;
+  if (!values_out && c.used[0]) positions_as(b, c, indices, dtype, c.out[0]);
+  if (c.used[1]) positions_as(b, c, indices, dtype, c.out[1]);
+}
+
+// GatherElements takes int32 or int64 positions (negative from the end, as Janus).
+void lower_take_along_axis(Builder& b, const Call& c) {
+  std::string indices = c.in[1];
+  if (is_floating(c.in_specs[1].dtype)) {
+    indices = b.unique(c.name + "/positions");
+    set_int(b.node("Cast", {c.in[1]}, {indices}, c.name), "to", onnx_dtype(DType::kInt64));
+  }
+  set_int(b.node("GatherElements", {c.in[0], indices}, {c.out[0]}, c.name), "axis",
+          normalized_axis(c.attr<int64_t>("axis"), c.in_specs[0].shape.ndim()));
+}
+
 void lower_dropout(Builder& b, const Call& c) {
   if (c.attr<bool>("training")) c.unsupported("dropout in training mode draws random numbers");
   if (c.used[1]) c.unsupported("its mask output is read");
@@ -612,6 +682,10 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"avg_pool2d", pool("AveragePool")},
       {"batch_norm", lower_batch_norm},
       {"dropout", lower_dropout},
+      {"sort", lower_sort},
+      {"argsort", lower_argsort},
+      {"topk", lower_topk},
+      {"take_along_axis", lower_take_along_axis},
       {"layer_norm", lower_layer_norm},
       {"softmax", with_axis("Softmax")},
       {"log_softmax", with_axis("LogSoftmax")},

@@ -119,6 +119,53 @@ TEST(OnnxExport, MxnetReshapeIsReshapeToTheResolvedShape) {
   EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
 }
 
+// The int attribute `name` of node n.
+int64_t int_attr(const ::onnx::NodeProto& n, const std::string& name) {
+  for (const ::onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == name) return a.i();
+  }
+  ADD_FAILURE() << n.op_type() << " has no attribute " << name;
+  return -1;
+}
+
+// sort and argsort are a TopK of the whole axis, topk one of k; positions are cast to the
+// operator's dtype; take_along_axis is GatherElements.
+TEST(OnnxExport, OrderingIsTopKAndTakeAlongAxisIsGatherElements) {
+  const Symbol x = Symbol::var("data", Shape{2, 5});
+  OnnxExportOptions o;
+  o.dynamic_batch = false;
+  const ::onnx::ModelProto sorted =
+      parse(export_onnx(Symbol::op("sort", {x}, {{"descending", true}}, "s"), {}, o));
+  ASSERT_THAT(op_types(sorted), ElementsAre("TopK"));
+  EXPECT_EQ(int_attr(sorted.graph().node(0), "axis"), 1);
+  EXPECT_EQ(int_attr(sorted.graph().node(0), "largest"), 1);
+  EXPECT_THAT(int64s(sorted, sorted.graph().node(0).input(1)), ElementsAre(5));
+  const ::onnx::ModelProto order = parse(export_onnx(
+      Symbol::op("argsort", {x}, {{"axis", int64_t{0}}, {"dtype", DType::kInt32}}), {}, o));
+  ASSERT_THAT(op_types(order), ElementsAre("TopK", "Cast"));
+  EXPECT_EQ(int_attr(order.graph().node(0), "largest"), 0);
+  EXPECT_THAT(int64s(order, order.graph().node(0).input(1)), ElementsAre(2));
+  const Symbol both =
+      Symbol::op("topk", {x}, {{"k", int64_t{3}}, {"ret_typ", std::string("both")}});
+  const ::onnx::ModelProto top = parse(export_onnx(Symbol::group({both[0], both[1]}), {}, o));
+  ASSERT_THAT(op_types(top), ElementsAre("TopK", "Cast"));  // float32 positions, as MXNet
+  EXPECT_EQ(int_attr(top.graph().node(1), "to"), ::onnx::TensorProto::FLOAT);
+  EXPECT_THAT(dims(top.graph().output(0)), ElementsAre(2, 3));
+  const Symbol mask = Symbol::op("topk", {x}, {{"ret_typ", std::string("mask")}}, "m")[0];
+  EXPECT_THAT(error_of<NotImplementedError>([&] { export_onnx(mask, {}, o); }),
+              HasSubstr("node 'm' (operator 'topk'): ret_typ 'mask'"));
+  const Symbol picked =
+      Symbol::op("take_along_axis", {x, Symbol::var("idx", Shape{2, 2}, DType::kInt64)});
+  EXPECT_THAT(op_types(parse(export_onnx(picked, {{"idx", zeros({2, 2}, DType::kInt64)}}, o))),
+              ElementsAre("GatherElements"));
+  // With a dynamic batch, sorting along the batch axis has no constant K.
+  EXPECT_THAT(error_of<NotImplementedError>([&] {
+                export_onnx(Symbol::op("sort", {x}, {{"axis", int64_t{0}}}, "b"), {});
+              }),
+              HasSubstr("node 'b' (operator 'sort'): it orders axis 0, whose extent follows the "
+                        "dynamic batch"));
+}
+
 // ceil_mode (MXNet's "full" pooling) is ONNX's ceil_mode while every last window starts inside
 // the input; ONNX drops one that starts past it, so such a node is refused, naming it.
 TEST(OnnxExport, CeilModePoolingUnlessAWindowStartsPastTheInput) {
@@ -282,7 +329,7 @@ TEST(OnnxExport, EveryOperatorIsMappedOrRefusedOnPurpose) {
       // reads another device: never in a compiled graph
       "peer_add",
       // an accumulating scatter is opset 16
-      "scatter_add",
+      "scatter_add", "scatter_along_axis",
       // ONNX has no connectionist temporal classification operator
       "ctc_loss",
       // standard ONNX has no inverse, slogdet or Cholesky operator (Det only)

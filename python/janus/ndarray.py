@@ -503,6 +503,27 @@ def _pick(data, index, axis=-1, keepdims=False, mode="clip"):
     return _npx.pick(data, index, axis=axis, keepdims=keepdims)
 
 
+
+# Ordering with MXNet 1.x's names and defaults: is_ascend instead of NumPy's order, positions in
+# float32 unless dtype says otherwise, axis=None for the flattened array.
+@_op("sort")
+def _sort(data, axis=-1, is_ascend=True):
+    data, axis = (data.reshape(-1), 0) if axis is None else (data, axis)
+    return _janus.invoke("sort", [data], {"axis": axis, "descending": not is_ascend})[0]
+
+
+@_op("argsort")
+def _argsort(data, axis=-1, is_ascend=True, dtype="float32"):
+    data, axis = (data.reshape(-1), 0) if axis is None else (data, axis)
+    return _janus.invoke("argsort", [data], {"axis": axis, "descending": not is_ascend,
+                                             "dtype": dtype})[0]
+
+
+@_op("topk")
+def _topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    return _npx.topk(data, axis, k, ret_typ, is_ascend, dtype)
+
+
 def _arg(name):
     def arg(data, axis=None, keepdims=False):
         """The index of the extreme along axis, as float32 (MXNet's legacy dtype)."""

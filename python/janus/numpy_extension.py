@@ -3,6 +3,7 @@ import types as _types
 
 from . import _janus
 from .context import cpu, gpu, num_gpus, current_context  # noqa: F401
+from .numpy._ordering import topk  # noqa: F401
 
 relu = _janus.relu
 sigmoid = _janus.sigmoid

@@ -13,9 +13,9 @@
 namespace janus::python {
 namespace {
 
-// A Python attribute value as the registry's AttrValue: bool, int, float, str, a dtype
-// spelling (numpy dtype or type) or a sequence of ints (widened to a Shape where the operator
-// takes one, by complete_attrs).
+// A Python attribute value as the registry's AttrValue: bool, int, float, str or a sequence of
+// ints (widened to a Shape where the operator takes one, by complete_attrs). Dtype attributes
+// are read by to_dtype instead.
 ops::AttrValue to_attr(const std::string& op, const std::string& key, py::handle v) {
   if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
   if (py::isinstance<py::int_>(v)) return v.cast<int64_t>();
@@ -46,7 +46,13 @@ void bind_invoke(py::module_& m) {
         graph::NamedAttrs named;
         for (const auto& [k, v] : attrs) {
           const std::string key = k.cast<std::string>();
-          named.emplace_back(key, to_attr(name, key, v));
+          // A dtype attribute takes any spelling that to_dtype reads (a name, a numpy dtype).
+          const int index = op.attr_index(key);
+          if (index >= 0 && op.attrs[static_cast<size_t>(index)].type == ops::AttrType::kDType) {
+            named.emplace_back(key, to_dtype(v));
+          } else {
+            named.emplace_back(key, to_attr(name, key, v));
+          }
         }
         ops::Attrs bound = graph::attrs_from_named(op, named);
         ReleaseGilInterruptibly release;

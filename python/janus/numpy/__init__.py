@@ -555,3 +555,8 @@ from ._composed import (  # noqa: E402,F401
     identity, isfinite, isinf, isnan, logical_and, logical_not, logical_or, logical_xor, outer,
     ravel, repeat, std, swapaxes, tile, tril, triu, var, vstack)
 from ._einsum import einsum  # noqa: E402,F401
+
+# Sorting and set functions over the sort, argsort and topk operators (janus/numpy/_ordering.py);
+# also the array methods sort, argsort and topk.
+from ._ordering import (  # noqa: E402,F401
+    argsort, searchsorted, sort, take_along_axis, unique)
