@@ -92,6 +92,26 @@ def test_python_parameters():
     assert sorted(blk.collect_params().keys()) == ["scale", "weight"]
 
 
+def test_set_data_copies_the_value_and_writes_the_parameter_in_place():
+    dense = nn.Dense(2, in_units=3)
+    dense.initialize(init.Zero())
+    held = dense.weight.data()  # as a Trainer, a compiled graph or the user may hold it
+    v = np.ones((2, 3))
+    dense.weight.set_data(v)
+    v += 1  # the caller's array stays its own, as in MXNet
+    onp.testing.assert_allclose(dense.weight.data().asnumpy(), onp.ones((2, 3)))
+    onp.testing.assert_allclose(held.asnumpy(), onp.ones((2, 3)))
+    dense.weight.set_data(np.full((2, 3), 2.0, dtype="float64"))  # cast to the parameter's dtype
+    assert dense.weight.data().dtype == onp.float32
+    onp.testing.assert_allclose(held.asnumpy(), onp.full((2, 3), 2.0))
+    deferred = nn.Dense(2)
+    deferred.initialize()
+    w = np.ones((2, 4))
+    deferred.weight.set_data(w)  # before the first forward: no replica to write into yet
+    w += 1
+    onp.testing.assert_allclose(deferred(np.ones((1, 4))).asnumpy(), [[4.0, 4.0]])
+
+
 class OldStyle(nn.HybridBlock):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -140,8 +140,16 @@ void Parameter::reset_devices(const std::vector<Device>& devices) {
 void Parameter::set_data(const NDArray& value) {
   infer_shape(value.shape());
   autograd::PauseScope pause;
-  set_replicas(value.dtype() == dtype_ ? value : cast(value, dtype_));
   pending_init_ = nullptr;
+  // The replicas take a copy of `value`, which stays the caller's own array. Existing replicas
+  // are written in place, as MXNet's set_data does, so that whoever holds them (a Trainer's
+  // store, a compiled graph, the caller) sees the new value.
+  if (!data_.empty() && data_.front().shape() == value.shape()) {
+    const NDArray v = value.dtype() == dtype_ ? value : cast(value, dtype_);
+    for (const NDArray& replica : data_) copy_into(replica, v);
+    return;
+  }
+  set_replicas(value.dtype() == dtype_ ? copyto(value, value.device()) : cast(value, dtype_));
 }
 
 void Parameter::zero_grad() {
