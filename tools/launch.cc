@@ -21,6 +21,8 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "janus/base/error.h"
 #include "janus/dist/free_port.h"
@@ -396,16 +398,20 @@ class Job {
   }
 
   void reap() {
+    std::vector<std::pair<Child*, int>> reaped;
     while (true) {
       int status = 0;
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) return;
+      if (pid <= 0) break;
       for (Child& c : children_) {
         if (c.pid != pid || !c.running) continue;
         drain(c);  // its last words come before the launcher's line about its end
-        ended(c, status);
+        c.running = false;
+        close_signal_channel(c);  // the relay on its host ends with its stdin
+        reaped.emplace_back(&c, status);
       }
     }
+    ended(reaped);
   }
 
   // Waits for every running child (after SIGKILL), for the error path.
@@ -422,21 +428,25 @@ class Job {
     }
   }
 
-  void ended(Child& c, int status) {
-    c.running = false;
-    close_signal_channel(c);  // the relay on its host ends with its stdin
-    const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (clean || failed_ || interrupted_ != 0) return;
-    // The first process to die decides the outcome; those stopped after it are its victims.
-    failed_ = true;
-    say(fmt::format("{} {}", describe(c), how_it_ended(c, status)));
+  // The first process to die decides the outcome; those stopped after it are its victims.
+  // Processes reaped together ended before the launcher could tell their order (a server that
+  // sees its worker go may exit before the launcher reaps the worker), so every failure among
+  // them is reported: the cause is always named.
+  void ended(const std::vector<std::pair<Child*, int>>& reaped) {
+    if (failed_ || interrupted_ != 0) return;
+    for (const auto& [c, status] : reaped) {
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      failed_ = true;
+      say(fmt::format("{} {}", describe(*c), how_it_ended(*c, status)));
+      // Its own group too: whatever it started must not outlive the job.
+      ::kill(-c->pid, SIGKILL);
+    }
+    if (!failed_) return;
     const int left = running_count();
     if (left > 0) {
       say(fmt::format("stopping the {} other process{} (SIGTERM, then SIGKILL after {:.1f} s)",
                       left, left == 1 ? "" : "es", static_cast<double>(o_.grace.count()) / 1000));
     }
-    // Its own group too: whatever it started must not outlive the job.
-    ::kill(-c.pid, SIGKILL);
     stop_all(SIGTERM);
     kill_deadline_ = Clock::now() + o_.grace;
   }
