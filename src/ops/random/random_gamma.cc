@@ -1,7 +1,6 @@
 // random_gamma(alpha): one Gamma(alpha, 1) sample per element of alpha (Marsaglia-Tsang).
 #include <cmath>
 #include <numbers>
-#include <type_traits>
 
 #include "janus/ops/ops.h"
 
@@ -41,35 +40,11 @@ double sample_gamma(ElementStream& s, double alpha) {
 }
 
 void random_gamma_cpu(const KernelArgs& args) {
-  const Philox gen(args.rng);
-  const NDArray& alpha = args.in(0);
-  const NDArray& out = args.out(0);
-  dispatch_dtype(out.dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> ||
-                  std::is_same_v<T, bfloat16>) {
-      const T* a = alpha.data<T>();
-      T* p = out.data<T>();
-      const int64_t n = out.size();
-      parallel_for(
-          n, args.ctx,
-          [&](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; ++i) {
-              ElementStream s(gen, i, n);
-              p[i] = static_cast<T>(sample_gamma(s, static_cast<double>(a[i])));
-            }
-          },
-          /*item_cost=*/64);
-    } else {
-      JANUS_ASSERT(false, "random_gamma: kernel called with dtype {}", out.dtype());
-    }
-  });
+  sample_per_element(args, "random_gamma", sample_gamma);
 }
 
 std::vector<TensorSpec> infer_random_gamma(const InferArgs& args) {
-  const TensorSpec& alpha = args.inputs[0];
-  JANUS_CHECK(is_floating(alpha.dtype), TypeError,
-              "random_gamma: alpha has dtype {}, expected a floating type", alpha.dtype);
-  return {alpha};
+  return infer_per_element(args, "random_gamma", "alpha");
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // random_poisson(lam): one Poisson(lam) sample per element of lam.
 #include <cmath>
-#include <type_traits>
 
 #include "janus/ops/ops.h"
 
@@ -52,35 +51,11 @@ double sample_poisson(ElementStream& s, double lam) {
 }
 
 void random_poisson_cpu(const KernelArgs& args) {
-  const Philox gen(args.rng);
-  const NDArray& lam = args.in(0);
-  const NDArray& out = args.out(0);
-  dispatch_dtype(out.dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> ||
-                  std::is_same_v<T, bfloat16>) {
-      const T* l = lam.data<T>();
-      T* p = out.data<T>();
-      const int64_t n = out.size();
-      parallel_for(
-          n, args.ctx,
-          [&](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; ++i) {
-              ElementStream s(gen, i, n);
-              p[i] = static_cast<T>(sample_poisson(s, static_cast<double>(l[i])));
-            }
-          },
-          /*item_cost=*/64);
-    } else {
-      JANUS_ASSERT(false, "random_poisson: kernel called with dtype {}", out.dtype());
-    }
-  });
+  sample_per_element(args, "random_poisson", sample_poisson);
 }
 
 std::vector<TensorSpec> infer_random_poisson(const InferArgs& args) {
-  const TensorSpec& lam = args.inputs[0];
-  JANUS_CHECK(is_floating(lam.dtype), TypeError,
-              "random_poisson: lam has dtype {}, expected a floating type", lam.dtype);
-  return {lam};
+  return infer_per_element(args, "random_poisson", "lam");
 }
 
 }  // namespace
