@@ -112,6 +112,13 @@ def _ctx_of(ctx, device, *params):
     return target
 
 
+def _loc_scale(name, loc, scale, size, ctx, device):
+    """A location-scale distribution's checked parameters, its output shape and its device."""
+    loc = _param(loc, "loc", name)
+    scale = _param(scale, "scale", name, low=0.0)
+    return loc, scale, _out_shape(name, _size(size), loc, scale), _ctx_of(ctx, device, loc, scale)
+
+
 @_writes_out
 def exponential(scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """Exponential samples of mean ``scale``: -scale log U."""
@@ -135,10 +142,7 @@ def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None, de
 @_writes_out
 def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc + scale log(U / (1 - U))."""
-    loc = _param(loc, "loc", "logistic")
-    scale = _param(scale, "scale", "logistic", low=0.0)
-    shape = _out_shape("logistic", _size(size), loc, scale)
-    ctx = _ctx_of(ctx, device, loc, scale)
+    loc, scale, shape, ctx = _loc_scale("logistic", loc, scale, size, ctx, device)
     u = _open_uniform(shape, ctx)
     np = _np()
     return _finish((np.log(u) - np.log(1.0 - u)) * _arr(scale, ctx) + _arr(loc, ctx), shape,
@@ -148,10 +152,7 @@ def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dty
 @_writes_out
 def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc - scale log(-log U)."""
-    loc = _param(loc, "loc", "gumbel")
-    scale = _param(scale, "scale", "gumbel", low=0.0)
-    shape = _out_shape("gumbel", _size(size), loc, scale)
-    ctx = _ctx_of(ctx, device, loc, scale)
+    loc, scale, shape, ctx = _loc_scale("gumbel", loc, scale, size, ctx, device)
     np = _np()
     u = _open_uniform(shape, ctx)
     return _finish(_arr(loc, ctx) - np.log(-np.log(u)) * _arr(scale, ctx), shape, dtype)
@@ -160,10 +161,7 @@ def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype
 @_writes_out
 def laplace(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None, dtype=None):
     """loc + scale E S: an exponential sample E with a random sign S (NumPy's laplace)."""
-    loc = _param(loc, "loc", "laplace")
-    scale = _param(scale, "scale", "laplace", low=0.0)
-    shape = _out_shape("laplace", _size(size), loc, scale)
-    ctx = _ctx_of(ctx, device, loc, scale)
+    loc, scale, shape, ctx = _loc_scale("laplace", loc, scale, size, ctx, device)
     np = _np()
     u = _open_uniform(shape, ctx)
     sign = 1.0 - 2.0 * (_janus.random_uniform(0.0, 1.0, shape, _WORK, ctx) < 0.5).astype(_WORK)
