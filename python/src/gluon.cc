@@ -394,7 +394,7 @@ std::shared_ptr<T> make_dense(int64_t units, py::object activation, bool use_bia
                              to_init(weight_init), to_init(bias_init));
 }
 
-// The number of spatial axes of a convolution layer (or its Python subclass) and its layout.
+// The number of spatial axes of a convolution layer (or its Python subclass).
 template <class T>
 constexpr int conv_dims() {
   if constexpr (std::is_base_of_v<nn::Conv1D, T> || std::is_base_of_v<nn::Conv1DTranspose, T>) {
@@ -553,8 +553,8 @@ std::shared_ptr<T> make_instance_norm(int64_t axis, double epsilon, bool center,
                              in_channels);
 }
 
-// The number of spatial axes of a 1-D or 3-D pooling layer (or its Python subclass), its class
-// name and its layout.
+// The number of spatial axes of a 1-D or 3-D pooling layer (or its Python subclass), and its
+// class name.
 template <class T>
 constexpr int pool_dims() {
   return std::is_base_of_v<nn::MaxPool1D, T> || std::is_base_of_v<nn::AvgPool1D, T> ||
