@@ -90,7 +90,7 @@ void export_fused(const std::string& prefix) {
 
 // Most of the other operators that export maps, each output of the graph a few of them (the
 // check compares every output): unary and binary elementwise ones, scalar ones, comparisons,
-// reductions, shape operators, gathers, products and a creation operator.
+// reductions, shape operators, gathers, products, ordering and a creation operator.
 void export_operators(const std::string& prefix) {
   using graph::Symbol;
   auto op = [](std::string_view name, const std::vector<Symbol>& in,
@@ -154,9 +154,12 @@ void export_operators(const std::string& prefix) {
   const Symbol products = op("dot", {x, w}, {{"transpose_b", true}});
   const Symbol batched = op("matmul", {x, x}, {{"transpose_a", true}});
   const Symbol reshaped = op("flatten", {op("reshape", {x}, {{"shape", Shape{-1, 2, 2}}})});
+  const Symbol sorted = op("sort", {op("reshape", {x}, {{"shape", Shape{-1}}})});
+  const Symbol searched = as_float(op("searchsorted", {sorted, x})) +
+                          as_float(op("searchsorted", {sorted, x}, {{"right", true}}));
   const Symbol model =
       Symbol::group({unary, binary, scalars, comparisons, reductions, normalized, index, shapes,
-                     stacked, broadcast, taken, loss, gathers, products, batched, reshaped});
+                     stacked, broadcast, taken, loss, gathers, products, batched, reshaped, searched});
   model.save(prefix + "-symbol.json");
   seed(8);
   const NDArray picks = cast(random_uniform(0, 3.99, {2, 2}), DType::kInt64);

@@ -383,6 +383,20 @@ void lower_take_along_axis(Builder& b, const Call& c) {
           normalized_axis(c.attr<int64_t>("axis"), c.in_specs[0].shape.ndim()));
 }
 
+// searchsorted: each value compared with every element of a (Unsqueeze to [..., 1] against a's
+// [n]), the elements before it counted. ONNX's comparisons are false with NaN, so NaN is not
+// placed last as in Janus.
+void lower_searchsorted(Builder& b, const Call& c) {
+  const std::string column = b.node1(
+      "Unsqueeze", {c.in[1], b.ints(c.name + "/axes", {c.in_specs[1].shape.ndim()})}, c.name);
+  const std::string before =
+      b.node1(c.attr<bool>("right") ? "LessOrEqual" : "Less", {c.in[0], column}, c.name);
+  std::string counted = b.unique(c.name + "/before");
+  set_int(b.node("Cast", {before}, {counted}, c.name), "to", onnx_dtype(DType::kInt64));
+  set_int(b.node("ReduceSum", {counted, b.ints(c.name + "/sum_axes", {-1})}, {c.out[0]}, c.name),
+          "keepdims", 0);
+}
+
 void lower_dropout(Builder& b, const Call& c) {
   if (c.attr<bool>("training")) c.unsupported("dropout in training mode draws random numbers");
   if (c.used[1]) c.unsupported("its mask output is read");
@@ -686,6 +700,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"argsort", lower_argsort},
       {"topk", lower_topk},
       {"take_along_axis", lower_take_along_axis},
+      {"searchsorted", lower_searchsorted},
       {"layer_norm", lower_layer_norm},
       {"softmax", with_axis("Softmax")},
       {"log_softmax", with_axis("LogSoftmax")},

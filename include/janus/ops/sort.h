@@ -25,6 +25,9 @@ NDArray argsort(const NDArray& x, int64_t axis = -1, bool descending = false,
 std::vector<NDArray> topk(const NDArray& x, int64_t axis = -1, int64_t k = 1,
                           const std::string& ret_typ = "indices", bool is_ascend = false,
                           DType dtype = DType::kFloat32);
+/// Positions (int64, v's shape) at which v's values would go into the sorted 1-D array `a` to
+/// keep it sorted: before the equal elements, or after them when `right` (NumPy's searchsorted).
+NDArray searchsorted(const NDArray& a, const NDArray& v, bool right = false);
 /// x's elements at `indices` along `axis` (NumPy's take_along_axis without broadcasting):
 /// indices have x's shape except along the axis and hold positions in [-n, n).
 NDArray take_along_axis(const NDArray& x, const NDArray& indices, int64_t axis = -1);

@@ -1,6 +1,6 @@
 """Sorting and set functions: ``np.sort``, ``np.argsort``, ``np.unique``, ``np.searchsorted``,
-``np.take_along_axis`` and ``npx.topk``, over Janus's sort, argsort, topk and take_along_axis
-operators (so autograd records them and
+``np.take_along_axis`` and ``npx.topk``, over Janus's sort, argsort, topk, searchsorted and
+take_along_axis operators (so autograd records them and
 hybridize traces them), and the array methods ``sort``, ``argsort`` and ``topk``.
 
 The order is NumPy's: ascending, NaN after every number, equal elements in their original
@@ -111,8 +111,7 @@ def searchsorted(a, v, side="left", sorter=None):
     (``a`` taken in the order ``sorter`` when given) to keep it sorted: before the equal
     elements ('left') or after them ('right'); NaN sorts last, as in np.sort.
 
-    Composed of a comparison of every value with every element and a sum, so autograd and
-    hybridize see it; memory and work grow as len(a) * v.size."""
+    A binary search per value (the searchsorted operator): hybridize traces it."""
     from .. import numpy as np
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side is {side!r}, expected 'left' or 'right'")
@@ -125,18 +124,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if v.dtype != a.dtype:
         common = _onp.result_type(_onp.dtype(a.dtype), _onp.dtype(v.dtype))
         a, v = a.astype(common), v.astype(common)
-    col = np.expand_dims(v, -1)  # v.shape + (1,) against a's (n,)
-    floating = _onp.dtype(a.dtype).kind == "f"
-    if side == "left":
-        before = a < col
-        if floating:  # every number comes before a NaN
-            before = np.logical_or(before, np.logical_and(np.isnan(col),
-                                                          np.logical_not(np.isnan(a))))
-    else:
-        before = a <= col
-        if floating:  # a NaN value goes after everything
-            before = np.logical_or(before, np.isnan(col))
-    return before.sum(axis=-1)
+    return _janus.invoke("searchsorted", [a, v], {"right": side == "right"})[0]
 
 
 def _sort_method(self, axis=-1, kind=None, order=None):
