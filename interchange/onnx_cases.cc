@@ -157,9 +157,9 @@ void export_operators(const std::string& prefix) {
   const Symbol sorted = op("sort", {op("reshape", {x}, {{"shape", Shape{-1}}})});
   const Symbol searched = as_float(op("searchsorted", {sorted, x})) +
                           as_float(op("searchsorted", {sorted, x}, {{"right", true}}));
-  const Symbol model =
-      Symbol::group({unary, binary, scalars, comparisons, reductions, normalized, index, shapes,
-                     stacked, broadcast, taken, loss, gathers, products, batched, reshaped, searched});
+  const Symbol model = Symbol::group({unary, binary, scalars, comparisons, reductions, normalized,
+                                      index, shapes, stacked, broadcast, taken, loss, gathers,
+                                      products, batched, reshaped, searched});
   model.save(prefix + "-symbol.json");
   seed(8);
   const NDArray picks = cast(random_uniform(0, 3.99, {2, 2}), DType::kInt64);

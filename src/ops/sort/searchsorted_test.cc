@@ -61,7 +61,9 @@ TEST(Searchsorted, EmptyArrayAndScalarValue) {
 }
 
 TEST(Searchsorted, ErrorsNameTheShapeAndTheDTypes) {
-  EXPECT_THAT(error_of<ShapeError>([] { searchsorted(vec({1, 2, 3, 4}, {2, 2}), vec({1}, {1})); }),
+  EXPECT_THAT(error_of<ShapeError>([] {
+                searchsorted(vec({1, 2, 3, 4}, {2, 2}), vec({1}, {1}));
+              }),
               HasSubstr("searchsorted: a has shape [2, 2], expected one dimension"));
   EXPECT_THAT(error_of<TypeError>([] {
                 searchsorted(vec({1, 2}, {2}), vec({1}, {1}, DType::kFloat32));
