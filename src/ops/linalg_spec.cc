@@ -1,6 +1,7 @@
 // Conformance specifications of the linear-algebra operators.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -187,6 +188,203 @@ std::vector<RefTensor> ref_cholesky(const std::vector<RefTensor>& in, const ops:
   return {l};
 }
 
+// Eigenpairs of a symmetric n x n matrix (its lower triangle) by classical Jacobi: each rotation
+// zeroes the largest off-diagonal entry (the kernels sweep them in order), stopping at 1e-14 of
+// the largest entry; ascending, each vector (a column of `vectors`) with its largest component
+// positive.
+struct RefEigen {
+  std::vector<double> values;
+  Matrix vectors;
+};
+
+RefEigen ref_eigen(Matrix a, int64_t n) {
+  auto A = [&](int64_t i, int64_t j) -> double& { return a[static_cast<size_t>(i * n + j)]; };
+  Matrix v(a.size(), 0.0);
+  auto V = [&](int64_t i, int64_t j) -> double& { return v[static_cast<size_t>(i * n + j)]; };
+  for (int64_t i = 0; i < n; ++i) {
+    V(i, i) = 1.0;
+    for (int64_t j = i + 1; j < n; ++j) A(i, j) = A(j, i);
+  }
+  double scale = 0.0;
+  for (const double e : a) scale = std::max(scale, std::abs(e));
+  for (int step = 0; step < 10000; ++step) {
+    int64_t p = 0, q = 1;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = i + 1; j < n; ++j) {
+        if (std::abs(A(i, j)) > std::abs(A(p, q))) p = i, q = j;
+      }
+    }
+    if (n < 2 || std::abs(A(p, q)) <= 1e-14 * scale) break;
+    // Rotate rows and columns p, q by the angle φ with tan 2φ = 2 a_pq / (a_pp - a_qq).
+    const double phi = 0.5 * std::atan2(2.0 * A(p, q), A(p, p) - A(q, q));
+    const double c = std::cos(phi), s = std::sin(phi);
+    for (int64_t k = 0; k < n; ++k) {
+      const double kp = A(k, p), kq = A(k, q);
+      A(k, p) = c * kp + s * kq;
+      A(k, q) = -s * kp + c * kq;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const double pk = A(p, k), qk = A(q, k);
+      A(p, k) = c * pk + s * qk;
+      A(q, k) = -s * pk + c * qk;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const double kp = V(k, p), kq = V(k, q);
+      V(k, p) = c * kp + s * kq;
+      V(k, q) = -s * kp + c * kq;
+    }
+  }
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return A(x, x) < A(y, y); });
+  RefEigen out{std::vector<double>(static_cast<size_t>(n)), Matrix(a.size())};
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t src = order[static_cast<size_t>(j)];
+    out.values[static_cast<size_t>(j)] = A(src, src);
+    int64_t largest = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::abs(V(i, src)) > std::abs(V(largest, src))) largest = i;
+    }
+    const double sign = V(largest, src) < 0 ? -1.0 : 1.0;
+    for (int64_t i = 0; i < n; ++i) out.vectors[static_cast<size_t>(i * n + j)] = sign * V(i, src);
+  }
+  return out;
+}
+
+std::vector<RefTensor> ref_eigh(const std::vector<RefTensor>& in, const ops::Attrs&) {
+  const int64_t n = in[0].shape[in[0].shape.ndim() - 1];
+  std::vector<int64_t> dims;
+  for (int i = 0; i + 1 < in[0].shape.ndim(); ++i) dims.push_back(in[0].shape[i]);
+  RefTensor w = ref_zeros(Shape(dims)), vectors = ref_zeros(in[0].shape);
+  ref_each_matrix(in[0], [&](int64_t b, const Matrix& a, int64_t) {
+    const RefEigen e = ref_eigen(a, n);
+    std::copy(e.values.begin(), e.values.end(), w.data.begin() + b * n);
+    std::copy(e.vectors.begin(), e.vectors.end(), vectors.data.begin() + b * n * n);
+  });
+  return {w, vectors};
+}
+
+// The SVD from the eigenpairs of AᵀA: V its eigenvectors of the k largest eigenvalues s², and
+// U = A V / s (the singular values of the specs' inputs are well apart from 0 and each other).
+std::vector<RefTensor> ref_svd(const std::vector<RefTensor>& in, const ops::Attrs&) {
+  const Shape& shape = in[0].shape;
+  const int64_t m = shape[shape.ndim() - 2], n = shape[shape.ndim() - 1], k = std::min(m, n);
+  std::vector<int64_t> batch;
+  for (int i = 0; i + 2 < shape.ndim(); ++i) batch.push_back(shape[i]);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    std::vector<int64_t> dims = batch;
+    dims.insert(dims.end(), tail);
+    return ref_zeros(Shape(std::move(dims)));
+  };
+  RefTensor u = with({m, k}), s = with({k}), vt = with({k, n});
+  int64_t count = 1;
+  for (const int64_t d : batch) count *= d;
+  for (int64_t b = 0; b < count; ++b) {
+    const double* a = in[0].data.data() + b * m * n;
+    Matrix ata(static_cast<size_t>(n * n), 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t r = 0; r < m; ++r)
+          ata[static_cast<size_t>(i * n + j)] += a[r * n + i] * a[r * n + j];
+      }
+    }
+    const RefEigen e = ref_eigen(ata, n);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = n - 1 - j;  // descending
+      const double sigma = std::sqrt(std::max(e.values[static_cast<size_t>(src)], 0.0));
+      s[b * k + j] = sigma;
+      for (int64_t i = 0; i < n; ++i)
+        vt[(b * k + j) * n + i] = e.vectors[static_cast<size_t>(i * n + src)];
+      for (int64_t r = 0; r < m; ++r) {
+        double acc = 0.0;
+        for (int64_t i = 0; i < n; ++i)
+          acc += a[r * n + i] * e.vectors[static_cast<size_t>(i * n + src)];
+        u[(b * m + r) * k + j] = acc / sigma;
+      }
+    }
+  }
+  return {u, s, vt};
+}
+
+// Columns c of the r x c block at `at` (row-major) orthonormalized in order (Gram-Schmidt).
+void orthonormalize_columns(double* at, int64_t r, int64_t c) {
+  auto Q = [&](int64_t i, int64_t k) -> double& { return at[i * c + k]; };
+  for (int64_t k = 0; k < c; ++k) {
+    for (int64_t l = 0; l < k; ++l) {
+      double dot = 0.0;
+      for (int64_t i = 0; i < r; ++i) dot += Q(i, k) * Q(i, l);
+      for (int64_t i = 0; i < r; ++i) Q(i, k) -= dot * Q(i, l);
+    }
+    double norm = 0.0;
+    for (int64_t i = 0; i < r; ++i) norm += Q(i, k) * Q(i, k);
+    for (int64_t i = 0; i < r; ++i) Q(i, k) /= std::sqrt(norm);
+  }
+}
+
+// Matrices P diag(σ) Qᵀ (P m x k, Q n x k with orthonormal columns from the random entries) with
+// well-separated singular values σ_j = k - j + 0.5 + u, u in [0, 0.3]: finite differences of the
+// singular vectors stay far from a crossing and from zero.
+void fill_distinct_singular(int, RefTensor& t, std::mt19937& rng) {
+  const int64_t m = t.shape[t.shape.ndim() - 2], n = t.shape[t.shape.ndim() - 1];
+  const int64_t k = std::min(m, n);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> jitter(0.0, 0.3);
+  for (int64_t base = 0; base < t.size(); base += m * n) {
+    std::vector<double> p(static_cast<size_t>(m * k)), q(static_cast<size_t>(n * k));
+    for (double& e : p) e = normal(rng);
+    for (double& e : q) e = normal(rng);
+    orthonormalize_columns(p.data(), m, k);
+    orthonormalize_columns(q.data(), n, k);
+    std::vector<double> sigma(static_cast<size_t>(k));
+    for (int64_t l = 0; l < k; ++l) {
+      sigma[static_cast<size_t>(l)] = static_cast<double>(k - l) + 0.5 + jitter(rng);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0.0;
+        for (int64_t l = 0; l < k; ++l) {
+          const auto L = static_cast<size_t>(l);
+          acc += p[static_cast<size_t>(i * k + l)] * sigma[L] * q[static_cast<size_t>(j * k + l)];
+        }
+        t[base + i * n + j] = acc;
+      }
+    }
+  }
+}
+
+// Symmetric matrices Q diag(λ) Qᵀ with well-separated eigenvalues λ_k = k - n / 2 + u, u in
+// [0, 0.3], Q orthonormalized from the random entries (Gram-Schmidt): finite differences of the
+// eigenvectors stay far from a crossing.
+void fill_symmetric_distinct(int, RefTensor& t, std::mt19937& rng) {
+  const int64_t n = t.shape[t.shape.ndim() - 1];
+  std::uniform_real_distribution<double> jitter(0.0, 0.3);
+  for (int64_t base = 0; base < t.size(); base += n * n) {
+    Matrix q(t.data.begin() + base, t.data.begin() + base + n * n);
+    auto Q = [&](int64_t i, int64_t k) -> double& { return q[static_cast<size_t>(i * n + k)]; };
+    for (int64_t k = 0; k < n; ++k) {  // column k orthogonal to the ones before, unit length
+      for (int64_t l = 0; l < k; ++l) {
+        double dot = 0.0;
+        for (int64_t i = 0; i < n; ++i) dot += Q(i, k) * Q(i, l);
+        for (int64_t i = 0; i < n; ++i) Q(i, k) -= dot * Q(i, l);
+      }
+      double norm = 0.0;
+      for (int64_t i = 0; i < n; ++i) norm += Q(i, k) * Q(i, k);
+      for (int64_t i = 0; i < n; ++i) Q(i, k) /= std::sqrt(norm);
+    }
+    std::vector<double> lambda(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      lambda[static_cast<size_t>(k)] = static_cast<double>(k) - n / 2.0 + jitter(rng);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0.0;
+        for (int64_t k = 0; k < n; ++k) acc += Q(i, k) * lambda[static_cast<size_t>(k)] * Q(j, k);
+        t[base + i * n + j] = acc;
+      }
+    }
+  }
+}
+
 // Well-conditioned matrices: the random entries plus n on the diagonal.
 void fill_invertible(int, RefTensor& t, std::mt19937&) {
   const int64_t n = t.shape[t.shape.ndim() - 1];
@@ -235,6 +433,25 @@ JANUS_OP_SPEC({.op = "linalg_cholesky",
                .make_input = fill_spd,
                .rtol64 = 1e-9,
                .atol64 = 1e-11});
+
+// Finite differences move one entry at a time, as for linalg_cholesky: only the moves below the
+// diagonal count.
+JANUS_OP_SPEC({.op = "linalg_eigh",
+               .reference = ref_eigh,
+               .samples = kSquareSamples,
+               .make_input = fill_symmetric_distinct,
+               .rtol64 = 1e-9,
+               .atol64 = 1e-11});
+
+// Finite differences move every entry: the rule's projections onto the complements of U's and V's
+// columns matter for the non-square samples.
+JANUS_OP_SPEC(
+    {.op = "linalg_svd",
+     .reference = ref_svd,
+     .samples = {{{{3, 3}}}, {{{4, 2}}}, {{{2, 5}}}, {{{2, 3, 2}}}, {{{1, 1}}}, {{{2, 0, 3}}}},
+     .make_input = fill_distinct_singular,
+     .rtol64 = 1e-9,
+     .atol64 = 1e-11});
 
 }  // namespace
 }  // namespace janus::testing

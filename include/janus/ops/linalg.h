@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,5 +28,17 @@ std::pair<NDArray, NDArray> linalg_slogdet(const NDArray& a);
 /// The lower Cholesky factor L (L Lᵀ = A) of each symmetric positive-definite matrix of a stack
 /// [..., n, n], read from A's lower triangle; otherwise a ValueError at the wait.
 NDArray linalg_cholesky(const NDArray& a);
+
+/// {w, v}: the eigenvalues [..., n] (ascending) and eigenvectors [..., n, n] (as columns, each
+/// with its largest component positive) of each symmetric matrix of a stack [..., n, n], read
+/// from its lower triangle; entries that are not finite are a ValueError at the wait.
+std::pair<NDArray, NDArray> linalg_eigh(const NDArray& a);
+
+/// {u, s, vt}: the reduced singular value decomposition A = U diag(s) Vᵀ of each matrix of a
+/// stack [..., m, n], k = min(m, n): u [..., m, k], s [..., k] descending, vt [..., k, n], each
+/// right singular vector's largest component positive; entries that are not finite are a
+/// ValueError at the wait. `full_matrices`: u [..., m, m] and vt [..., n, n], completed to
+/// orthonormal bases (then differentiable only for square matrices).
+std::tuple<NDArray, NDArray, NDArray> linalg_svd(const NDArray& a, bool full_matrices = false);
 
 }  // namespace janus
