@@ -332,9 +332,9 @@ TEST(OnnxExport, EveryOperatorIsMappedOrRefusedOnPurpose) {
       "scatter_add", "scatter_along_axis",
       // ONNX has no connectionist temporal classification operator
       "ctc_loss",
-      // standard ONNX has no inverse, slogdet, Cholesky, eigen or singular value decomposition
-      // (Det only)
-      "linalg_cholesky", "linalg_eigh", "linalg_inv", "linalg_slogdet", "linalg_svd"};
+      // standard ONNX has no inverse, slogdet, Cholesky, eigen, singular value or QR
+      // decomposition (Det only)
+      "linalg_cholesky", "linalg_eigh", "linalg_inv", "linalg_qr", "linalg_slogdet", "linalg_svd"};
   std::vector<std::string> undecided;
   for (const ops::OpDef* op : ops::all_ops()) {
     const std::string name(op->name);

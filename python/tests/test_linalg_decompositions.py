@@ -1,4 +1,4 @@
-"""np.linalg's eigen- and singular value decompositions and what is composed of them (pinv,
+"""np.linalg's eigen-, singular value and QR decompositions and what is composed of them (pinv,
 lstsq, matrix_rank) against NumPy: values, signs, batches, gradients against finite differences,
 a hybridized block, and the errors."""
 import numpy as onp
@@ -60,6 +60,27 @@ def test_svd_equals_numpy(shape):
                                 onp.broadcast_to(onp.eye(m), fu.shape), atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (5, 2), (2, 5), (2, 4, 3), (1, 1)])
+def test_qr_equals_numpy(shape):
+    a = onp.random.default_rng(5).normal(size=shape)
+    q, r = np.linalg.qr(np.array(a, dtype="float64"))
+    want_q, want_r = onp.linalg.qr(a)
+    # NumPy's signs made Janus's: R's diagonal nonnegative.
+    k = min(shape[-2:])
+    flip = onp.sign(onp.diagonal(want_r[..., :k, :k], axis1=-2, axis2=-1))
+    onp.testing.assert_allclose(r.asnumpy(), want_r * flip[..., :, None], rtol=1e-8, atol=1e-10)
+    onp.testing.assert_allclose(q.asnumpy(), want_q * flip[..., None, :], rtol=1e-8, atol=1e-10)
+    onp.testing.assert_allclose(np.linalg.qr(np.array(a), mode="r").asnumpy(),
+                                want_r * flip[..., :, None], rtol=1e-5, atol=1e-5)
+    cq, cr = np.linalg.qr(np.array(a, dtype="float64"), mode="complete")
+    m = shape[-2]
+    assert cq.shape == shape[:-2] + (m, m) and cr.shape == shape[:-2] + (m, shape[-1])
+    onp.testing.assert_allclose(onp.matmul(cq.asnumpy(), cr.asnumpy()), a, rtol=1e-10,
+                                atol=1e-12)
+    onp.testing.assert_allclose(onp.matmul(onp.swapaxes(cq.asnumpy(), -1, -2), cq.asnumpy()),
+                                onp.broadcast_to(onp.eye(m), cq.shape), atol=1e-12)
+
+
 def test_pinv_lstsq_and_matrix_rank_equal_numpy():
     rng = onp.random.default_rng(2)
     a = rng.normal(size=(6, 3))
@@ -92,7 +113,7 @@ def numeric_grad(f, x0, eps=1e-6):
     return g
 
 
-@pytest.mark.parametrize("name", ["eigh_of_sym", "svd", "nuclear", "pinv"])
+@pytest.mark.parametrize("name", ["eigh_of_sym", "svd", "nuclear", "pinv", "qr", "qr_wide"])
 def test_gradients_match_finite_differences(name):
     rng = onp.random.default_rng(3)
     a0 = rng.normal(size=(2, 4, 3))
@@ -107,6 +128,10 @@ def test_gradients_match_finite_differences(name):
             u, s, vh = np.linalg.svd(a)
             return (u * np.array(probe[:, :, :3])).sum() + (s * s).sum() + \
                 (vh * np.array(probe[:, :3, :3])).sum()
+        if name in ("qr", "qr_wide"):
+            q, r = np.linalg.qr(a if name == "qr" else a.transpose(0, 2, 1))
+            return (q * np.array(probe[:, :q.shape[1], :q.shape[2]])).sum() + \
+                (r * np.array(probe[:, :r.shape[1], :r.shape[2]])).sum()
         if name == "nuclear":
             return np.linalg.svd(a, compute_uv=False).sum()
         return (np.linalg.pinv(a) * np.array(probe[:, :3, :])).sum()
@@ -144,6 +169,9 @@ def test_errors_name_the_input():
         np.linalg.eigvalsh(np.ones((2, 2)), UPLO="X")
     with pytest.raises(ValueError, match=r"linalg.svd: input has shape \(3,\), expected matrices"):
         np.linalg.svd(np.ones((3,)))
+    with pytest.raises(ValueError, match=r"linalg.qr: mode is 'raw', expected 'reduced', "
+                                         r"'complete' or 'r'"):
+        np.linalg.qr(np.ones((2, 2)), mode="raw")
     with pytest.raises(ValueError, match=r"linalg.lstsq: a has shape \(3, 2\) and b \(4,\)"):
         np.linalg.lstsq(np.ones((3, 2)), np.ones((4,)))
     with pytest.raises(ValueError, match=r"linalg_eigh: the eigenvalues of matrix 0 of the stack "

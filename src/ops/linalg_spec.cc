@@ -385,6 +385,54 @@ void fill_symmetric_distinct(int, RefTensor& t, std::mt19937& rng) {
   }
 }
 
+// Q R by classical Gram-Schmidt on A's columns (the kernel reflects): R's diagonal positive, Q's
+// first k columns orthonormal; `complete` adds unit vectors orthonormalized after them.
+std::vector<RefTensor> ref_qr(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const bool complete = attrs.get<bool>(0);
+  const Shape& shape = in[0].shape;
+  const int64_t m = shape[shape.ndim() - 2], n = shape[shape.ndim() - 1], k = std::min(m, n);
+  const int64_t qcols = complete ? m : k;
+  std::vector<int64_t> batch;
+  for (int i = 0; i + 2 < shape.ndim(); ++i) batch.push_back(shape[i]);
+  auto with = [&](int64_t rows, int64_t cols) {
+    std::vector<int64_t> dims = batch;
+    dims.push_back(rows);
+    dims.push_back(cols);
+    return ref_zeros(Shape(std::move(dims)));
+  };
+  RefTensor q = with(m, qcols), r = with(qcols, n);
+  int64_t count = 1;
+  for (const int64_t d : batch) count *= d;
+  for (int64_t b = 0; b < count; ++b) {
+    const double* a = in[0].data.data() + b * m * n;
+    auto Q = [&](int64_t i, int64_t j) -> double& { return q[(b * m + i) * qcols + j]; };
+    auto R = [&](int64_t i, int64_t j) -> double& { return r[(b * qcols + i) * n + j]; };
+    for (int64_t j = 0; j < qcols; ++j) {
+      std::vector<double> col(static_cast<size_t>(m));
+      for (int64_t i = 0; i < m; ++i) {
+        col[static_cast<size_t>(i)] = j < k ? a[i * n + j] : (i == j - k ? 1.0 : 0.0);
+      }
+      for (int64_t l = 0; l < j; ++l) {
+        double d = 0.0;
+        for (int64_t i = 0; i < m; ++i) d += Q(i, l) * col[static_cast<size_t>(i)];
+        if (j < k) R(l, j) = d;
+        for (int64_t i = 0; i < m; ++i) col[static_cast<size_t>(i)] -= d * Q(i, l);
+      }
+      double norm = 0.0;
+      for (const double e : col) norm += e * e;
+      norm = std::sqrt(norm);
+      if (j < k) R(j, j) = norm;
+      for (int64_t i = 0; i < m; ++i) Q(i, j) = col[static_cast<size_t>(i)] / norm;
+    }
+    for (int64_t i = 0; i < qcols; ++i) {  // R's columns after the k-th: Qᵀ A
+      for (int64_t j = k; j < n; ++j) {
+        for (int64_t l = 0; l < m; ++l) R(i, j) += Q(l, i) * a[l * n + j];
+      }
+    }
+  }
+  return {q, r};
+}
+
 // Well-conditioned matrices: the random entries plus n on the diagonal.
 void fill_invertible(int, RefTensor& t, std::mt19937&) {
   const int64_t n = t.shape[t.shape.ndim() - 1];
@@ -440,6 +488,20 @@ JANUS_OP_SPEC({.op = "linalg_eigh",
                .reference = ref_eigh,
                .samples = kSquareSamples,
                .make_input = fill_symmetric_distinct,
+               .rtol64 = 1e-9,
+               .atol64 = 1e-11});
+
+// Finite differences move every entry; wide samples take the rule for [X | Y].
+JANUS_OP_SPEC({.op = "linalg_qr",
+               .reference = ref_qr,
+               .samples = {{{{3, 3}}},
+                           {{{4, 2}}},
+                           {{{2, 4}}},
+                           {{{2, 3, 2}}},
+                           {{{1, 1}}},
+                           {{{2, 3}}, {true}},  // complete: square q, differentiable as m <= n
+                           {{{2, 0, 3}}}},
+               .make_input = fill_distinct_singular,
                .rtol64 = 1e-9,
                .atol64 = 1e-11});
 

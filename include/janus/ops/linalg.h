@@ -41,4 +41,9 @@ std::pair<NDArray, NDArray> linalg_eigh(const NDArray& a);
 /// orthonormal bases (then differentiable only for square matrices).
 std::tuple<NDArray, NDArray, NDArray> linalg_svd(const NDArray& a, bool full_matrices = false);
 
+/// {q, r}: the QR decomposition A = Q R of each matrix of a stack [..., m, n] (Householder, in
+/// double), R's diagonal nonnegative: reduced q [..., m, k] and r [..., k, n], k = min(m, n), or
+/// with `complete` q [..., m, m] and r [..., m, n] (then differentiable only when m <= n).
+std::pair<NDArray, NDArray> linalg_qr(const NDArray& a, bool complete = false);
+
 }  // namespace janus

@@ -1,10 +1,10 @@
 """``np.linalg``: norms, the square-matrix functions and the symmetric eigen- and singular value
 decompositions over Janus's linalg operators (linalg_inv, linalg_slogdet, linalg_cholesky,
-linalg_eigh, linalg_svd, computed in double precision), so that autograd and hybridize see
-them; ``pinv``, ``lstsq`` and ``matrix_rank`` are composed of the SVD. ``solve`` and
-``tensorsolve`` multiply by the inverse: exact for the well-conditioned systems of a model, less
-accurate than LAPACK's factorisation for ill-conditioned ones. ``qr`` and ``eig`` (general
-matrices) are not there."""
+linalg_eigh, linalg_svd, linalg_qr, computed in double precision), so that autograd and
+hybridize see them; ``pinv``, ``lstsq`` and ``matrix_rank`` are composed of the SVD. ``solve``
+and ``tensorsolve`` multiply by the inverse: exact for the well-conditioned systems of a model,
+less accurate than LAPACK's factorisation for ill-conditioned ones. ``eig`` and ``eigvals``
+(general matrices, complex results) are not there."""
 from .. import _janus
 
 
@@ -140,6 +140,17 @@ def svd(a, full_matrices=False, compute_uv=True, hermitian=False):
         raise NotImplementedError("linalg.svd: hermitian=True is not supported, expected False")
     u, s, vh = _janus.invoke("linalg_svd", [a], {"full_matrices": bool(full_matrices)})
     return (u, s, vh) if compute_uv else s
+
+
+def qr(a, mode="reduced"):
+    """(q, r) with a = q @ r for each matrix of a stack (..., m, n), r upper triangular with a
+    nonnegative diagonal (LAPACK leaves the signs free): 'reduced' q (..., m, k) and r (..., k, n),
+    k = min(m, n); 'complete' q (..., m, m) and r (..., m, n); 'r' r only (reduced)."""
+    _matrices("qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"linalg.qr: mode is {mode!r}, expected 'reduced', 'complete' or 'r'")
+    q, r = _janus.invoke("linalg_qr", [a], {"complete": mode == "complete"})
+    return r if mode == "r" else (q, r)
 
 
 def _eps(dtype):

@@ -1,5 +1,6 @@
-// Tests of linalg_eigh and linalg_svd beyond their conformance specs: the factors rebuild the
-// matrix, rank-deficient and full_matrices bases are orthonormal, and the errors' messages.
+// Tests of linalg_eigh, linalg_svd and linalg_qr beyond their conformance specs: the factors
+// rebuild the matrix, rank-deficient and full_matrices bases are orthonormal, and the errors'
+// messages.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -120,6 +121,33 @@ TEST(LinalgSvd, ErrorsNameTheShapeAndTheDType) {
                 linalg_svd(from_vector<double>({1, 2, 3, 4}, {2, 2}, DType::kInt32));
               }),
               HasSubstr("linalg_svd: dtype int32 is not supported, expected float32 or float64"));
+}
+
+TEST(LinalgQr, CompleteTallMatricesGiveASquareOrthogonalQ) {
+  const NDArray a = mat({1, 2, 3, 4, 5, 7, 0, 1}, {4, 2});
+  const auto [q, r] = linalg_qr(a, true);
+  EXPECT_EQ(q.shape(), (Shape{4, 4}));
+  EXPECT_EQ(r.shape(), (Shape{4, 2}));
+  EXPECT_LT(max_diff(matmul(q, q, true, false), identity(4)), 1e-12);
+  EXPECT_LT(max_diff(matmul(q, r), a), 1e-12);
+  const std::vector<double> rv = to_vector<double>(r);
+  EXPECT_EQ(rv[2], 0.0);  // below the diagonal: exactly zero
+  EXPECT_GT(rv[0], 0.0);
+  EXPECT_GT(rv[3], 0.0);
+  EXPECT_EQ(rv[4] + rv[5] + rv[6] + rv[7], 0.0);
+}
+
+TEST(LinalgQr, CompleteTallMatricesHaveNoGradient) {
+  NDArray a = mat({1, 2, 3, 4, 5, 7}, {3, 2});
+  autograd::attach_grad(a);
+  NDArray loss;
+  {
+    autograd::RecordScope record;
+    loss = sum(linalg_qr(a, true).second);
+  }
+  EXPECT_THAT(error_of<NotImplementedError>([&] { autograd::backward(loss); }),
+              HasSubstr("linalg_qr: no gradient with complete for an input [3, 2] with more rows "
+                        "than columns"));
 }
 
 }  // namespace
