@@ -209,6 +209,18 @@ def test_hybridized_block_equals_imperative_and_exports(tmp_path):
     onp.testing.assert_allclose(back(x).asnumpy(), want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_unique_along_an_axis_equals_numpy(axis):
+    x = onp.array([[[1, 2], [1, 2], [0, 5]], [[1, 2], [1, 2], [0, 4]], [[3, 0], [3, 0], [0, 5]],
+                   [[1, 2], [1, 2], [0, 4]]], dtype=onp.float32)
+    got = np.unique(np.array(x), return_index=True, return_inverse=True, return_counts=True,
+                    axis=axis)
+    want = onp.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    for g, w in zip(got, want):
+        onp.testing.assert_array_equal(g.asnumpy(), w.reshape(-1) if w.ndim == 1 else w)
+    assert got[0].dtype == onp.float32 and got[1].dtype == onp.int64
+
+
 def test_unique_inside_a_hybridized_trace_is_a_clear_error():
     class Uniq(nn.HybridBlock):
         def forward(self, x):
@@ -243,5 +255,6 @@ def test_errors_name_the_values_and_what_was_expected():
         nd.argsort(a, dtype="uint8")
     with pytest.raises(ValueError, match="searchsorted: side is 'middle'"):
         np.searchsorted(np.array([1.0]), np.array([1.0]), side="middle")
-    with pytest.raises(NotImplementedError, match="unique: axis is 0, expected None"):
-        np.unique(a, axis=0)
+    with pytest.raises(ValueError, match=r"unique: axis 2 is out of range for an array of shape "
+                                         r"\(2, 3\), expected -2 <= axis < 2"):
+        np.unique(np.ones((2, 3)), axis=2)

@@ -65,41 +65,53 @@ def _is_nan(x):
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
-    """The sorted distinct values of ``ar`` (flattened; NaNs count as one value), and on
-    request the position of each one's first occurrence, the position in the result of each
-    element of ``ar`` and how often each occurs (int64).
+    """The sorted distinct values of ``ar`` (flattened; NaNs count as one value), or with
+    ``axis`` its distinct slices along that axis in lexicographic order, and on request the
+    position of each one's first occurrence, the position in the result of each element (or
+    slice) of ``ar`` and how often each occurs (int64).
 
-    The result's size depends on the values, so it runs imperatively only: the sort is Janus's
-    argsort operator, the grouping of equal neighbours reads the sorted values on the host.
-    There is no gradient."""
-    from ..base import NotSupportedError, TraceError
-    if axis is not None:
-        raise NotSupportedError(f"unique: axis is {axis!r}, expected None (the distinct "
-                                "elements of the flattened array)")
+    The result's size depends on the values, so it runs imperatively only: the sort of the
+    flattened array is Janus's argsort operator, the lexicographic sort of slices NumPy's
+    lexsort on the host, and the grouping of equal neighbours reads the sorted values on the
+    host. There is no gradient."""
+    from ..base import TraceError
     if ar._is_symbol:
         raise TraceError("unique: its output size depends on the values, which a hybridized "
                          "block's trace does not have; call np.unique outside the hybridized "
                          "forward (imperatively)")
     from .. import numpy as np
-    flat = ar.reshape(-1)
-    perm = _janus.invoke("argsort", [flat], {"axis": 0, "dtype": "int64"})[0]
-    order = perm.asnumpy()
-    values = flat.asnumpy()[order]
-    n = values.shape[0]
+    if axis is None:
+        flat = ar.reshape(-1)
+        order = _janus.invoke("argsort", [flat], {"axis": 0, "dtype": "int64"})[0].asnumpy()
+        rows = flat.asnumpy()[order].reshape(-1, 1)
+    else:
+        if not -ar.ndim <= axis < ar.ndim:
+            raise ValueError(f"unique: axis {axis} is out of range for an array of shape "
+                             f"{ar.shape}, expected -{ar.ndim} <= axis < {ar.ndim}")
+        moved = _onp.moveaxis(ar.asnumpy(), axis, 0)
+        keys = moved.reshape(moved.shape[0], -1)
+        order = _onp.lexsort(keys.T[::-1]) if keys.shape[1] else _onp.arange(keys.shape[0])
+        rows = keys[order]
+    n = rows.shape[0]
     first = _onp.ones(n, dtype=bool)
     if n > 1:
-        differs = values[1:] != values[:-1]
-        if values.dtype.kind == "f":  # NaN != NaN, but NaNs are one value (NumPy's equal_nan)
-            differs &= ~(_is_nan(values[1:]) & _is_nan(values[:-1]))
-        first[1:] = differs
+        differs = rows[1:] != rows[:-1]
+        if rows.dtype.kind == "f":  # NaN != NaN, but NaNs are one value (NumPy's equal_nan)
+            differs &= ~(_is_nan(rows[1:]) & _is_nan(rows[:-1]))
+        first[1:] = differs.any(axis=1)
     ctx = ar.ctx
-    out = [np.array(values[first], dtype=values.dtype, ctx=ctx)]
+    if axis is None:
+        values = rows[first, 0]
+    else:
+        values = _onp.moveaxis(rows[first].reshape((-1,) + moved.shape[1:]), 0, axis)
+    out = [np.array(values, dtype=rows.dtype, ctx=ctx)]
     if return_index:  # a stable sort puts each value's first occurrence first
         out.append(np.array(order[first], dtype="int64", ctx=ctx))
     if return_inverse:
         inverse = _onp.empty(n, dtype=_onp.int64)
         inverse[order] = _onp.cumsum(first) - 1
-        out.append(np.array(inverse.reshape(ar.shape), dtype="int64", ctx=ctx))
+        out.append(np.array(inverse.reshape(ar.shape) if axis is None else inverse,
+                            dtype="int64", ctx=ctx))
     if return_counts:
         starts = _onp.flatnonzero(first)
         out.append(np.array(_onp.diff(_onp.append(starts, n)), dtype="int64", ctx=ctx))
