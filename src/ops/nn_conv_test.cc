@@ -72,7 +72,8 @@ NDArray invoke1(std::string_view op, const std::vector<NDArray>& in, ops::Attrs 
 
 // One input channel into fewer than 16 output channels, stride and dilation 1 (a grayscale
 // first layer, LeNet's): float32 takes conv_single_channel.cc's row-vectorized kernel. Against
-// the float64 loops: rows shorter and longer than a run of 16 wide outputs, padding on one axis,
+// the float64 loops: rows shorter and longer than a run of 16 wide outputs and exactly one (the
+// copy of the outputs writes whole runs, past a row's end into the next), padding on one axis,
 // both or none, non-square kernels, odd and even numbers of taps (one: a 1x1 kernel), one output
 // channel and fifteen, one output pixel; and with the fused relu, which must equal a separate
 // relu bit for bit.
@@ -84,7 +85,8 @@ TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
   for (const Case& c :
        {Case{{3, 1, 28, 28}, {6, 1, 5, 5}, {2, 2}}, Case{{2, 1, 7, 40}, {15, 1, 3, 2}, {0, 1}},
         Case{{1, 1, 5, 5}, {1, 1, 5, 5}, {0, 0}}, Case{{2, 1, 3, 9}, {4, 1, 4, 1}, {1, 0}},
-        Case{{5, 1, 17, 3}, {7, 1, 2, 3}, {3, 2}}, Case{{2, 1, 4, 20}, {3, 1, 1, 1}, {0, 0}}}) {
+        Case{{5, 1, 17, 3}, {7, 1, 2, 3}, {3, 2}}, Case{{2, 1, 4, 20}, {3, 1, 1, 1}, {0, 0}},
+        Case{{4, 1, 9, 16}, {2, 1, 3, 1}, {1, 0}}}) {
     SCOPED_TRACE(fmt::format("x {} w {} padding [{}]", c.x, c.w, fmt::join(c.padding, ", ")));
     seed(11);
     const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
