@@ -1,16 +1,16 @@
 // data_parallel: one Fashion-MNIST LeNet epoch through the `janus train` loop, hybridized, with
 // the hyperparameters of fashion_lenet_epoch: first on one device owning both threads
 // (set_num_cpu_devices(1)), then data-parallel on two devices of one thread each
-// (set_num_cpu_devices(2); each batch split across cpu(0) and cpu(1), gradients summed by the
-// `device` store). The engine is recreated for each, so its workers take the new split.
-// The one-device epoch is the baseline the two-device epoch must beat (target: a ratio two / one
-// of at most 0.95: one device cannot overlap per-operation dispatch and the serial parts between
-// oneDNN's parallel regions, which two independent devices run at once); it is not a floor. The
-// floor binds compute: the epoch's FLOPs (bench/flops.h) at the compute peak of all the cores
-// (machine.h), which no split of the same arithmetic over the same cores beats (floor_ratio = the
-// two-device epoch / floor >= 1). The target is a
-// ratio (two / one) of at most 0.95. `--quick` trains on 6000 samples. Ends with one JSON line:
-// one_device_epoch_s, two_devices_epoch_s, ratio, test_acc_one, test_acc_two, floor_s,
+// (set_num_cpu_devices(2); each batch split across cpu(0) and cpu(1), the gradients of the
+// `device` store's two devices summed by each device inside its fused update). The engine is
+// recreated for each, so its workers take the new split. The one-device epoch is the baseline the
+// two-device epoch must beat (target: a ratio two / one of at most 0.95: one device cannot overlap
+// per-operation dispatch and the serial parts between oneDNN's parallel regions, which two
+// independent devices run at once); it is not a floor. The floor binds compute: the epoch's FLOPs
+// (bench/flops.h) at the compute peak of all the cores (machine.h), which no split of the same
+// arithmetic over the same cores beats (floor_ratio = the two-device epoch / floor >= 1). The
+// target is a ratio (two / one) of at most 0.95. `--quick` trains on 6000 samples. Ends with one
+// JSON line: one_device_epoch_s, two_devices_epoch_s, ratio, test_acc_one, test_acc_two, floor_s,
 // floor_ratio.
 #include <cstdio>
 #include <sstream>

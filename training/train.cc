@@ -241,32 +241,29 @@ optim::Trainer make_trainer(const TrainOptions& o, nn::Block& net, int64_t batch
 }
 
 // The running loss and accuracy of an epoch, one of each per device (a metric sums on the
-// engine, on the device of its updates), combined when read.
+// engine, on the device of its updates: one operation per device and batch), combined when
+// read.
 class EpochMetrics {
  public:
-  explicit EpochMetrics(size_t devices) : loss_(devices), acc_(devices) {}
+  explicit EpochMetrics(size_t devices) : metrics_(devices) {}
 
   void update(size_t device, const NDArray& label, const NDArray& output, const NDArray& loss) {
-    loss_[device].update(loss);
-    acc_[device].update(label, output);
+    metrics_[device].update(label, output, loss);
   }
   // The sums over every sample of every device (waits for the epoch's last batch).
   void add_to(Sums& s) const {
-    for (const nn::MeanLoss& m : loss_) {
+    for (const nn::LossAndAccuracy& m : metrics_) {
       if (m.count() == 0) continue;
-      s.loss += m.get() * static_cast<double>(m.count());
-      s.loss_count += static_cast<double>(m.count());
-    }
-    for (const nn::Accuracy& m : acc_) {
-      if (m.count() == 0) continue;
-      s.correct += std::round(m.get() * static_cast<double>(m.count()));
-      s.count += static_cast<double>(m.count());
+      const double count = static_cast<double>(m.count());
+      s.loss += m.mean_loss() * count;
+      s.loss_count += count;
+      s.correct += std::round(m.accuracy() * count);
+      s.count += count;
     }
   }
 
  private:
-  std::vector<nn::MeanLoss> loss_;
-  std::vector<nn::Accuracy> acc_;
+  std::vector<nn::LossAndAccuracy> metrics_;
 };
 
 // What one epoch needs besides its number.

@@ -20,7 +20,8 @@ namespace janus::optim {
 ///
 /// Before the collected calls, the operation of device d can copy a bucket's flat array there
 /// into the gradients it holds (scatter_first): the reduced bucket reaches the gradients and
-/// the updates in one operation.
+/// the updates in one operation. Or it can sum the flat arrays of every device into them
+/// (sum_first): the reduction itself joins the operation.
 class FusedUpdates final : public ops::TraceHook {
  public:
   explicit FusedUpdates(int priority);
@@ -31,6 +32,13 @@ class FusedUpdates final : public ops::TraceHook {
   /// `grads` (views of nothing else, on flat's device) get their slots of `flat` (element
   /// offsets) before the updates on flat's device run.
   void scatter_first(const NDArray& flat, std::vector<NDArray> grads, std::vector<int64_t> offsets);
+
+  /// `grads` (views of nothing else, all on one device) get the sums of their slots over
+  /// `flats` (float32 or float64, in host memory that the grads' device reads in place), added
+  /// in the order given, before the updates on the grads' device run. Every device given the
+  /// same flats in the same order computes bitwise the same sums.
+  void sum_first(std::vector<NDArray> flats, std::vector<NDArray> grads,
+                 std::vector<int64_t> offsets);
 
   /// Pushes every collected call: one engine operation per device.
   void push();
@@ -47,7 +55,7 @@ class FusedUpdates final : public ops::TraceHook {
     std::vector<int> mutable_inputs;
   };
   struct Scatter {
-    NDArray flat;
+    std::vector<NDArray> flats;  // one: copied; several: summed
     std::vector<NDArray> grads;
     std::vector<int64_t> offsets;
   };
@@ -57,6 +65,7 @@ class FusedUpdates final : public ops::TraceHook {
     std::vector<Scatter> scatters;
   };
   Group& group(Device device);
+  static void run_scatter(const Scatter& s);
 
   int priority_;
   ops::ScopedTraceHook hook_;

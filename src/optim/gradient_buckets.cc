@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "janus/autograd/autograd.h"
+#include "janus/core/device.h"
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
@@ -111,6 +112,15 @@ void copy_bucket(const NDArray& flat, std::vector<NDArray> grads,
   }
 }
 
+// Two flats that the devices can sum themselves (allreduce): host memory each reads in place,
+// a dtype whose sum FusedUpdates computes, and a store that would only sum them.
+bool sum_on_the_devices(std::span<const NDArray> flats, const kvstore::KVStore& kv) {
+  return flats.size() == 2 && kv.sums_on_the_devices() && flats[0].device().is_cpu() &&
+         flats[1].device().is_cpu() && peer_access(flats[0].device(), flats[1].device()) &&
+         peer_access(flats[1].device(), flats[0].device()) &&
+         (flats[0].dtype() == DType::kFloat32 || flats[0].dtype() == DType::kFloat64);
+}
+
 }  // namespace
 
 void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv,
@@ -122,7 +132,7 @@ void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params, kvs
     if (bucket.flats.empty()) {
       const std::vector<NDArray> grads = params[bucket.params[0]]->list_grad();
       kv.pushpull(bucket.key, grads, grads, priority);
-      if (then) then(bucket.params, {}, {}, priority);
+      if (then) then(bucket.params, {}, {}, priority, false);
       continue;
     }
     // grads[d][j]: parameter j's gradient on device d.
@@ -134,16 +144,20 @@ void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params, kvs
     for (size_t d = 0; d < bucket.flats.size(); ++d) {
       copy_bucket(bucket.flats[d], grads[d], bucket.offsets, /*into_flat=*/true, priority);
     }
+    if (then && sum_on_the_devices(bucket.flats, kv)) {
+      then(bucket.params, bucket.flats, bucket.offsets, priority, true);
+      continue;
+    }
     kv.pushpull(bucket.key, bucket.flats, bucket.flats, priority);
     if (then && bucket.flats[0].device().is_cpu()) {
-      then(bucket.params, bucket.flats, bucket.offsets, priority);
+      then(bucket.params, bucket.flats, bucket.offsets, priority, false);
       continue;
     }
     for (size_t d = 0; d < bucket.flats.size(); ++d) {
       copy_bucket(bucket.flats[d], std::move(grads[d]), bucket.offsets, /*into_flat=*/false,
                   priority);
     }
-    if (then) then(bucket.params, {}, {}, priority);
+    if (then) then(bucket.params, {}, {}, priority, false);
   }
 }
 

@@ -29,14 +29,21 @@ class GradientBuckets {
   /// the bucket's parameter indices, its flat arrays (one per device, holding the sums; empty
   /// when the gradients already hold them: a bucket of one parameter, or a device whose copies
   /// are copy_into operations) with each parameter's offset there, and the bucket's priority.
+  /// With `unsummed`, the flats hold each device's own gradients and the store has not summed
+  /// them (see allreduce): `then` must, on every device, from the flats in device order.
   using Then = std::function<void(const std::vector<size_t>& params, std::span<const NDArray> flats,
-                                  std::span<const int64_t> offsets, int priority)>;
+                                  std::span<const int64_t> offsets, int priority, bool unsummed)>;
 
   /// Sums every gradient over its replicas, into every replica: per bucket, the gradients are
   /// copied into a flat array per device, reduced in place through `kv`, and copied back (or,
   /// given `then`, handed to it instead of copied back). All pushed, in bucket order (the last
   /// layers' first), with priority -(first index) so that the gradients a forward pass needs
-  /// first win when several reductions are ready.
+  /// first win when several reductions are ready. Given `then`, a bucket on two devices of
+  /// host memory (float32 or float64) whose store only sums (KVStore::sums_on_the_devices) is
+  /// not reduced through the store: `then` gets the packed flats unsummed and sums them in its
+  /// own operation on each device. Each device then waits for the other once per step (for its
+  /// packed gradients) instead of twice (the ring's two steps), and two operations per device
+  /// go; the sum is the ring's bit for bit (one addition of two numbers, which commutes).
   void allreduce(const std::vector<nn::ParameterPtr>& params, kvstore::KVStore& kv,
                  const Then& then = nullptr) const;
 

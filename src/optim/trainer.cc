@@ -267,17 +267,24 @@ void Trainer::step(int64_t batch_size) {
   // Replicas updated by their devices: after each bucket's reduction, one operation per device
   // copies the sums into the gradients and updates the bucket's parameters there (what
   // allreduce_grads() then update() do with one operation per copy-back and per parameter).
+  // Where the buckets leave the sum to us (two devices of one host), that operation sums the
+  // devices' packed gradients into its gradients itself.
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
   const std::vector<nn::ParameterPtr> trained = trained_or_null(params_);
   buckets().allreduce(trained, *kvstore_,
                       [&](const std::vector<size_t>& bucket, std::span<const NDArray> flats,
-                          std::span<const int64_t> offsets, int priority) {
+                          std::span<const int64_t> offsets, int priority, bool unsummed) {
                         FusedUpdates fused(priority);
                         for (size_t d = 0; d < flats.size(); ++d) {
                           std::vector<NDArray> grads;
                           for (size_t i : bucket) grads.push_back(trained[i]->list_grad()[d]);
-                          fused.scatter_first(flats[d], std::move(grads),
-                                              std::vector<int64_t>(offsets.begin(), offsets.end()));
+                          std::vector<int64_t> at(offsets.begin(), offsets.end());
+                          if (unsummed) {
+                            fused.sum_first(std::vector<NDArray>(flats.begin(), flats.end()),
+                                            std::move(grads), std::move(at));
+                          } else {
+                            fused.scatter_first(flats[d], std::move(grads), std::move(at));
+                          }
                         }
                         for (size_t i : bucket) update_one(i);
                         fused.push();

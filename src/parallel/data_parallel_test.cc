@@ -267,9 +267,10 @@ class OperationCounter : public OpListener {
 
 // A bucket of several gradients is packed by one operation per device, on the compute lane,
 // whatever the number of gradients: not a copy per gradient on the copy lane (a LeNet step on
-// 2 devices pushed 40 of them, each burst a hand-off to the copy worker and back). After the
-// reduction, one operation per device unpacks the sums into the gradients and updates every
-// parameter of the bucket (a LeNet step pushed an update per parameter and device, 20).
+// 2 devices pushed 40 of them, each burst a hand-off to the copy worker and back). Then one
+// operation per device sums the two devices' packed gradients into its gradients and updates
+// every parameter of the bucket (a LeNet step pushed an update per parameter and device, 20,
+// and the ring's two operations per device, each a wait for the other device).
 TEST(DataParallelTraining, ABucketIsPackedAndUpdatedByOneOperationPerDevice) {
   const ScopedCpuDevices devices(2);
   auto net = std::make_shared<nn::Sequential>();
@@ -290,6 +291,8 @@ TEST(DataParallelTraining, ABucketIsPackedAndUpdatedByOneOperationPerDevice) {
   EXPECT_EQ(counter.count("fused_update/compute"), 2);
   EXPECT_EQ(counter.count("bucket_gather/other") + counter.count("fused_update/other"), 0);
   EXPECT_EQ(counter.count("bucket_scatter/compute") + counter.count("sgd_mom_update/compute"), 0);
+  EXPECT_EQ(counter.count("peer_add/compute") + counter.count("add_into/compute"), 0)
+      << "the store summed: the sum was not fused into the update";
 }
 
 // step() leaves every replica's gradient holding the sum over the replicas, as

@@ -70,6 +70,8 @@ class InProcessStore final : public StoreBase<Entry> {
     parallel::broadcast_into(e.stored, outs);
   }
 
+  bool sums_on_the_devices() const override { return reduce_ == Reduce::kRing && !optimizer_; }
+
   void pushpull(const Key& key, std::span<const NDArray> values, std::span<const NDArray> outs,
                 int priority) override {
     Entry& e = entry(key, "pushpull");

@@ -80,6 +80,11 @@ class KVStore {
   /// `optimizer` (Gluon's update_on_kvstore). Null removes it.
   virtual void set_optimizer(optim::OptimizerPtr optimizer) = 0;
   virtual const optim::OptimizerPtr& optimizer() const = 0;
+  /// True when pushpull, as things stand (no optimizer set here), only sums the values where
+  /// they are, across the pushing devices of this process (the `device` store): a caller that
+  /// holds every device's values may then compute the sum itself, in operations of its own on
+  /// those devices, with the same result (Trainer::step fuses it into the updates).
+  virtual bool sums_on_the_devices() const { return false; }
   /// True when the state of the optimizer set here (momentum, Adam's moments) lives outside
   /// this process (on parameter servers), where Trainer::save_states cannot read it.
   virtual bool keeps_optimizer_state_elsewhere() const { return false; }
