@@ -82,6 +82,47 @@ TEST(MxnetJson, SymbolApiFixtureMatchesMxnetOutputs) {
   }
 }
 
+// The fixture's outputs, each of MXNet's dtype (positions as float32, int32 or int64) and
+// within 1e-5 of its numbers.
+void expect_fixture_outputs(const std::string& prefix, size_t count) {
+  const std::vector<NDArray> ys = run_fixture(prefix);
+  ASSERT_EQ(ys.size(), count);
+  for (size_t k = 0; k < ys.size(); ++k) {
+    const std::string expected = prefix + "-output" + std::to_string(k) + ".npy";
+    SCOPED_TRACE(expected);
+    EXPECT_EQ(ys[k].dtype(), load_npy(expected).dtype());
+    testing::expect_matches_mxnet(ys[k], expected);
+  }
+}
+
+// sort, argsort and topk: descending and ascending, axis None (flattened), positions in
+// float32, int32 and int64, and topk's every ret_typ ('both' gives two heads).
+TEST(MxnetJson, OrderingFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("legacy", "orderops"), 10);
+}
+
+// L2Normalization (instance, channel, spatial), InstanceNorm, LayerNorm, smooth_l1, norm (all
+// axes, ord 1, one axis), MakeLoss and the regression outputs at inference, BlockGrad,
+// UpSampling (nearest, bilinear) and Pad.
+TEST(MxnetJson, NormalizationFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("legacy", "normops"), 17);
+}
+
+// take (clip mode, a negative position), Embedding (positions clipped), where with a row
+// condition and a full one, squeeze, slice with open ends and a step, slice_axis, stack of two
+// and three, tile, repeat (an axis, the last axis, flattened), SequenceMask, SequenceLast
+// (axis 0 and 1) and Cast.
+TEST(MxnetJson, IndexingFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("legacy", "shapeops"), 20);
+}
+
+// The numpy front end's graph of the same operators: np.sort, np.argsort, npx.topk, np.tile,
+// np.where, np.stack, np.repeat, np.take, basic slicing with steps, linalg.norm, np.pad,
+// np.square, np.squeeze, LayerNorm and Embedding blocks.
+TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("numpy", "npops"), 17);
+}
+
 TEST(MxnetJson, ArgumentsAreTheMxnetVariablesThatTheOutputsUse) {
   const Symbol net = mxnet_symbol_from_json(
       read_text(mxnet_fixture("legacy", "symops") + "-symbol.json"), "symops");
@@ -143,8 +184,29 @@ TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
               HasSubstr("has 1 inputs, expected 3"));
   EXPECT_THAT(format_error(one_op("Convolution", R"j("num_filter": "4", "kernel": "(3 3)")j", 3)),
               HasSubstr("attribute kernel = '(3 3)', expected a tuple of integers"));
-  EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-3, 4)")j")),
-              HasSubstr("has the code -3, which is not supported"));
+  EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-7, 4)")j")),
+              HasSubstr("has the code -7, which is not supported"));
+  EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-2, -6, 2)")j")),
+              HasSubstr("ends in the code -6, which needs two extents after it"));
+}
+
+// npx.reshape's -3 drops an axis of extent 1 (integer indexing), counted among the input axes
+// that the codes before it consume; -6 splits one with -1 allowed in its extents.
+TEST(MxnetJson, NumpyReshapeDropsAxesOfExtentOne) {
+  const auto reshaped = [](const char* codes, Shape in) {
+    const std::string attrs = fmt::format(R"j("newshape": "{}")j", codes);
+    const NDArray x = arange(0, static_cast<double>(in.numel())).reshape(in);
+    const NDArray y = mxnet_symbol_from_json(one_op("_npx_reshape", attrs)).eval({{"data", x}})[0];
+    EXPECT_EQ(to_vector<float>(y), to_vector<float>(x));
+    return y.shape();
+  };
+  EXPECT_EQ(reshaped("(-3, -4)", {1, 3, 4}), (Shape{3, 4}));
+  EXPECT_EQ(reshaped("(-1, -3, -2)", {2, 1, 3}), (Shape{2, 3}));
+  EXPECT_EQ(reshaped("(-5, -3, -6, -1, 2)", {2, 3, 1, 4}), (Shape{6, 2, 2}));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                reshaped("(2, -1, -3, -2)", {4, 1, 3});
+              }),
+              HasSubstr("squeeze"));
 }
 
 // Convolution with a 1-D or 3-D kernel and Deconvolution (adj as output_padding, no bias by
