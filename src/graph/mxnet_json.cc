@@ -709,6 +709,38 @@ Outputs instance_norm(Call& c) {
   return {reversed(c, y, "")};
 }
 
+Symbol mxnet_reshape(const Call& c, const Symbol& x, Ints codes, bool reverse,
+                     std::string_view suffix) {
+  return c.janus("mxnet_reshape", {x}, {{"shape", std::move(codes)}, {"reverse", reverse}}, suffix);
+}
+
+// GroupNorm (MXNet 1.9: gamma and beta per group): the channels in num_groups groups, each
+// normalized per sample over its channels and the axes after. The statistics come from the
+// rows [N, G, C/G * ...]; x viewed as [N, G, C/G, ...] meets them ([N, G]) and gamma, beta
+// ([G, 1]) with its axes reversed, and merges G and C/G back.
+Outputs group_norm(Call& c) {
+  const int64_t groups = c.integer("num_groups", 1);
+  const double eps = c.real("eps", 1e-5);
+  c.require("output_mean_var", {"False", "0"});
+  if (groups < 1) c.fail("attribute num_groups = {}, expected a positive count", groups);
+  const auto& in = c.inputs(3, 3);
+  const Symbol rows = mxnet_reshape(c, in[0], {0, groups, -1}, false, "_rows");
+  const Symbol mean = c.janus("mean", {rows}, {{"axes", Ints{2}}, {"keepdims", true}}, "_mean");
+  const Symbol centred = c.janus("subtract", {rows, mean}, {}, "_centred");
+  const Symbol var = c.janus("mean", {c.janus("square", {centred}, {}, "_sq")},
+                             {{"axes", Ints{2}}, {"keepdims", false}}, "_var");
+  const Symbol sd = c.janus("sqrt", {with_scalar(c, "add_scalar", var, eps, "_eps")}, {}, "_sd");
+  const Symbol mean_t =
+      reversed(c, c.janus("squeeze", {mean}, {{"axes", Ints{2}}}, "_mean2"), "_mean_t");
+  const Symbol gamma = c.janus("reshape", {in[1]}, {{"shape", Shape{-1, 1}}}, "_gamma");
+  const Symbol beta = c.janus("reshape", {in[2]}, {{"shape", Shape{-1, 1}}}, "_beta");
+  const Symbol split = mxnet_reshape(c, in[0], {0, -4, groups, -1, -2}, false, "_split");
+  Symbol y = c.janus("subtract", {reversed(c, split, "_xt"), mean_t}, {}, "_xc");
+  y = c.janus("divide", {y, reversed(c, sd, "_sd_t")}, {}, "_xn");
+  y = c.janus("add", {c.janus("mul", {y, gamma}, {}, "_scaled"), beta}, {}, "_yt");
+  return {mxnet_reshape(c, reversed(c, y, "_y"), {0, -3, -2}, false, "")};
+}
+
 // LayerNorm over the last axis (Janus's layer_norm); another axis would need the rank.
 Outputs layer_norm(Call& c) {
   const int64_t axis = c.integer("axis", -1);
@@ -768,11 +800,6 @@ Symbol copies(const Call& c, const Symbol& x, int64_t n, int64_t axis, std::stri
     y = c.janus("concat", {y, x}, {{"axis", axis}}, fmt::format("{}_copy{}", suffix, i));
   }
   return y;
-}
-
-Symbol mxnet_reshape(const Call& c, const Symbol& x, Ints codes, bool reverse,
-                     std::string_view suffix) {
-  return c.janus("mxnet_reshape", {x}, {{"shape", std::move(codes)}, {"reverse", reverse}}, suffix);
 }
 
 // UpSampling of NCHW input by an integer scale. 'nearest' repeats each element scale times
@@ -1145,6 +1172,7 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"LogisticRegressionOutput", regression_output("sigmoid")},
         {"L2Normalization", l2_normalization},
         {"InstanceNorm", instance_norm},
+        {"GroupNorm", group_norm},
         {"LayerNorm", layer_norm},
         {"_npx_layer_norm", layer_norm},
         {"smooth_l1", smooth_l1},

@@ -102,11 +102,11 @@ TEST(MxnetJson, OrderingFixtureMatchesMxnetOutputs) {
   expect_fixture_outputs(mxnet_fixture("legacy", "orderops"), 11);
 }
 
-// L2Normalization (instance, channel, spatial), InstanceNorm, LayerNorm, smooth_l1, norm (ord
-// 1, one axis), MakeLoss and the regression outputs at inference, BlockGrad,
+// L2Normalization (instance, channel, spatial), InstanceNorm, LayerNorm, GroupNorm, smooth_l1,
+// norm (ord 1, one axis), MakeLoss and the regression outputs at inference, BlockGrad,
 // UpSampling (nearest, bilinear) and Pad.
 TEST(MxnetJson, NormalizationFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "normops"), 16);
+  expect_fixture_outputs(mxnet_fixture("legacy", "normops"), 17);
 }
 
 // take (clip mode, a negative position), Embedding (positions clipped), where with a row
@@ -231,6 +231,8 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(L2Normalization): mode 'batch' is not supported (instance, channel, spatial)"},
       {one_op("LayerNorm", R"("axis": "1")", 3),
        "(LayerNorm): attribute axis = 1 is not supported (expected -1, the last axis)"},
+      {one_op("GroupNorm", R"("num_groups": "0")", 3),
+       "(GroupNorm): attribute num_groups = 0, expected a positive count"},
       {one_op("LayerNorm", R"("output_mean_var": "True")", 3),
        "(LayerNorm): attribute output_mean_var = 'True' is not supported"},
       {one_op("UpSampling", R"("scale": "2", "sample_type": "area")"),
