@@ -765,8 +765,7 @@ Outputs smooth_l1(Call& c) {
 }
 
 // norm: ord 1 is sum(|x|), ord 2 Janus's norm; over every axis (axis None) the legacy operator
-// gives shape (1,). numpy-mode linalg.norm (_npi_norm) marks vector norms with flag 1 (given
-// axes) or 0 (all axes); its matrix norms are not mapped.
+// gives shape (1,), numpy-mode linalg.norm (_npi_norm) a scalar.
 Converter norm(bool numpy) {
   return [numpy](Call& c) -> Outputs {
     const int64_t ord = c.integer("ord", 2);
@@ -774,10 +773,15 @@ Converter norm(bool numpy) {
     const bool keepdims = c.boolean("keepdims", false);
     c.require("out_dtype", {});
     if (numpy) {
+      // linalg.norm's flags: -2 (neither ord nor axis) and 1 (no ord, or 'fro') are the 2-norm
+      // of the elements over the axes (every axis when None); -1 is an explicit ord, a vector
+      // norm over one axis; 0 (ord 2 or -2 over two axes) and 2 ('nuc') are matrix norms.
       const int64_t flag = c.integer("flag", -2);
-      if (!((flag == 1 && axes.size() == 1) || (flag == 0 && axes.empty()))) {
-        c.fail("attribute flag = {} with axis ({}) is not supported (vector norms only)", flag,
-               fmt::join(axes, ", "));
+      if (!(flag == -2 || flag == 1 || (flag == -1 && axes.size() == 1))) {
+        c.fail(
+            "attribute flag = {} with axis ({}) is not supported (the norms of vectors and "
+            "of all elements only)",
+            flag, fmt::join(axes, ", "));
       }
     }
     if (ord != 1 && ord != 2) c.fail("attribute ord = {} is not supported (1, 2)", ord);

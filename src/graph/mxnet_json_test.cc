@@ -259,7 +259,12 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
       {one_op("norm", R"("out_dtype": "float64")"),
        "(norm): attribute out_dtype = 'float64' is not supported"},
       {one_op("_npi_norm", R"j("ord": "2", "axis": "(0, 1)", "flag": "2")j"),
-       "(_npi_norm): attribute flag = 2 with axis (0, 1) is not supported (vector norms only)"},
+       "(_npi_norm): attribute flag = 2 with axis (0, 1) is not supported (the norms of vectors "
+       "and of all elements only)"},
+      {one_op("_npi_norm", R"j("ord": "2", "axis": "(0, 1)", "flag": "0")j"),
+       "(_npi_norm): attribute flag = 0 with axis (0, 1) is not supported"},
+      {one_op("_npi_norm", R"j("ord": "1", "axis": "None", "flag": "-1")j"),
+       "(_npi_norm): attribute flag = -1 with axis () is not supported"},
       {one_op("take", R"("mode": "fill")", 2),
        "(take): mode 'fill' is not supported (clip, wrap, raise)"},
       {one_op("smooth_l1", R"("scalar": "0")"),
@@ -276,6 +281,22 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
     SCOPED_TRACE(message);
     EXPECT_THAT(format_error(text), HasSubstr("node 'n' " + message));
   }
+}
+
+// numpy-mode linalg.norm as MXNet 1.9.1 writes it: neither ord nor axis (flag -2: every
+// element, a scalar), no ord over two axes (flag 1: Frobenius), ord 1 over one axis (flag -1).
+TEST(MxnetJson, NumpyNormFlags) {
+  const NDArray x = from_vector<float>({3, -4, 6, 8}, {2, 2});
+  const auto norm_of = [&](const char* attrs) {
+    return mxnet_symbol_from_json(one_op("_npi_norm", attrs)).eval({{"data", x}})[0];
+  };
+  const NDArray all = norm_of(R"j("ord": "2", "axis": "None", "flag": "-2", "keepdims": "False")j");
+  EXPECT_EQ(all.shape(), Shape{});
+  EXPECT_FLOAT_EQ(item<float>(all), std::sqrt(125.0f));
+  const NDArray fro = norm_of(R"j("ord": "2", "axis": "(0, 1)", "flag": "1")j");
+  EXPECT_FLOAT_EQ(item<float>(fro), std::sqrt(125.0f));
+  EXPECT_THAT(to_vector<float>(norm_of(R"j("ord": "1", "axis": "(1,)", "flag": "-1")j")),
+              ::testing::ElementsAre(7, 14));
 }
 
 // MXNet's topk shows one output for ret_typ 'value', 'indices' and 'mask': a file that reads a
