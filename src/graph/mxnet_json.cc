@@ -306,13 +306,21 @@ Outputs deconvolution(Call& c) {
                    {"output_padding", adj}})};
 }
 
+// softsign: x / (1 + |x|).
+Symbol softsign_of(const Call& c, const Symbol& x) {
+  const Symbol d =
+      c.janus("add_scalar", {c.janus("abs", {x}, {}, "_abs")}, {{"scalar", 1.0}}, "_denominator");
+  return c.janus("divide", {x, d});
+}
+
 Outputs activation(Call& c) {
   static const std::map<std::string, std::string_view> kOps = {
       {"relu", "relu"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"}, {"softrelu", "softplus"}};
   const std::string type = c.str("act_type", "");
+  if (type == "softsign") return {softsign_of(c, c.inputs(1, 1)[0])};
   const auto it = kOps.find(type);
   if (it == kOps.end())
-    c.fail("act_type '{}' is not supported (relu, sigmoid, tanh, softrelu)", type);
+    c.fail("act_type '{}' is not supported (relu, sigmoid, tanh, softrelu, softsign)", type);
   return {c.janus(it->second, {c.inputs(1, 1)[0]})};
 }
 
@@ -1115,6 +1123,74 @@ Converter np_compare_scalar(std::string_view op) {
   };
 }
 
+// A constant of this node (suffix names it) holding `value`.
+Symbol constant(const Call& c, NDArray value, std::string_view suffix) {
+  Symbol s = Symbol::var(c.name() + std::string(suffix), value.shape(), value.dtype());
+  s.outputs()[0].node->constant = std::move(value);
+  return s;
+}
+
+// hard_sigmoid: clip(alpha x + beta, 0, 1).
+Outputs hard_sigmoid(Call& c) {
+  const double alpha = c.real("alpha", 0.2), beta = c.real("beta", 0.5);
+  const Symbol y = with_scalar(c, "mul_scalar", c.inputs(1, 1)[0], alpha, "_scaled");
+  return {c.janus("clip", {with_scalar(c, "add_scalar", y, beta, "_shifted")},
+                  {{"a_min", 0.0}, {"a_max", 1.0}})};
+}
+
+Outputs softsign(Call& c) { return {softsign_of(c, c.inputs(1, 1)[0])}; }
+
+// argmax and argmin: positions along axis (the flattened input when None); the legacy
+// operators give them as float32 (shape (1,) without an axis), numpy mode as int64.
+Converter arg_reduce(std::string_view op, bool numpy) {
+  return [op, numpy](Call& c) -> Outputs {
+    const auto [x, axis] = ordered_axis(c);
+    const bool keepdims = c.boolean("keepdims", false);
+    const bool flattened = c.raw("axis").value_or("None") == "None";
+    if (flattened && keepdims) c.fail("keepdims = True without an axis is not supported");
+    const Symbol p =
+        c.janus(op, {x}, {{"axis", axis}, {"keepdims", keepdims}}, numpy ? "" : "_positions");
+    if (numpy) return {p};
+    if (!flattened) return {c.janus("cast", {p}, {{"dtype", DType::kFloat32}})};
+    const Symbol f = c.janus("cast", {p}, {{"dtype", DType::kFloat32}}, "_float");
+    return {c.janus("reshape", {f}, {{"shape", Shape{1}}})};
+  };
+}
+
+// one_hot: rows of off_value with on_value at each label, truncated to an integer; a label
+// outside [0, depth) gives a row of off_value, as MXNet. Labels are compared with the
+// positions 0 .. depth - 1.
+Outputs one_hot(Call& c) {
+  const int64_t depth = c.integer("depth");
+  if (depth < 1) c.fail("attribute depth = {}, expected a positive count", depth);
+  const double on = c.real("on_value", 1.0), off = c.real("off_value", 0.0);
+  const DType dtype =
+      dtype_attr(c, "dtype", DType::kFloat32,
+                 {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt8});
+  Symbol labels = c.janus("cast", {c.inputs(1, 1)[0]}, {{"dtype", DType::kInt64}}, "_int");
+  labels = c.janus("cast", {labels}, {{"dtype", DType::kFloat64}}, "_labels");
+  labels = c.janus("expand_dims", {labels}, {{"axis", int64_t{-1}}}, "_column");
+  const Symbol positions =
+      constant(c, arange(0, static_cast<double>(depth), 1, DType::kFloat64), "_positions");
+  const Symbol hit = c.janus("equal", {labels, positions}, {}, "_hit");
+  return {c.janus("where", {hit, constant(c, full(Shape{}, on, dtype), "_on"),
+                            constant(c, full(Shape{}, off, dtype), "_off")})};
+}
+
+// broadcast_to: a target without MXNet's 0 ("keep this extent") is Janus's broadcast_to.
+Outputs broadcast_to(Call& c) {
+  const Ints shape = c.ints("shape");
+  for (int64_t d : shape) {
+    if (d <= 0) {
+      c.fail(
+          "attribute shape = ({}) has the extent {}, which is not supported (positive "
+          "extents)",
+          fmt::join(shape, ", "), d);
+    }
+  }
+  return {c.janus("broadcast_to", {c.inputs(1, 1)[0]}, {{"shape", Shape(shape)}})};
+}
+
 Outputs cast(Call& c) {
   const DType dtype = dtype_attr(c, "dtype", DType::kFloat32,
                                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
@@ -1208,6 +1284,16 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"stack", stack},
         {"_npi_stack", stack},
         {"Cast", cast},
+        {"hard_sigmoid", hard_sigmoid},
+        {"softsign", softsign},
+        {"argmax", arg_reduce("argmax", false)},
+        {"argmin", arg_reduce("argmin", false)},
+        {"_npi_argmax", arg_reduce("argmax", true)},
+        {"_npi_argmin", arg_reduce("argmin", true)},
+        {"one_hot", one_hot},
+        {"_npx_one_hot", one_hot},
+        {"broadcast_to", broadcast_to},
+        {"_npi_broadcast_to", broadcast_to},
         {"cast", cast},
         {"_npx_cast", cast},
         {"_contrib_SyncBatchNorm", batch_norm},

@@ -112,9 +112,11 @@ TEST(MxnetJson, NormalizationFixtureMatchesMxnetOutputs) {
 // take (clip mode, a negative position), Embedding (positions clipped), where with a row
 // condition and a full one, squeeze, slice with open ends and a step, slice_axis, stack of two
 // and three, tile, repeat (an axis, the last axis, flattened), SequenceMask, SequenceLast
-// (axis 0 and 1) and Cast.
+// (axis 0 and 1), Cast, hard_sigmoid, softsign (operator and Activation), argmax and argmin
+// (float32 positions; an axis, None, keepdims), one_hot (labels out of range, on and off values,
+// int32) and broadcast_to.
 TEST(MxnetJson, IndexingFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "shapeops"), 20);
+  expect_fixture_outputs(mxnet_fixture("legacy", "shapeops"), 29);
 }
 
 // The numpy front end's graph of the same operators: np.sort, np.argsort, npx.topk, np.tile,
@@ -171,8 +173,8 @@ TEST(MxnetJson, UnknownAttributeIsAnErrorNotSkipped) {
 }
 
 TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
-  EXPECT_THAT(format_error(one_op("Activation", R"("act_type": "softsign")")),
-              HasSubstr("node 'n' (Activation): act_type 'softsign' is not supported"));
+  EXPECT_THAT(format_error(one_op("Activation", R"("act_type": "mish")")),
+              HasSubstr("node 'n' (Activation): act_type 'mish' is not supported"));
   EXPECT_THAT(format_error(one_op("Pooling", R"j("kernel": "(2, 2)", "stride": "(2, 2)",
                                                "pool_type": "avg", "pooling_convention": "same")j")),
               HasSubstr("pooling_convention 'same' is not supported (valid, full)"));
@@ -275,6 +277,12 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(repeat): attribute axis = 'x', expected an integer or None"},
       {one_op("Embedding", R"("input_dim": "10", "output_dim": "3", "dtype": "float16")", 2),
        "(Embedding): attribute dtype = 'float16' is not supported"},
+      {one_op("argmax", R"("keepdims": "True")"),
+       "(argmax): keepdims = True without an axis is not supported"},
+      {one_op("one_hot", R"("depth": "0")"),
+       "(one_hot): attribute depth = 0, expected a positive count"},
+      {one_op("broadcast_to", R"j("shape": "(0, 3)")j"),
+       "(broadcast_to): attribute shape = (0, 3) has the extent 0, which is not supported"},
       {one_op("Cast", R"("dtype": "int8")"), "(Cast): attribute dtype = 'int8' is not supported"},
   };
   for (const auto& [text, message] : cases) {
