@@ -661,6 +661,13 @@ Symbol with_scalar(const Call& c, std::string_view op, const Symbol& x, double s
   return c.janus(op, {x}, {{"scalar", s}}, suffix);
 }
 
+// A constant of this node (suffix names it) holding `value`.
+Symbol constant(const Call& c, NDArray value, std::string_view suffix) {
+  Symbol s = Symbol::var(c.name() + std::string(suffix), value.shape(), value.dtype());
+  s.outputs()[0].node->constant = std::move(value);
+  return s;
+}
+
 // x's axes reversed (transpose without axes): a per-sample [N] or per-(sample, channel)
 // [N, C] array reversed broadcasts against the last axes of the result, whatever x's rank.
 Symbol reversed(const Call& c, const Symbol& x, std::string_view suffix) {
@@ -899,8 +906,7 @@ Outputs sequence_mask(Call& c) {
 
 Outputs sequence_last(Call& c) {
   const int64_t axis = sequence_axis(c);
-  const Symbol last = Symbol::var(c.name() + "_last", Shape{}, DType::kInt64);
-  last.outputs()[0].node->constant = full(Shape{}, -1.0, DType::kInt64);
+  const Symbol last = constant(c, full(Shape{}, -1.0, DType::kInt64), "_last");
   return {c.janus("take", {c.inputs(1, 2)[0], last}, {{"axis", axis}})};
 }
 
@@ -1121,13 +1127,6 @@ Converter np_compare_scalar(std::string_view op) {
     const Symbol at_least = with_scalar(c, "maximum_scalar", x, s, "_at_least");
     return {c.janus(op, {x, with_scalar(c, "minimum_scalar", at_least, s, "_scalar")})};
   };
-}
-
-// A constant of this node (suffix names it) holding `value`.
-Symbol constant(const Call& c, NDArray value, std::string_view suffix) {
-  Symbol s = Symbol::var(c.name() + std::string(suffix), value.shape(), value.dtype());
-  s.outputs()[0].node->constant = std::move(value);
-  return s;
 }
 
 // hard_sigmoid: clip(alpha x + beta, 0, 1).
