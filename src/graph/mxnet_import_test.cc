@@ -33,25 +33,32 @@ std::vector<NDArray> run(const Symbol& net, const NamedArrays& params, const NDA
 }
 
 // Converted models load with Janus's own readers (no MXNet importer involved: Symbol::load and
-// load_safetensors) and still give MXNet's outputs; the zero biases that the import introduced
-// travel with the parameters.
+// load_safetensors) and still give MXNet's outputs; the constants that the import introduced
+// (zero biases, SequenceLast's position) travel with the parameters.
 TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
   const auto dir = temp_dir();
+  std::vector<std::pair<std::string, std::string>> fixtures;
   for (const std::string flavour : {"legacy", "numpy"}) {
-    for (const std::string model : {"mlp", "lenet", "blocks", "pools", "symops"}) {
-      if (flavour == "numpy" && model == "symops") continue;
-      SCOPED_TRACE(flavour + "/" + model);
-      const std::string prefix = mxnet_fixture(flavour, model);
-      const std::string out = (dir / (flavour + "_" + model)).string();
-      convert_mxnet_model(prefix + "-symbol.json", prefix + "-0000.params", out, 3);
-      const Symbol net = Symbol::load(out + "-symbol.json");
-      Metadata meta;
-      const NamedArrays params = load_safetensors(out + "-0003.safetensors", &meta);
-      EXPECT_EQ(meta.at("inputs"), "data");
-      const std::vector<NDArray> ys = run(net, params, load_npy(prefix + "-input.npy"));
-      for (size_t k = 0; k < ys.size(); ++k) {
-        testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
-      }
+    for (const std::string model : {"mlp", "lenet", "blocks", "pools"}) {
+      fixtures.emplace_back(flavour, model);
+    }
+  }
+  for (const std::string model : {"symops", "orderops", "normops", "shapeops"}) {
+    fixtures.emplace_back("legacy", model);
+  }
+  fixtures.emplace_back("numpy", "npops");
+  for (const auto& [flavour, model] : fixtures) {
+    SCOPED_TRACE(flavour + "/" + model);
+    const std::string prefix = mxnet_fixture(flavour, model);
+    const std::string out = (dir / (flavour + "_" + model)).string();
+    convert_mxnet_model(prefix + "-symbol.json", prefix + "-0000.params", out, 3);
+    const Symbol net = Symbol::load(out + "-symbol.json");
+    Metadata meta;
+    const NamedArrays params = load_safetensors(out + "-0003.safetensors", &meta);
+    EXPECT_EQ(meta.at("inputs"), "data");
+    const std::vector<NDArray> ys = run(net, params, load_npy(prefix + "-input.npy"));
+    for (size_t k = 0; k < ys.size(); ++k) {
+      testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
     }
   }
   std::filesystem::remove_all(dir);

@@ -116,6 +116,24 @@ TEST(OpTopk, EveryReturnTypeAlongEachAxis) {
   EXPECT_EQ(col[1].shape(), Shape({1, 4}));
 }
 
+// Output 1 holds the positions whatever ret_typ: with 'indices' the same as y, in `dtype`;
+// with 'mask' beside the mask; with 'value' beside the values.
+TEST(OpTopk, SecondOutputIsAlwaysThePositions) {
+  const NDArray x = vec({3, 1, 2, 5, 0, 7, 7, 1}, {2, 4});
+  const std::vector<NDArray> indices = topk(x, -1, 2, "indices", false, DType::kInt32);
+  EXPECT_EQ(indices[0].dtype(), DType::kInt32);
+  EXPECT_EQ(indices[1].dtype(), DType::kInt32);
+  EXPECT_THAT(to_vector<int32_t>(indices[0]), ElementsAre(3, 0, 1, 2));
+  EXPECT_THAT(to_vector<int32_t>(indices[1]), ElementsAre(3, 0, 1, 2));
+  const std::vector<NDArray> mask = topk(x, -1, 2, "mask", true, DType::kInt64);
+  EXPECT_THAT(to_vector<double>(mask[0]), ElementsAre(0, 1, 1, 0, 1, 0, 0, 1));
+  EXPECT_THAT(to_vector<int64_t>(mask[1]), ElementsAre(1, 2, 0, 3));
+  EXPECT_EQ(mask[1].shape(), Shape({2, 2}));
+  const std::vector<NDArray> value = topk(x, 0, 1, "value");
+  EXPECT_THAT(to_vector<double>(value[0]), ElementsAre(3, 7, 7, 5));
+  EXPECT_THAT(to_vector<float>(value[1]), ElementsAre(0, 1, 1, 0));
+}
+
 TEST(OpSort, GradientsGoBackToTheSourcePositions) {
   NDArray x = vec({3, 1, 2, 5, 0, 7, 7, 1}, {2, 4});
   autograd::attach_grad(x);

@@ -96,7 +96,9 @@ JANUS_DEFINE_OP({
            "(NaN counts as the largest; ties by position).\n\n"
            "Output y is what ret_typ names: 'value' or 'both' the values, 'indices' their "
            "positions in `dtype`, 'mask' x's shape and dtype with 1 at the chosen positions. "
-           "Output indices is always the positions in `dtype`.",
+           "Output indices is always the positions in `dtype` (what the gradient of the values "
+           "reads): with 'indices' both outputs hold them. MXNet's operator shows y alone, and "
+           "both outputs with 'both'.",
     .inputs = {"x"},
     .outputs = {"y", "indices"},
     .attrs = {{"axis", AttrType::kInt, int64_t{-1}, "axis to search, negative from the end"},
