@@ -556,6 +556,43 @@ TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
   }
 }
 
+// With static_alloc consecutive calls share the intermediates' buffers: each call still binds
+// its own arrays, also while calls with other arrays are in flight.
+TEST(CachedOp, StaticAllocBindsTheArraysOfEachCall) {
+  auto x = Symbol::var("x"), w = Symbol::var("w");
+  const Symbol y = Symbol::op("tanh", {x * w});
+  const ops::TensorSpec spec{{16}, DType::kFloat32, cpu()};
+  CachedOp op(y, {spec, spec}, {.static_alloc = true});
+  const NDArray a = randn({16}, 30), b = randn({16}, 31), c = randn({16}, 32);
+  const NDArray ab[] = {a, b}, cb[] = {c, b}, ac[] = {a, c}, a_view[] = {a.reshape({16}), b};
+  // Pushed back to back, none waiting for the one before.
+  const std::vector<NDArray> outs = {op(ab)[0], op(ab)[0], op(cb)[0],
+                                     op(ab)[0], op(ac)[0], op(a_view)[0]};
+  const std::vector<NDArray> want = {tanh(mul(a, b)), tanh(mul(a, b)), tanh(mul(c, b)),
+                                     tanh(mul(a, b)), tanh(mul(a, c)), tanh(mul(a, b))};
+  for (size_t i = 0; i < outs.size(); ++i) expect_equal(outs[i], want[i]);
+}
+
+// A step that reads a value the call returns beside an argument gets both, in order; a step
+// that reads only returned values reads this call's.
+TEST(CachedOp, StepsMixingReturnedAndBoundValues) {
+  auto x = Symbol::var("x");
+  const Symbol t = Symbol::op("tanh", {x});
+  const Symbol u = t * x;  // reads t (returned) and x (bound)
+  for (const bool static_alloc : {false, true}) {
+    CachedOp op(Symbol::group({t, u, Symbol::op("relu", {u})}), {{{12}, DType::kFloat32, cpu()}},
+                {.static_alloc = static_alloc});
+    for (uint64_t seed = 34; seed < 36; ++seed) {
+      const NDArray a = randn({12}, seed);
+      const std::vector<NDArray> out = op({&a, 1});
+      ASSERT_EQ(out.size(), 3u);
+      expect_equal(out[0], tanh(a));
+      expect_equal(out[1], mul(tanh(a), a));
+      expect_equal(out[2], relu(mul(tanh(a), a)));
+    }
+  }
+}
+
 TEST(CachedOp, BuffersShareOneBlockWithoutOverlapping) {
   // a = softmax(x) and b = softmax(a) are both alive when y = a + b reads them: two buffers, in
   // one block at distinct offsets, with and without static_alloc. Placed on top of each other,
