@@ -403,6 +403,52 @@ TEST(Passes, FullyConnectedTakesItsReluAsAPostOp) {
   EXPECT_EQ(fuse_bias_activation(g2).changed, 0);
 }
 
+// relu_backward read by a sum over axis 0 (a fully_connected layer's relu and bias gradients)
+// becomes one relu_backward_bias call, whose outputs are bit for bit the two calls' (y with
+// zeros, negatives and NaN; dy with -0.0; 37 columns: more than one strip of the kernel on two
+// threads). A sum over the other axis, or keeping dims, stays apart.
+TEST(Passes, ReluBackwardAndItsBiasSumFuseIntoOneCall) {
+  auto y = Symbol::var("y"), d = Symbol::var("d");
+  auto dx = Symbol::op("relu_backward", {y, d});
+  auto out = Symbol::group({dx, Symbol::op("sum", {dx}, {{"axes", std::vector<int64_t>{0}}})});
+  const std::vector<ops::TensorSpec> specs(2, ops::TensorSpec{{6, 37}, DType::kFloat32, cpu()});
+  Graph g = out.graph().clone();
+  for (size_t i = 0; i < 2; ++i) g.arguments()[i]->specs = {specs[i]};
+  infer_specs(g);
+  EXPECT_EQ(fuse_relu_backward_bias(g).changed, 1);
+  ASSERT_EQ(op_count(g), 1u);
+  EXPECT_EQ(g.outputs[0].node->op->name, "relu_backward_bias");
+  EXPECT_EQ(g.outputs[1].node, g.outputs[0].node);
+  EXPECT_EQ(g.outputs[0].index, 0u);
+  EXPECT_EQ(g.outputs[1].index, 1u);
+
+  std::vector<float> ys, ds;
+  std::mt19937 rng(3);
+  for (int i = 0; i < 6 * 37; ++i) {
+    const uint32_t r = rng() % 11;
+    ys.push_back(r == 0  ? std::numeric_limits<float>::quiet_NaN()
+                 : r < 3 ? 0.0f
+                         : static_cast<float>(rng() % 2001) / 100 - 10);
+    ds.push_back(i % 9 == 0 ? -0.0f : static_cast<float>(rng() % 1001) / 37 - 13);
+  }
+  const NDArray yv = from_vector<float>(ys, {6, 37}), dv = from_vector<float>(ds, {6, 37});
+  CachedOp op(out, specs);
+  const NDArray args[] = {yv, dv};
+  const std::vector<NDArray> got = op(args);
+  const NDArray want = ops::invoke(ops::get_op("relu_backward"), {yv, dv})[0];
+  expect_same_bits(got[0], want);
+  expect_same_bits(got[1], sum(want, {0}));
+
+  for (const NamedAttrs& attrs :
+       {NamedAttrs{{"axes", std::vector<int64_t>{1}}},
+        NamedAttrs{{"axes", std::vector<int64_t>{0}}, {"keepdims", true}}}) {
+    Graph g2 = Symbol::op("sum", {dx}, attrs).graph().clone();
+    for (size_t i = 0; i < 2; ++i) g2.arguments()[i]->specs = {specs[i]};
+    infer_specs(g2);
+    EXPECT_EQ(fuse_relu_backward_bias(g2).changed, 0);
+  }
+}
+
 TEST(Passes, ConvolutionTakesItsReluAsAPostOp) {
   auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
   auto y =

@@ -28,5 +28,24 @@ JANUS_OP_SPEC(
                   {std::string("tanh()[i0];mul()[t0,i1];add_scalar(0.5)[t1];maximum()[t2,i0]")}}},
      .note = "not differentiable: built by a pass after gradients"});
 
+// relu_backward then the sum over axis 0: widths below and above one strip of the kernel (16
+// and 512 columns), an empty batch.
+JANUS_OP_SPEC({.op = "relu_backward_bias",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
+                     RefTensor dx = ref_broadcast(
+                         in[0], in[1], [](double y, double dy) { return y > 0 ? dy : 0.0; });
+                     RefTensor db = ref_zeros(Shape{in[0].shape[1]});
+                     for (int64_t r = 0; r < in[0].shape[0]; ++r)
+                       for (int64_t c = 0; c < in[0].shape[1]; ++c)
+                         db[c] += dx[r * in[0].shape[1] + c];
+                     return std::vector<RefTensor>{dx, db};
+                   },
+               .samples = {{{{3, 5}, {3, 5}}},
+                           {{{7, 40}, {7, 40}}},
+                           {{{4, 1100}, {4, 1100}}},
+                           {{{0, 6}, {0, 6}}}},
+               .note = "not differentiable: built by a pass after gradients"});
+
 }  // namespace
 }  // namespace janus::testing

@@ -37,6 +37,9 @@ PassStats fold_constants(Graph& graph);
 /// fully_connected or conv2d followed by relu (its only reader) becomes one call with a relu
 /// post-op.
 PassStats fuse_bias_activation(Graph& graph);
+/// relu_backward followed by a sum over axis 0 of its 2-D result (a fully_connected layer's
+/// relu and bias gradients) becomes one relu_backward_bias call.
+PassStats fuse_relu_backward_bias(Graph& graph);
 /// Trees of elementwise operators on same-shaped float arrays become one fused_elementwise
 /// node that runs them tile by tile (inputs read once, output written once).
 PassStats fuse_elementwise(Graph& graph);
@@ -45,8 +48,8 @@ PassStats fuse_elementwise(Graph& graph);
 PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_elementwise, schedule. Memory planning runs in the executor (CachedOp), which owns the
-/// buffers.
+/// fuse_relu_backward_bias, fuse_elementwise, schedule. Memory planning runs in the executor
+/// (CachedOp), which owns the buffers.
 const std::vector<PassInfo>& pass_pipeline();
 
 /// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.

@@ -14,6 +14,8 @@ const std::vector<PassInfo>& pass_pipeline() {
       {"constant_fold", "compute calls on constants once", fold_constants},
       {"fuse_bias_activation", "relu inside the call of fully_connected or conv2d",
        fuse_bias_activation},
+      {"fuse_relu_backward_bias", "relu_backward and the bias gradient's sum in one call",
+       fuse_relu_backward_bias},
       {"fuse_elementwise", "one kernel for each tree of elementwise calls", fuse_elementwise},
       {"schedule", "run order: each output's work as early as it can go", schedule},
   };
