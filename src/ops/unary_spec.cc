@@ -104,6 +104,24 @@ JANUS_OP_SPEC({.op = "softplus",
                .low = -6.0,
                .high = 6.0});
 
+// Rounding: inputs on k/4 + 1/8, at least 0.125 from every integer and every half (the
+// steps), so finite differences see the zero gradient; ties are tested in unary_ops_test.cc.
+void off_the_steps(int, RefTensor& t, std::mt19937&) {
+  for (double& v : t.data) v = std::floor(4 * v) / 4 + 0.125;
+}
+JANUS_OP_SPEC({.op = "floor",
+               .reference = unary([](double x) { return std::floor(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+JANUS_OP_SPEC({.op = "ceil",
+               .reference = unary([](double x) { return std::ceil(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+JANUS_OP_SPEC({.op = "rint",
+               .reference = unary([](double x) { return std::nearbyint(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+
 // Inputs on k/4 + 1/8: at least 0.125 from every bound of the samples (the kinks).
 JANUS_OP_SPEC({.op = "clip",
                .reference =
