@@ -1,0 +1,568 @@
+"""More of MXNet 1.9's ``np`` for code ported from MXNet or NumPy: rounding (``round``,
+``around``, ``rint``, ``floor``, ``ceil``, ``trunc``, ``fix``), diagonals (``diag``,
+``diagflat``, ``diagonal``, ``trace``), ``ptp``, the positions of nonzero elements
+(``nonzero``, ``argwhere``, ``flatnonzero``), and the array methods and properties that forward
+to ``np`` functions.
+
+Rounding runs on the floor, ceil and rint operators; diagonals compose take, where and pad; so
+autograd records them and hybridize traces them. The positions of nonzero elements have a
+data-dependent shape: they run imperatively only."""
+import numpy as _onp
+
+from .. import _janus
+
+
+def _np():
+    from .. import numpy as np
+    return np
+
+
+def _unary(name, x):
+    return _janus.invoke(name, [_np()._as_array(x)], {})[0]
+
+
+def floor(x):
+    """The largest integral value not above each element, in ``x``'s dtype (integers
+    unchanged); gradient zero."""
+    return _unary("floor", x)
+
+
+def ceil(x):
+    """The smallest integral value not below each element, in ``x``'s dtype (integers
+    unchanged); gradient zero."""
+    return _unary("ceil", x)
+
+
+def rint(x):
+    """Each element rounded to the nearest integral value, halves to the even one (0.5 -> 0,
+    1.5 -> 2), in ``x``'s dtype; gradient zero."""
+    return _unary("rint", x)
+
+
+def trunc(x):
+    """Each element rounded toward zero (-1.7 -> -1.0), in ``x``'s dtype; gradient zero."""
+    x = _np()._as_array(x)
+    if x.dtype.kind != "f":
+        return x
+    # The sign only picks a branch: no gradient flows through it (both branches have zero).
+    negative = _janus.invoke("stop_gradient", [x], {})[0].detach() < 0
+    return _np().where(negative, ceil(x), floor(x))
+
+
+fix = trunc
+
+
+def around(a, decimals=0, out=None):
+    """``a`` rounded to ``decimals`` decimal places, halves to the even value (NumPy's and
+    MXNet's rule); as NumPy, the scaled value ``a * 10**decimals`` is what is rounded, so
+    1.25 with one decimal gives 1.2. Integers are unchanged for ``decimals >= 0``."""
+    if out is not None:
+        raise NotImplementedError("around: out is not supported, expected None")
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"around: decimals is {decimals!r}, expected an integer")
+    a = _np()._as_array(a)
+    if a.dtype.kind != "f":
+        if decimals >= 0:
+            return a
+        scale = 10.0 ** -decimals
+        return (rint(a.astype("float64") / scale) * scale).astype(a.dtype)
+    if decimals == 0:
+        return rint(a)
+    scale = 10.0 ** decimals
+    return rint(a * scale) / scale
+
+
+round = around
+round_ = around
+
+
+def ptp(a, axis=None, keepdims=False):
+    """The range (maximum minus minimum) of ``a`` along ``axis`` (every element when None)."""
+    np = _np()
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+def _axis(axis, ndim, name):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of range for an array of {ndim} axes")
+    return axis % ndim
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``offset`` (above the main one when positive) of the matrices that axes
+    ``axis1`` and ``axis2`` of ``a`` span, as the last axis of the result (NumPy's layout).
+    A copy, where NumPy returns a read-only view."""
+    if a.ndim < 2:
+        raise ValueError(f"diagonal: the array has {a.ndim} axes, expected at least 2")
+    i, j = _axis(axis1, a.ndim, "diagonal"), _axis(axis2, a.ndim, "diagonal")
+    if i == j:
+        raise ValueError(f"diagonal: axis1 and axis2 are both axis {i}, expected two "
+                         "different axes")
+    rest = [d for d in range(a.ndim) if d not in (i, j)]
+    m = a.transpose(rest + [i, j])
+    rows, cols = m.shape[-2], m.shape[-1]
+    lead = tuple(m.shape[:-2])
+    start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
+    n = max(0, min(rows - start_r, cols - start_c))
+    pos = (_onp.arange(n, dtype=_onp.int64) + start_r) * cols + start_c + _onp.arange(n)
+    flat = m.reshape(lead + (rows * cols,))
+    idx = _janus.from_numpy(pos.astype(_onp.int64), None, a.ctx)
+    return _janus.take(flat, idx, len(lead))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum of the diagonal ``offset`` of ``a`` (see ``diagonal``)."""
+    if out is not None:
+        raise NotImplementedError("trace: out is not supported, expected None")
+    r = _np().sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    return r if dtype is None else r.astype(dtype)
+
+
+def _diag_matrix(v, k):
+    np = _np()
+    n = v.shape[0]
+    i = np.arange(n, dtype="int64", ctx=v.ctx).reshape(n, 1)
+    j = np.arange(n, dtype="int64", ctx=v.ctx).reshape(1, n)
+    square = np.where(i == j, np.broadcast_to(v.reshape(1, n), (n, n)),
+                      np.zeros((n, n), dtype=v.dtype, ctx=v.ctx))
+    if k == 0:
+        return square
+    # Diagonal k of an (n + |k|)-square matrix: pad k columns before and k rows after (k > 0),
+    # or |k| rows before and |k| columns after (k < 0).
+    s = abs(k)
+    widths = [0, s, s, 0] if k > 0 else [s, 0, 0, s]
+    return _janus.pad(square, widths, 0.0)
+
+
+def diag(v, k=0):
+    """A 1-D ``v``: the square matrix with ``v`` on its diagonal ``k``; a 2-D ``v``: its
+    diagonal ``k``."""
+    v = _np()._as_array(v)
+    if v.ndim == 1:
+        return _diag_matrix(v, int(k))
+    if v.ndim == 2:
+        return diagonal(v, int(k))
+    raise ValueError(f"diag: the array has {v.ndim} axes, expected 1 or 2")
+
+
+def diagflat(v, k=0):
+    """The square matrix with the flattened ``v`` on its diagonal ``k``."""
+    return _diag_matrix(_np()._as_array(v).reshape(-1), int(k))
+
+
+def _positions(qualname, a):
+    """The NumPy array of ``a`` to find nonzero elements in, which a trace does not have."""
+    from ..base import TraceError
+    a = _np()._as_array(a)
+    if a._is_symbol:
+        raise TraceError(f"{qualname}: its output size depends on the values, which a "
+                         f"hybridized block's trace does not have; call {qualname} outside the "
+                         "hybridized forward (imperatively)")
+    return a, a.asnumpy()
+
+
+def nonzero(a):
+    """One int64 array per axis of ``a``, the positions of its nonzero elements in row-major
+    order. The count depends on the values: imperative only (TraceError in a hybridized
+    forward), not differentiable; it waits for ``a``."""
+    a, host = _positions("np.nonzero", a)
+    if host.ndim == 0:
+        raise ValueError("nonzero: the array is 0-d, expected at least one axis (use "
+                         "np.atleast_1d(a).nonzero(), as NumPy requires)")
+    return tuple(_janus.from_numpy(p.astype(_onp.int64), None, a.ctx)
+                 for p in _onp.nonzero(host))
+
+
+def argwhere(a):
+    """The int64 positions of the nonzero elements of ``a``, one row each (shape (count,
+    a.ndim)); imperative only, as ``nonzero``."""
+    a, host = _positions("np.argwhere", a)
+    return _janus.from_numpy(_onp.argwhere(host).astype(_onp.int64), None, a.ctx)
+
+
+def flatnonzero(a):
+    """The int64 positions of the nonzero elements of the flattened ``a``; imperative only, as
+    ``nonzero``."""
+    a, host = _positions("np.flatnonzero", a)
+    return _janus.from_numpy(_onp.flatnonzero(host).astype(_onp.int64), None, a.ctx)
+
+
+_TAKE_MODES = ("raise", "wrap", "clip")
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None,
+    as NumPy and MXNet). mode 'raise': an index outside [-n, n) is an IndexError; 'wrap': taken
+    modulo n; 'clip': clamped to [0, n) (MXNet's default was 'clip'; NumPy's, kept here, is
+    'raise')."""
+    np = _np()
+    if out is not None:
+        raise NotImplementedError("take: out is not supported, expected None")
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take: mode is {mode!r}, expected one of {list(_TAKE_MODES)}")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = _axis(axis, a.ndim, "take") if a.ndim else axis
+    idx = np._as_array(indices).astype("int64", copy=False)
+    n = a.shape[axis]
+    if mode == "wrap":
+        idx = np.mod(idx, n)
+    elif mode == "clip":
+        idx = _janus.clip(idx, 0.0, float(max(n - 1, 0)))
+    return _janus.take(a, idx, axis)
+
+
+def fabs(x):
+    """The absolute value of each element (the abs operator)."""
+    return _np().abs(x)
+
+
+def positive(x):
+    """A copy of ``x`` (``+x``)."""
+    return _np()._as_array(x).copy()
+
+
+def reciprocal(x):
+    """``1 / x``, elementwise."""
+    return 1.0 / _np()._as_array(x)
+
+
+def deg2rad(x):
+    """Degrees to radians: ``x * (pi / 180)``, NumPy's very product."""
+    return _np()._as_array(x) * (_onp.pi / 180.0)
+
+
+def rad2deg(x):
+    """Radians to degrees: ``x * (180 / pi)``, NumPy's very product."""
+    return _np()._as_array(x) * (180.0 / _onp.pi)
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where ``|a - b| <= atol + rtol * |b|`` (NumPy's test; infinities close only to
+    themselves; NaN close to NaN only with ``equal_nan``)."""
+    np = _np()
+    like = a if isinstance(a, np.ndarray) else b
+    a, b = np._as_array(a, like), np._as_array(b, like)
+    finite = np.logical_and(np.isfinite(a), np.isfinite(b))
+    near = np.abs(a - b) <= atol + rtol * np.abs(b)
+    close = np.where(finite, near, a == b)
+    if equal_nan:
+        close = np.logical_or(close, np.logical_and(np.isnan(a), np.isnan(b)))
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` is close to ``b`` (see ``isclose``): a Python bool, as
+    NumPy (MXNet returned a 0-d array); it waits for the values."""
+    return bool(_np().all(isclose(a, b, rtol, atol, equal_nan)).item())
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether ``a1`` and ``a2`` have one shape and equal elements: a Python bool."""
+    np = _np()
+    a1, a2 = np._as_array(a1), np._as_array(a2)
+    if a1.shape != a2.shape:
+        return False
+    same = a1 == a2
+    if equal_nan:
+        same = np.logical_or(same, np.logical_and(np.isnan(a1), np.isnan(a2)))
+    return bool(np.all(same).item())
+
+
+def fliplr(m):
+    """``m`` with the order of its columns (axis 1) reversed."""
+    if m.ndim < 2:
+        raise ValueError(f"fliplr: the array has {m.ndim} axes, expected at least 2")
+    return _np().flip(m, 1)
+
+
+def flipud(m):
+    """``m`` with the order of its rows (axis 0) reversed."""
+    if m.ndim < 1:
+        raise ValueError("fliplr: the array is 0-d, expected at least 1 axis")
+    return _np().flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """``a`` with its elements shifted by ``shift`` along ``axis`` (the flattened array when
+    None, then reshaped), those pushed past the end coming back at the start."""
+    np = _np()
+    if axis is None:
+        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) == 1:
+        shifts = tuple(shifts) * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = tuple(axes) * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} axes, expected as many")
+    for s, ax in zip(shifts, axes):
+        ax = _axis(ax, a.ndim, "roll")
+        n = a.shape[ax]
+        if n == 0 or int(s) % n == 0:
+            continue
+        k = int(s) % n
+        a = np.concatenate([_janus.slice_axis(a, ax, n - k, n), _janus.slice_axis(a, ax, 0, n - k)],
+                           axis=ax)
+    return a
+
+
+def atleast_3d(*arys):
+    """Each array with at least 3 axes: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    np = _np()
+    out = []
+    for a in arys:
+        a = np._as_array(a)
+        if a.ndim == 0:
+            a = a.reshape(1, 1, 1)
+        elif a.ndim == 1:
+            a = a.reshape(1, a.shape[0], 1)
+        elif a.ndim == 2:
+            a = a.reshape(a.shape + (1,))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def dstack(tup):
+    """The arrays concatenated along axis 2 (each made at least 3-D first)."""
+    return _np().concatenate([atleast_3d(a) for a in tup], axis=2)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """``ary`` split along ``axis``; an integer count need not divide the extent (the first
+    ``extent % count`` parts get one more element)."""
+    np = _np()
+    if isinstance(indices_or_sections, int):
+        if indices_or_sections <= 0:
+            raise ValueError(f"array_split: {indices_or_sections} sections, expected at least 1")
+        n = ary.shape[axis]
+        q, r = divmod(n, indices_or_sections)
+        sizes = [q + 1] * r + [q] * (indices_or_sections - r)
+        bounds = list(_onp.cumsum(sizes)[:-1])
+        return np.split(ary, [int(b) for b in bounds], axis=axis)
+    return np.split(ary, list(indices_or_sections), axis=axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """``split`` along axis 1 (axis 0 for a 1-D array)."""
+    return _np().split(ary, indices_or_sections, axis=1 if ary.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """``split`` along axis 0 of an array of at least 2 axes."""
+    if ary.ndim < 2:
+        raise ValueError(f"vsplit: the array has {ary.ndim} axes, expected at least 2")
+    return _np().split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """``split`` along axis 2 of an array of at least 3 axes."""
+    if ary.ndim < 3:
+        raise ValueError(f"dsplit: the array has {ary.ndim} axes, expected at least 3")
+    return _np().split(ary, indices_or_sections, axis=2)
+
+
+def diff(a, n=1, axis=-1):
+    """The ``n``-th differences ``a[i + 1] - a[i]`` along ``axis``."""
+    if n < 0:
+        raise ValueError(f"diff: order n is {n}, expected at least 0")
+    ax = _axis(axis, a.ndim, "diff")
+    for _ in range(n):
+        m = a.shape[ax]
+        a = _janus.slice_axis(a, ax, min(1, m), m) - _janus.slice_axis(a, ax, 0, max(m - 1, 0))
+    return a
+
+
+def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
+    """Coordinate arrays from 1-D coordinate vectors ('xy': Cartesian, the first two axes
+    exchanged; 'ij': matrix indexing)."""
+    np = _np()
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing is {indexing!r}, expected 'xy' or 'ij'")
+    vecs = [np._as_array(x).reshape(-1) for x in xi]
+    shape = [v.shape[0] for v in vecs]
+    if indexing == "xy" and len(vecs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, v in enumerate(vecs):
+        pos = i
+        if indexing == "xy" and len(vecs) > 1 and i < 2:
+            pos = 1 - i
+        view = [1] * len(vecs)
+        view[pos] = v.shape[0]
+        g = v.reshape(tuple(view))
+        out.append(g if sparse else np.broadcast_to(g, tuple(shape)))
+    return out
+
+
+def tensordot(a, b, axes=2):
+    """Sums of products over the last ``axes`` axes of ``a`` and the first of ``b`` (an
+    integer), or over the axes that two sequences pair; a transpose, a reshape and one dot."""
+    np = _np()
+    if isinstance(axes, int):
+        axes_a = list(range(a.ndim - axes, a.ndim))
+        axes_b = list(range(axes))
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"tensordot: {len(axes_a)} axes of a paired with {len(axes_b)} of b")
+    axes_a = [_axis(x, a.ndim, "tensordot") for x in axes_a]
+    axes_b = [_axis(x, b.ndim, "tensordot") for x in axes_b]
+    for i, j in zip(axes_a, axes_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: axis {i} of a has extent {a.shape[i]}, axis {j} of b "
+                             f"has {b.shape[j]}, expected equal")
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [j for j in range(b.ndim) if j not in axes_b]
+    k = int(_onp.prod([a.shape[i] for i in axes_a]))
+    at = a.transpose(free_a + axes_a).reshape(-1, k)
+    bt = b.transpose(axes_b + free_b).reshape(k, -1)
+    shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b)
+    return np.dot(at, bt).reshape(shape)
+
+
+def inner(a, b):
+    """Sums of products over the last axes of ``a`` and ``b``."""
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, ([-1], [-1]))
+
+
+def vdot(a, b):
+    """The dot product of the flattened ``a`` and ``b`` (real arrays)."""
+    return _np().dot(a.reshape(-1), b.reshape(-1))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN replaced by ``nan`` and the infinities by ``posinf`` and ``neginf`` (the
+    dtype's largest and lowest finite values by default); integers unchanged."""
+    np = _np()
+    x = np._as_array(x)
+    if x.dtype.kind != "f":
+        return x.copy() if copy else x
+    info = _onp.finfo(x.dtype)
+    hi = float(info.max) if posinf is None else float(posinf)
+    lo = float(info.min) if neginf is None else float(neginf)
+    r = np.where(np.isnan(x), np.full_like(x, nan), x)
+    r = np.where(r == _onp.inf, np.full_like(x, hi), r)
+    r = np.where(r == -_onp.inf, np.full_like(x, lo), r)
+    if not copy:
+        x[...] = r
+        return x
+    return r
+
+
+def isposinf(x):
+    """Where ``x`` is +inf."""
+    return _np()._as_array(x) == _onp.inf
+
+
+def isneginf(x):
+    """Where ``x`` is -inf."""
+    return _np()._as_array(x) == -_onp.inf
+
+
+def average(a, axis=None, weights=None, returned=False):
+    """The mean of ``a`` along ``axis``, weighted by ``weights`` (``a``'s shape, or 1-D along
+    ``axis``) when given; with ``returned`` also the sum of the weights."""
+    np = _np()
+    if weights is None:
+        avg = np.mean(a, axis=axis)
+        n = a.size if axis is None else a.shape[axis]
+        total = np.full_like(avg, float(n))
+        return (avg, total) if returned else avg
+    w = np._as_array(weights, a)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1 or w.shape[0] != a.shape[axis]:
+            raise ValueError(f"average: weights of shape {w.shape} for an array of shape "
+                             f"{a.shape}, expected its shape or 1-D along axis {axis}")
+        view = [1] * a.ndim
+        view[_axis(axis, a.ndim, "average")] = w.shape[0]
+        w = np.broadcast_to(w.reshape(tuple(view)), a.shape)
+    total = np.sum(w, axis=axis)
+    avg = np.sum(a * w, axis=axis) / total
+    return (avg, total) if returned else avg
+
+
+def real(x):
+    """The real part of a real array: the array itself (Janus has no complex dtype)."""
+    return _np()._as_array(x)
+
+
+# Array methods and properties.
+def _fill(self, value):
+    """Sets every element to ``value`` (in place)."""
+    self[...] = value
+
+
+def _real_only(name):
+    def method(self):
+        if self.dtype.kind == "c":
+            raise TypeError(f"{name}: complex arrays are not supported")
+        return self
+    method.__name__ = name
+    method.__doc__ = f"``{name}`` of a real array: the array itself (Janus has no complex dtype)."
+    return method
+
+
+def _imag(self):
+    """The imaginary part of a real array: zeros of its shape and dtype."""
+    return _np().zeros_like(self)
+
+
+def _install_methods():
+    np = _np()
+    nd = np.ndarray
+    methods = {
+        "all": lambda self, axis=None, keepdims=False: np.all(self, axis, keepdims),
+        "any": lambda self, axis=None, keepdims=False: np.any(self, axis, keepdims),
+        "cumsum": lambda self, axis=None, dtype=None, out=None: np.cumsum(self, axis, dtype),
+        "ravel": lambda self, order="C": np.ravel(self, order),
+        "repeat": lambda self, repeats, axis=None: np.repeat(self, repeats, axis),
+        "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False:
+            np.std(self, axis, dtype, None, ddof, keepdims),
+        "var": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False:
+            np.var(self, axis, dtype, None, ddof, keepdims),
+        "swapaxes": lambda self, axis1, axis2: np.swapaxes(self, axis1, axis2),
+        "take": lambda self, indices, axis=None, out=None, mode="raise":
+            take(self, indices, axis, out, mode),
+        "round": lambda self, decimals=0: around(self, decimals),
+        "searchsorted": lambda self, v, side="left", sorter=None:
+            np.searchsorted(self, v, side, sorter),
+        "nonzero": nonzero,
+        "diagonal": diagonal,
+        "trace": trace,
+        "ptp": ptp,
+        "fill": _fill,
+        "floor": floor, "ceil": ceil, "rint": rint, "trunc": trunc, "fix": fix,
+        "diag": lambda self, k=0: diag(self, k),
+        "flip": lambda self, axis=None: np.flip(self, axis),
+        "tile": lambda self, reps: np.tile(self, reps),
+        "expand_dims": lambda self, axis: np.expand_dims(self, axis),
+        "broadcast_to": lambda self, shape: np.broadcast_to(self, shape),
+        "split": lambda self, indices_or_sections, axis=0:
+            np.split(self, indices_or_sections, axis),
+        "zeros_like": lambda self: np.zeros_like(self),
+        "ones_like": lambda self: np.ones_like(self),
+        "reciprocal": reciprocal,
+        "sign": lambda self: np.sign(self),
+        "sin": lambda self: np.sin(self), "cos": lambda self: np.cos(self),
+        "tanh": lambda self: np.tanh(self), "log1p": lambda self: np.log1p(self),
+        "conj": _real_only("conj"),
+        "conjugate": _real_only("conjugate"),
+    }
+    for name, fn in methods.items():
+        if not hasattr(nd, name):
+            setattr(nd, name, fn)
+    for name, fn in {"nbytes": lambda self: self.size * self.dtype.itemsize,
+                     "itemsize": lambda self: self.dtype.itemsize,
+                     "real": _real_only("real"), "imag": _imag}.items():
+        if not hasattr(nd, name):
+            setattr(nd, name, property(fn))

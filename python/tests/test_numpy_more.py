@@ -1,0 +1,355 @@
+"""janus/numpy/_more.py: rounding, diagonals, ptp, nonzero positions, np.take and the array
+methods that forward to np functions, each against NumPy (MXNet's rule noted where it differs);
+gradients, a hybridized block, and the errors."""
+import numpy as onp
+import pytest
+
+from janus import autograd, base, np
+from janus.gluon import nn
+
+HALVES = onp.array([-2.5, -1.5, -0.5, -0.0, 0.5, 1.5, 2.5, -0.7, 2.3, 1e20, onp.inf, -onp.inf,
+                    onp.nan])
+
+
+@pytest.mark.parametrize("name", ["rint", "floor", "ceil", "trunc", "fix", "round", "around"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rounding_equals_numpy_on_halves_and_special_values(name, dtype):
+    x = HALVES.astype(dtype)
+    got = getattr(np, name)(np.array(x, dtype=dtype))
+    want = getattr(onp, name)(x)
+    assert got.dtype == onp.dtype(dtype)
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+    onp.testing.assert_array_equal(onp.signbit(got.asnumpy()), onp.signbit(want))
+
+
+@pytest.mark.parametrize("name", ["rint", "floor", "ceil", "trunc", "round"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool"])
+def test_rounding_keeps_integers(name, dtype):
+    x = onp.array([0, 1, 7, 3]).astype(dtype)
+    got = getattr(np, name)(np.array(x, dtype=dtype))
+    assert got.dtype == onp.dtype(dtype)
+    onp.testing.assert_array_equal(got.asnumpy(), x)
+
+
+@pytest.mark.parametrize("decimals", [1, 2, -1, -2])
+def test_around_with_decimals_equals_numpy(decimals):
+    x = onp.array([1.25, 1.35, -2.675, 155.0, 149.99, 250.0, 0.045], dtype=onp.float64)
+    got = np.around(np.array(x, dtype="float64"), decimals)
+    onp.testing.assert_allclose(got.asnumpy(), onp.around(x, decimals), rtol=1e-15)
+    i = onp.array([151, 250, -349, 5], dtype=onp.int64)
+    onp.testing.assert_array_equal(np.round(np.array(i, dtype="int64"), decimals).asnumpy(),
+                                   onp.round(i, decimals))
+    assert np.array(x).round(decimals).shape == x.shape
+
+
+def test_around_rejects_a_non_integer_decimals():
+    with pytest.raises(TypeError, match="around: decimals is 1.5, expected an integer"):
+        np.around(np.ones((2,)), 1.5)
+
+
+def test_floor_divide_and_mod_still_match_numpy_with_the_floor_operator():
+    a = onp.array([7.5, -7.5, 1e20, -3.0])
+    b = onp.array([2.0, 2.0, 3.0, 2.0])
+    onp.testing.assert_array_equal((np.array(a, dtype="float64") // np.array(b, dtype="float64"))
+                                   .asnumpy(), a // b)
+    # (mod is x - floor(x / y) * y, which loses 1e20 % 3: NumPy's fmod does not.)
+    onp.testing.assert_allclose((np.array(a[[0, 1, 3]], dtype="float64") % 2.0).asnumpy(),
+                                a[[0, 1, 3]] % 2.0)
+
+
+@pytest.mark.parametrize("name", ["rint", "floor", "ceil", "trunc", "round"])
+def test_rounding_gradient_is_zero(name):
+    x = np.array([0.3, -1.7, 2.5])
+    x.attach_grad()
+    with autograd.record():
+        y = (getattr(np, name)(x) * 3 + x * 2).sum()
+    y.backward()
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [2, 2, 2])
+
+
+M = onp.arange(12, dtype=onp.float64).reshape(3, 4)
+T3 = onp.arange(60, dtype=onp.float64).reshape(3, 4, 5)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3, 4, 9, -1, -2, -3, -7])
+def test_diagonal_and_trace_of_a_matrix(offset):
+    a = np.array(M, dtype="float64")
+    onp.testing.assert_array_equal(np.diagonal(a, offset).asnumpy(), onp.diagonal(M, offset))
+    onp.testing.assert_array_equal(a.diagonal(offset).asnumpy(), M.diagonal(offset))
+    onp.testing.assert_array_equal(np.diag(a, offset).asnumpy(), onp.diag(M, offset))
+    assert np.trace(a, offset).item() == onp.trace(M, offset)
+    assert a.trace(offset).item() == M.trace(offset)
+
+
+@pytest.mark.parametrize("axes", [(0, 1), (1, 0), (0, 2), (2, 1), (-1, -3)])
+@pytest.mark.parametrize("offset", [0, 2, -1])
+def test_diagonal_and_trace_over_other_axes(axes, offset):
+    a = np.array(T3, dtype="float64")
+    onp.testing.assert_array_equal(np.diagonal(a, offset, *axes).asnumpy(),
+                                   onp.diagonal(T3, offset, *axes))
+    onp.testing.assert_array_equal(np.trace(a, offset, *axes).asnumpy(),
+                                   onp.trace(T3, offset, *axes))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, -1, -3])
+def test_diag_and_diagflat_build_matrices(k):
+    v = onp.array([1.0, -2.0, onp.inf])
+    onp.testing.assert_array_equal(np.diag(np.array(v), k).asnumpy(), onp.diag(v, k))
+    w = onp.array([[1.0, 2.0], [3.0, 4.0]])
+    onp.testing.assert_array_equal(np.diagflat(np.array(w), k).asnumpy(), onp.diagflat(w, k))
+    onp.testing.assert_array_equal(np.diag([5, 6], k).asnumpy(), onp.diag([5.0, 6.0], k))
+
+
+def test_diagonal_errors_are_named():
+    with pytest.raises(ValueError, match="diagonal: the array has 1 axes, expected at least 2"):
+        np.diagonal(np.ones((3,)))
+    with pytest.raises(ValueError, match="diagonal: axis1 and axis2 are both axis 1"):
+        np.diagonal(np.ones((3, 3)), 0, 1, -1)
+    with pytest.raises(ValueError, match="diagonal: axis 2 is out of range for an array of 2"):
+        np.diagonal(np.ones((3, 3)), 0, 0, 2)
+    with pytest.raises(ValueError, match="diag: the array has 3 axes, expected 1 or 2"):
+        np.diag(np.ones((2, 2, 2)))
+
+
+def test_diag_and_trace_gradients():
+    x = np.array(M, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = np.trace(x, 1) * 2 + np.diag(x, -1).sum()
+    y.backward()
+    want = 2 * onp.eye(3, 4, 1) + onp.eye(3, 4, -1)
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want)
+    v = np.array([1.0, 2.0])
+    v.attach_grad()
+    with autograd.record():
+        z = (np.diag(v, 1) * np.array(onp.arange(9.0).reshape(3, 3))).sum()
+    z.backward()
+    onp.testing.assert_array_equal(v.grad.asnumpy(), [1.0, 5.0])
+
+
+def test_ptp_equals_numpy():
+    a = np.array(T3)
+    assert np.ptp(a).item() == onp.ptp(T3)
+    onp.testing.assert_array_equal(np.ptp(a, axis=1).asnumpy(), onp.ptp(T3, axis=1))
+    onp.testing.assert_array_equal(a.ptp(axis=-1, keepdims=True).asnumpy(),
+                                   onp.ptp(T3, axis=-1, keepdims=True))
+
+
+NZ = onp.array([[0.0, 1.5, 0.0], [-2.0, 0.0, onp.nan]])
+
+
+def test_nonzero_argwhere_flatnonzero_equal_numpy():
+    a = np.array(NZ, dtype="float64")
+    got = np.nonzero(a)
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, onp.nonzero(NZ)):
+        assert g.dtype == onp.int64
+        onp.testing.assert_array_equal(g.asnumpy(), w)
+    for g, w in zip(a.nonzero(), onp.nonzero(NZ)):
+        onp.testing.assert_array_equal(g.asnumpy(), w)
+    onp.testing.assert_array_equal(np.argwhere(a).asnumpy(), onp.argwhere(NZ))
+    onp.testing.assert_array_equal(np.flatnonzero(a).asnumpy(), onp.flatnonzero(NZ))
+    empty = np.zeros((2, 3))
+    assert np.argwhere(empty).shape == (0, 2)
+    assert np.nonzero(empty)[1].shape == (0,)
+    onp.testing.assert_array_equal(np.argwhere(np.array(3.0)).asnumpy(),
+                                   onp.argwhere(onp.array(3.0)))
+
+
+def test_nonzero_of_a_0d_array_is_an_error():
+    with pytest.raises(ValueError, match="nonzero: the array is 0-d"):
+        np.nonzero(np.array(1.0))
+
+
+@pytest.mark.parametrize("name", ["nonzero", "argwhere", "flatnonzero"])
+def test_nonzero_positions_inside_a_hybridized_trace_are_a_clear_error(name):
+    class Positions(nn.HybridBlock):
+        def forward(self, x):
+            r = getattr(np, name)(x)
+            return r[0] if isinstance(r, tuple) else r
+
+    net = Positions()
+    net.initialize()
+    x = np.array([0.0, 2.0, 3.0])
+    assert net(x).shape[0] == 2
+    net.hybridize()
+    with pytest.raises(base.TraceError, match=f"{name}: its output size depends on the values"):
+        net(x)
+
+
+def test_rounding_and_diagonals_trace_in_a_hybridized_block():
+    class Block(nn.HybridBlock):
+        def forward(self, x):
+            return np.round(x, 1) + np.floor(x) + np.ceil(x) + np.trunc(x) + np.diag(
+                np.diagonal(x)).sum() + np.trace(x)
+
+    net = Block()
+    net.initialize()
+    x = np.array(onp.random.RandomState(1).uniform(-3, 3, size=(4, 4)))
+    want = net(x).asnumpy()
+    net.hybridize()
+    onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-6)
+    onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-6)
+
+
+def test_take_flattens_when_axis_is_none_and_knows_the_modes():
+    a = np.array(M)
+    onp.testing.assert_array_equal(np.take(a, [1, 5, -1]).asnumpy(), onp.take(M, [1, 5, -1]))
+    onp.testing.assert_array_equal(a.take([2, 0], axis=1).asnumpy(), M.take([2, 0], axis=1))
+    for mode in ("wrap", "clip"):
+        onp.testing.assert_array_equal(np.take(a, [-5, 3, 7], axis=0, mode=mode).asnumpy(),
+                                       onp.take(M, [-5, 3, 7], axis=0, mode=mode))
+    with pytest.raises(ValueError, match="take: mode is 'nearest', expected one of"):
+        np.take(a, [0], mode="nearest")
+
+
+def test_array_methods_forward_to_numpy_functions():
+    x = onp.array([[1.0, -2.0, 0.0], [4.0, 0.5, -1.5]])
+    a = np.array(x)
+    onp.testing.assert_array_equal(a.all(axis=1).asnumpy(), x.all(axis=1))
+    onp.testing.assert_array_equal(a.any(axis=0).asnumpy(), x.any(axis=0))
+    assert bool(a.any()) and not bool(a.all())
+    onp.testing.assert_allclose(a.cumsum(axis=1).asnumpy(), x.cumsum(axis=1))
+    onp.testing.assert_allclose(a.cumsum().asnumpy(), x.cumsum())
+    onp.testing.assert_array_equal(a.ravel().asnumpy(), x.ravel())
+    onp.testing.assert_array_equal(a.repeat(2, axis=1).asnumpy(), x.repeat(2, axis=1))
+    onp.testing.assert_allclose(a.std(axis=0).asnumpy(), x.std(axis=0), rtol=1e-6)
+    onp.testing.assert_allclose(a.var(ddof=1).item(), x.var(ddof=1), rtol=1e-6)
+    onp.testing.assert_array_equal(a.swapaxes(0, 1).asnumpy(), x.swapaxes(0, 1))
+    onp.testing.assert_array_equal(a.round().asnumpy(), x.round())
+    s = np.array([1.0, 2.0, 4.0])
+    onp.testing.assert_array_equal(s.searchsorted(np.array([2.0, 3.0])).asnumpy(), [1, 2])
+    assert a.nbytes == x.nbytes == 48 and a.itemsize == 8
+    assert np.ones((3,)).nbytes == 12 and np.ones((3,)).itemsize == 4
+    assert np.ones((2, 3), dtype="int64").nbytes == 48
+    onp.testing.assert_array_equal(a.conj().asnumpy(), x)
+    onp.testing.assert_array_equal(a.conjugate().asnumpy(), x)
+    onp.testing.assert_array_equal(a.real.asnumpy(), x)
+    onp.testing.assert_array_equal(a.imag.asnumpy(), onp.zeros_like(x))
+    a.fill(7)
+    onp.testing.assert_array_equal(a.asnumpy(), onp.full((2, 3), 7.0))
+
+
+def test_npx_nonzero_is_argwhere_and_npx_erf():
+    from janus import npx
+    got = npx.nonzero(np.array(NZ, dtype="float64"))
+    assert got.dtype == onp.int64
+    onp.testing.assert_array_equal(got.asnumpy(), onp.argwhere(NZ))
+    onp.testing.assert_allclose(npx.erf(np.array([0.5])).asnumpy(), [0.5204999], rtol=1e-6)
+
+
+X = onp.array([[1.0, -2.0, 0.0, 3.5], [onp.inf, -onp.inf, onp.nan, 0.25], [7.0, 8.0, -9.0, 1.0]])
+
+
+def test_elementwise_compositions_equal_numpy():
+    a = np.array(X, dtype="float64")
+    for name in ["fabs", "positive", "reciprocal", "deg2rad", "rad2deg", "radians", "degrees",
+                 "isposinf", "isneginf", "real"]:
+        with onp.errstate(divide="ignore"):
+            want = getattr(onp, name)(X)
+        onp.testing.assert_array_equal(getattr(np, name)(a).asnumpy(), want, err_msg=name)
+    onp.testing.assert_array_equal(np.nan_to_num(a).asnumpy(), onp.nan_to_num(X))
+    onp.testing.assert_array_equal(np.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0).asnumpy(),
+                                   onp.nan_to_num(X, nan=-1.0, posinf=9.0, neginf=-9.0))
+    with onp.errstate(divide="ignore"):
+        onp.testing.assert_array_equal(a.reciprocal().asnumpy()[0], 1 / X[0])
+
+
+def test_isclose_allclose_array_equal():
+    x = onp.array([1.0, onp.inf, onp.nan, 1e-9, 100.0])
+    y = onp.array([1.0 + 1e-6, onp.inf, onp.nan, 0.0, 100.1])
+    for equal_nan in (False, True):
+        onp.testing.assert_array_equal(
+            np.isclose(np.array(x, dtype="float64"), np.array(y, dtype="float64"),
+                       equal_nan=equal_nan).asnumpy(), onp.isclose(x, y, equal_nan=equal_nan))
+    assert np.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-7])) is True
+    assert np.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.1])) is False
+    assert np.array_equal(np.array(x), np.array(x)) is False  # NaN != NaN
+    assert np.array_equal(np.array(x), np.array(x), equal_nan=True) is True
+    assert np.array_equal(np.ones((2,)), np.ones((3,))) is False
+
+
+T4 = onp.arange(24, dtype=onp.float64).reshape(2, 3, 4)
+
+
+def test_shape_functions_equal_numpy():
+    a = np.array(T4)
+    onp.testing.assert_array_equal(np.fliplr(a).asnumpy(), onp.fliplr(T4))
+    onp.testing.assert_array_equal(np.flipud(a).asnumpy(), onp.flipud(T4))
+    for shift, axis in [(1, None), (-3, None), (2, 1), (5, -1), ((1, 2), (0, 2)), (0, 1)]:
+        onp.testing.assert_array_equal(np.roll(a, shift, axis).asnumpy(),
+                                       onp.roll(T4, shift, axis))
+    for v in [onp.array(2.0), onp.arange(3.0), onp.ones((2, 3))]:
+        assert np.atleast_3d(np.array(v)).shape == onp.atleast_3d(v).shape
+    onp.testing.assert_array_equal(np.dstack([a, a]).asnumpy(), onp.dstack([T4, T4]))
+    for got, want in zip(np.array_split(np.arange(10), 3), onp.array_split(onp.arange(10.0), 3)):
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    for f in ["hsplit", "vsplit", "dsplit"]:
+        parts = {"hsplit": 3, "vsplit": 2, "dsplit": [1, 3]}[f]
+        for got, want in zip(getattr(np, f)(a, parts), getattr(onp, f)(T4, parts)):
+            onp.testing.assert_array_equal(got.asnumpy(), want)
+    for n, axis in [(1, -1), (2, 2), (1, 0), (0, 1)]:
+        onp.testing.assert_array_equal(np.diff(a, n, axis).asnumpy(), onp.diff(T4, n, axis))
+    for indexing in ("xy", "ij"):
+        for got, want in zip(np.meshgrid(np.arange(3), np.arange(4), np.arange(2),
+                                         indexing=indexing),
+                             onp.meshgrid(onp.arange(3.0), onp.arange(4.0), onp.arange(2.0),
+                                          indexing=indexing)):
+            onp.testing.assert_array_equal(got.asnumpy(), want)
+    onp.testing.assert_array_equal(np.row_stack([np.ones((2,)), np.zeros((2,))]).asnumpy(),
+                                   onp.vstack([onp.ones(2), onp.zeros(2)]))
+
+
+def test_shape_function_errors_are_named():
+    with pytest.raises(ValueError, match="vsplit: the array has 1 axes, expected at least 2"):
+        np.vsplit(np.ones((4,)), 2)
+    with pytest.raises(ValueError, match="roll: 2 shifts for 3 axes"):
+        np.roll(np.array(T4), (1, 2), (0, 1, 2))
+    with pytest.raises(ValueError, match="meshgrid: indexing is 'xx'"):
+        np.meshgrid(np.ones((2,)), indexing="xx")
+    with pytest.raises(ValueError, match="tensordot: axis 2 of a has extent 4, axis 0 of b"):
+        np.tensordot(np.array(T4), np.ones((3, 2)), ([2], [0]))
+
+
+def test_products_equal_numpy():
+    rng = onp.random.RandomState(3)
+    x, y = rng.randn(2, 3, 4), rng.randn(3, 4, 5)
+    a, b = np.array(x, dtype="float64"), np.array(y, dtype="float64")
+    onp.testing.assert_allclose(np.tensordot(a, b).asnumpy(), onp.tensordot(x, y), rtol=1e-12)
+    onp.testing.assert_allclose(np.tensordot(a, b, ([1, 2], [0, 1])).asnumpy(),
+                                onp.tensordot(x, y, ([1, 2], [0, 1])), rtol=1e-12)
+    w = rng.randn(4, 5)
+    onp.testing.assert_allclose(np.tensordot(a, np.array(w, dtype="float64"), 1).asnumpy(),
+                                onp.tensordot(x, w, 1), rtol=1e-12)
+    z = rng.randn(6, 4)
+    onp.testing.assert_allclose(np.inner(a, np.array(z, dtype="float64")).asnumpy(),
+                                onp.inner(x, z), rtol=1e-12)
+    onp.testing.assert_allclose(np.vdot(a, a).item(), onp.vdot(x, x), rtol=1e-12)
+
+
+def test_average_equals_numpy():
+    a = np.array(T4)
+    assert abs(np.average(a).item() - onp.average(T4)) < 1e-5
+    w = onp.array([1.0, 2.0, 3.0])
+    onp.testing.assert_allclose(np.average(a, axis=1, weights=np.array(w)).asnumpy(),
+                                onp.average(T4, axis=1, weights=w), rtol=1e-6)
+    avg, total = np.average(a, axis=0, returned=True)
+    onp.testing.assert_allclose(total.asnumpy(), onp.full((3, 4), 2.0))
+    with pytest.raises(ValueError, match=r"average: weights of shape \(2,\)"):
+        np.average(a, axis=1, weights=np.ones((2,)))
+
+
+def test_more_array_methods():
+    x = onp.array([[1.7, -2.5], [0.5, -0.2]])
+    a = np.array(x, dtype="float64")
+    for name in ["floor", "ceil", "rint", "trunc", "fix", "sign", "sin", "cos", "tanh"]:
+        onp.testing.assert_allclose(getattr(a, name)().asnumpy(), getattr(onp, name)(x),
+                                    rtol=1e-15, err_msg=name)
+    onp.testing.assert_array_equal(a.diag().asnumpy(), onp.diag(x))
+    onp.testing.assert_array_equal(a.flip(0).asnumpy(), onp.flip(x, 0))
+    onp.testing.assert_array_equal(a.tile((1, 2)).asnumpy(), onp.tile(x, (1, 2)))
+    assert a.expand_dims(1).shape == (2, 1, 2)
+    assert a.broadcast_to((3, 2, 2)).shape == (3, 2, 2)
+    assert [p.shape for p in a.split(2)] == [(1, 2), (1, 2)]
+    onp.testing.assert_array_equal(a.zeros_like().asnumpy(), onp.zeros((2, 2)))
+    onp.testing.assert_array_equal(a.ones_like().asnumpy(), onp.ones((2, 2)))
