@@ -1,6 +1,8 @@
 """janus/numpy/_more.py: rounding, diagonals, ptp, nonzero positions, np.take and the array
 methods that forward to np functions, each against NumPy (MXNet's rule noted where it differs);
 gradients, a hybridized block, and the errors."""
+import warnings
+
 import numpy as onp
 import pytest
 
@@ -353,3 +355,83 @@ def test_more_array_methods():
     assert [p.shape for p in a.split(2)] == [(1, 2), (1, 2)]
     onp.testing.assert_array_equal(a.zeros_like().asnumpy(), onp.zeros((2, 2)))
     onp.testing.assert_array_equal(a.ones_like().asnumpy(), onp.ones((2, 2)))
+
+
+def test_constants_and_dtype_functions():
+    assert onp.isnan(np.NAN) and onp.isnan(np.NaN) and np.PINF == onp.inf and np.NINF == -onp.inf
+    assert np.PZERO == 0.0 and onp.signbit(np.NZERO)
+    assert np.finfo(np.float32).eps == onp.finfo(onp.float32).eps
+    assert np.promote_types("int32", "float32") == onp.float64
+    assert np.result_type(np.ones((2,)), np.int64) == onp.float64
+    assert np.min_scalar_type(300) == onp.uint16
+
+
+def test_broadcast_rollaxis_rot90_equal_numpy():
+    got = np.broadcast_arrays(np.ones((3, 1)), np.arange(4))
+    assert [g.shape for g in got] == [(3, 4), (3, 4)]
+    a = np.array(T4)
+    for axis, start in [(2, 0), (0, 3), (-1, 1), (1, 1), (0, -1)]:
+        assert np.rollaxis(a, axis, start).shape == onp.rollaxis(T4, axis, start).shape
+        onp.testing.assert_array_equal(np.rollaxis(a, axis, start).asnumpy(),
+                                       onp.rollaxis(T4, axis, start))
+    for k in range(-1, 5):
+        for axes in [(0, 1), (1, 2), (2, 0)]:
+            onp.testing.assert_array_equal(np.rot90(a, k, axes).asnumpy(),
+                                           onp.rot90(T4, k, axes), err_msg=f"{k} {axes}")
+    with pytest.raises(ValueError, match="rot90: both axes are axis 1"):
+        np.rot90(a, 1, (1, -2))
+
+
+def test_index_helpers_equal_numpy():
+    m = np.ones((3, 4))
+    for got, want in zip(np.tril_indices_from(m, 1), onp.tril_indices_from(onp.ones((3, 4)), 1)):
+        assert got.dtype == onp.int64
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    for got, want in zip(np.triu_indices_from(m), onp.triu_indices_from(onp.ones((3, 4)))):
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    for got, want in zip(np.diag_indices_from(np.ones((3, 3, 3))),
+                         onp.diag_indices_from(onp.ones((3, 3, 3)))):
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    with pytest.raises(ValueError, match=r"diag_indices_from: the array has shape \(3, 4\)"):
+        np.diag_indices_from(m)
+    onp.testing.assert_array_equal(np.indices((2, 3)).asnumpy(), onp.indices((2, 3)))
+
+
+def test_heaviside_array_equiv_ediff1d():
+    x = onp.array([-1.5, 0.0, 2.0, onp.nan])
+    onp.testing.assert_array_equal(np.heaviside(np.array(x, dtype="float64"), 0.5).asnumpy(),
+                                   onp.heaviside(x, 0.5))
+    assert np.array_equiv(np.array([1.0, 2.0]), np.array([[1.0, 2.0], [1.0, 2.0]])) is True
+    assert np.array_equiv(np.array([1.0, 2.0]), np.array([1.0, 3.0])) is False
+    assert np.array_equiv(np.ones((2,)), np.ones((3,))) is False
+    y = onp.array([[1.0, 4.0], [9.0, 16.0]])
+    onp.testing.assert_array_equal(np.ediff1d(np.array(y), to_end=[0.0], to_begin=-1.0)
+                                   .asnumpy(), onp.ediff1d(y, to_end=[0.0], to_begin=-1.0))
+
+
+def test_nan_reductions_equal_numpy():
+    x = onp.array([[1.0, onp.nan, 3.0], [onp.nan, onp.nan, onp.nan], [-2.0, 5.0, onp.nan]])
+    a = np.array(x, dtype="float64")
+    for name in ["nansum", "nanprod", "nanmax", "nanmin"]:
+        for axis in [None, 0, 1]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # All-NaN slices
+                want = getattr(onp, name)(x, axis=axis)
+            onp.testing.assert_array_equal(getattr(np, name)(a, axis=axis).asnumpy(), want,
+                                           err_msg=f"{name} {axis}")
+    for axis in [None, 1]:
+        onp.testing.assert_array_equal(np.nancumsum(a, axis).asnumpy(), onp.nancumsum(x, axis))
+    assert a.nansum().item() == onp.nansum(x)
+    onp.testing.assert_array_equal(a.nanprod(axis=1).asnumpy(), onp.nanprod(x, axis=1))
+
+
+def test_mxnet_style_array_methods():
+    x = onp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    a = np.array(x, dtype="float64")
+    onp.testing.assert_array_equal(a.degrees().asnumpy(), onp.degrees(x))
+    onp.testing.assert_array_equal(a.radians().asnumpy(), onp.radians(x))
+    assert np.array([2.5]).asscalar() == 2.5
+    onp.testing.assert_array_equal(a.slice_axis(1, 1, None).asnumpy(), x[:, 1:])
+    onp.testing.assert_array_equal(a.slice_axis(0, 0, 1).asnumpy(), x[:1])
+    assert np.ones((3,)).broadcast_like(a).shape == (2, 3)
+    assert a.reshape_like(np.ones((3, 2))).shape == (3, 2)

@@ -569,6 +569,10 @@ from ._more import (  # noqa: E402,F401
     floor, hsplit, inner, isclose, isneginf, isposinf, meshgrid, nan_to_num, nonzero, positive, ptp,
     rad2deg, radians, real, reciprocal, rint, roll, round, round_, take, tensordot, trace, trunc,
     vdot, vsplit)
+from ._more import (  # noqa: E402,F401
+    NAN, NINF, NZERO, NaN, PINF, PZERO, array_equiv, broadcast_arrays, diag_indices_from,
+    ediff1d, finfo, heaviside, indices, min_scalar_type, nancumsum, nanmax, nanmin, nanprod,
+    nansum, promote_types, result_type, rollaxis, rot90, tril_indices_from, triu_indices_from)
 alltrue = all
 sometrue = any
 product = prod

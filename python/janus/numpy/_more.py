@@ -496,6 +496,175 @@ def real(x):
     return _np()._as_array(x)
 
 
+NAN = NaN = _onp.nan
+PINF = _onp.inf
+NINF = -_onp.inf
+PZERO = 0.0
+NZERO = -0.0
+finfo = _onp.finfo
+promote_types = _onp.promote_types
+min_scalar_type = _onp.min_scalar_type
+
+
+def result_type(*arrays_and_dtypes):
+    """NumPy's promotion of the dtypes of the arguments (arrays count by their dtype)."""
+    nd = _np().ndarray
+    return _onp.result_type(*[a.dtype if isinstance(a, nd) else a for a in arrays_and_dtypes])
+
+
+def broadcast_arrays(*args):
+    """The arrays broadcast to their common shape."""
+    np = _np()
+    arrays = [np._as_array(a) for a in args]
+    shape = _onp.broadcast_shapes(*[a.shape for a in arrays])
+    return [a if a.shape == shape else np.broadcast_to(a, shape) for a in arrays]
+
+
+def rollaxis(a, axis, start=0):
+    """``a`` with axis ``axis`` moved to before position ``start`` (NumPy's older
+    ``moveaxis``)."""
+    n = a.ndim
+    axis = _axis(axis, n, "rollaxis")
+    if not -n <= start <= n:
+        raise ValueError(f"rollaxis: start {start} is out of range for an array of {n} axes")
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    return _np().moveaxis(a, axis, start) if axis != start else a
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first axis
+    toward the second."""
+    np = _np()
+    if len(axes) != 2:
+        raise ValueError(f"rot90: axes is {axes!r}, expected two axes")
+    a0, a1 = _axis(axes[0], m.ndim, "rot90"), _axis(axes[1], m.ndim, "rot90")
+    if a0 == a1:
+        raise ValueError(f"rot90: both axes are axis {a0}, expected two different axes")
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return np.flip(np.flip(m, a0), a1)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    return np.flip(m, a1).transpose(order) if k == 1 else np.flip(m.transpose(order), a1)
+
+
+def _index_arrays(host, ctx):
+    return tuple(_janus.from_numpy(p.astype(_onp.int64), None, ctx) for p in host)
+
+
+def tril_indices_from(arr, k=0):
+    """The int64 (rows, columns) of the lower triangle of the 2-D ``arr``'s shape."""
+    if arr.ndim != 2:
+        raise ValueError(f"tril_indices_from: the array has {arr.ndim} axes, expected 2")
+    return _index_arrays(_onp.tril_indices(arr.shape[0], k, arr.shape[1]), arr.ctx)
+
+
+def triu_indices_from(arr, k=0):
+    """The int64 (rows, columns) of the upper triangle of the 2-D ``arr``'s shape."""
+    if arr.ndim != 2:
+        raise ValueError(f"triu_indices_from: the array has {arr.ndim} axes, expected 2")
+    return _index_arrays(_onp.triu_indices(arr.shape[0], k, arr.shape[1]), arr.ctx)
+
+
+def diag_indices_from(arr):
+    """The int64 positions of the main diagonal of ``arr``, whose axes have one extent."""
+    if arr.ndim < 2 or len(set(arr.shape)) != 1:
+        raise ValueError(f"diag_indices_from: the array has shape {arr.shape}, expected at "
+                         "least 2 axes of one extent")
+    return _index_arrays(_onp.diag_indices(arr.shape[0], arr.ndim), arr.ctx)
+
+
+def indices(dimensions, dtype=None, ctx=None, device=None):
+    """The grid of positions of an array of shape ``dimensions``: shape (len(dimensions),
+    *dimensions), int64 unless ``dtype`` says otherwise."""
+    dt = _onp.int64 if dtype is None else _onp.dtype(dtype)
+    return _np().array(_onp.indices(tuple(dimensions)).astype(dt), dtype=dt,
+                       ctx=ctx if ctx is not None else device)
+
+
+def heaviside(x1, x2):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0`` (nan stays nan)."""
+    np = _np()
+    x1 = np._as_array(x1)
+    x2 = np._as_array(x2, x1)
+    step = np.where(x1 < 0, np.zeros_like(x1), np.ones_like(x1))
+    return np.where(x1 == 0, np.broadcast_to(x2, step.shape) * np.ones_like(step),
+                    np.where(np.isnan(x1), x1, step))
+
+
+def array_equiv(a1, a2):
+    """Whether ``a1`` and ``a2`` broadcast to one shape with equal elements: a Python bool."""
+    np = _np()
+    a1, a2 = np._as_array(a1), np._as_array(a2)
+    try:
+        _onp.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    return bool(np.all(a1 == a2).item())
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` and ``to_end`` around."""
+    np = _np()
+    ary = np._as_array(ary)
+    parts = [diff(ary.reshape(-1))]
+    if to_begin is not None:
+        parts.insert(0, np._as_array(to_begin, ary).reshape(-1).astype(ary.dtype))
+    if to_end is not None:
+        parts.append(np._as_array(to_end, ary).reshape(-1).astype(ary.dtype))
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _nan_filled(a, value):
+    np = _np()
+    a = np._as_array(a)
+    if a.dtype.kind != "f":
+        return a
+    return np.where(np.isnan(a), np.full_like(a, value), a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The sum along ``axis`` counting NaN as 0."""
+    r = _np().sum(_nan_filled(a, 0.0), axis=axis, keepdims=keepdims)
+    return r if dtype is None else r.astype(dtype)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The product along ``axis`` counting NaN as 1."""
+    r = _np().prod(_nan_filled(a, 1.0), axis=axis, keepdims=keepdims)
+    return r if dtype is None else r.astype(dtype)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sums along ``axis`` (the flattened array when None) counting NaN as 0."""
+    return _np().cumsum(_nan_filled(a, 0.0), axis=axis, dtype=dtype)
+
+
+def _nan_extreme(a, axis, keepdims, fill, reduce):
+    np = _np()
+    a = np._as_array(a)
+    if a.dtype.kind != "f":
+        return reduce(a, axis=axis, keepdims=keepdims)
+    r = reduce(_nan_filled(a, fill), axis=axis, keepdims=keepdims)
+    every_nan = np.all(np.isnan(a), axis=axis, keepdims=keepdims)
+    return np.where(every_nan, np.full_like(r, _onp.nan), r)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    """The maximum along ``axis`` ignoring NaN (NaN where every element is NaN; NumPy also
+    warns there)."""
+    return _nan_extreme(a, axis, keepdims, -_onp.inf, _np().max)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    """The minimum along ``axis`` ignoring NaN (NaN where every element is NaN)."""
+    return _nan_extreme(a, axis, keepdims, _onp.inf, _np().min)
+
+
 # Array methods and properties.
 def _fill(self, value):
     """Sets every element to ``value`` (in place)."""
@@ -541,6 +710,16 @@ def _install_methods():
         "trace": trace,
         "ptp": ptp,
         "fill": _fill,
+        "degrees": rad2deg, "radians": deg2rad,
+        "asscalar": lambda self: self.item(),
+        "nansum": lambda self, axis=None, dtype=None, out=None, keepdims=False:
+            nansum(self, axis, dtype, None, keepdims),
+        "nanprod": lambda self, axis=None, dtype=None, out=None, keepdims=False:
+            nanprod(self, axis, dtype, None, keepdims),
+        "slice_axis": lambda self, axis, begin, end:
+            _janus.slice_axis(self, axis, begin, self.shape[axis] if end is None else end),
+        "broadcast_like": lambda self, other: np.broadcast_to(self, other.shape),
+        "reshape_like": lambda self, other: self.reshape(other.shape),
         "floor": floor, "ceil": ceil, "rint": rint, "trunc": trunc, "fix": fix,
         "diag": lambda self, k=0: diag(self, k),
         "flip": lambda self, axis=None: np.flip(self, axis),
