@@ -435,3 +435,90 @@ def test_mxnet_style_array_methods():
     onp.testing.assert_array_equal(a.slice_axis(0, 0, 1).asnumpy(), x[:1])
     assert np.ones((3,)).broadcast_like(a).shape == (2, 3)
     assert a.reshape_like(np.ones((3, 2))).shape == (3, 2)
+
+
+TRIG = {"tan": (-1.2, 1.2), "arcsin": (-0.9, 0.9), "arccos": (-0.9, 0.9), "arctan": (-3, 3),
+        "sinh": (-3, 3), "cosh": (-3, 3), "arcsinh": (-3, 3), "arccosh": (1.2, 4),
+        "arctanh": (-0.9, 0.9), "log2": (0.2, 5), "log10": (0.2, 5), "expm1": (-2, 2),
+        "cbrt": (-8, 8)}
+
+
+@pytest.mark.parametrize("name", sorted(TRIG))
+def test_trig_and_log_functions_equal_numpy_with_gradients(name):
+    lo, hi = TRIG[name]
+    x = onp.random.RandomState(7).uniform(lo, hi, size=(3, 4))
+    a = np.array(x, dtype="float64")
+    onp.testing.assert_allclose(getattr(np, name)(a).asnumpy(), getattr(onp, name)(x),
+                                rtol=1e-14)
+    onp.testing.assert_allclose(getattr(a, name)().asnumpy(), getattr(onp, name)(x), rtol=1e-14)
+    f32 = getattr(np, name)(np.array(x, dtype="float32"))
+    assert f32.dtype == onp.float32
+    onp.testing.assert_allclose(f32.asnumpy(), getattr(onp, name)(x.astype(onp.float32)),
+                                rtol=2e-6, atol=1e-6)
+    a.attach_grad()
+    with autograd.record():
+        y = getattr(np, name)(a).sum()
+    y.backward()
+    h = 1e-6
+    numeric = (getattr(onp, name)(x + h) - getattr(onp, name)(x - h)) / (2 * h)
+    onp.testing.assert_allclose(a.grad.asnumpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_trig_and_log_outside_their_domains_and_on_integers():
+    with onp.errstate(invalid="ignore", divide="ignore"):
+        x = onp.array([2.0, -1.0, 0.0, 1.0])
+        for name in ["arcsin", "arccosh", "arctanh", "log2", "log10"]:
+            onp.testing.assert_allclose(getattr(np, name)(np.array(x, dtype="float64"))
+                                        .asnumpy(), getattr(onp, name)(x), rtol=1e-15,
+                                        err_msg=name)
+    with pytest.raises(TypeError, match="tan: input has dtype int32"):
+        np.tan(np.array([1], dtype="int32"))
+
+
+def test_numeric_helpers_equal_numpy():
+    onp.testing.assert_allclose(np.logspace(0, 3, 4).asnumpy(), onp.logspace(0, 3, 4), rtol=1e-6)
+    onp.testing.assert_allclose(np.logspace(1, 2, 3, base=2.0, dtype="float64").asnumpy(),
+                                onp.logspace(1, 2, 3, base=2.0), rtol=1e-15)
+    x, y = onp.array([7.5, -7.5, 3.0]), onp.array([2.0, 2.0, -2.0])
+    q, r = np.divmod(np.array(x, dtype="float64"), np.array(y, dtype="float64"))
+    onp.testing.assert_array_equal(q.asnumpy(), onp.divmod(x, y)[0])
+    onp.testing.assert_array_equal(r.asnumpy(), onp.divmod(x, y)[1])
+    fp = np.float_power(np.array([2, 3], dtype="int32"), 2)
+    assert fp.dtype == onp.float64
+    onp.testing.assert_array_equal(fp.asnumpy(), onp.float_power([2, 3], 2))
+    frac, whole = np.modf(np.array([-1.75, 2.5], dtype="float64"))
+    onp.testing.assert_array_equal(frac.asnumpy(), onp.modf([-1.75, 2.5])[0])
+    onp.testing.assert_array_equal(whole.asnumpy(), onp.modf([-1.75, 2.5])[1])
+    m = onp.array([[3.0, 1.0], [2.0, 0.0]])
+    onp.testing.assert_array_equal(np.append(np.array(m), [5.0]).asnumpy(), onp.append(m, [5.0]))
+    onp.testing.assert_array_equal(np.append(np.array(m), np.array(m), axis=1).asnumpy(),
+                                   onp.append(m, m, axis=1))
+    onp.testing.assert_array_equal(np.msort(np.array(m)).asnumpy(), onp.sort(m, axis=0))
+
+
+def test_select_unravel_trapz_isin_equal_numpy():
+    x = onp.arange(6.0)
+    got = np.select([np.array(x) < 2, np.array(x) > 3], [np.array(x), np.array(x) ** 2], 42.0)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.select([x < 2, x > 3], [x, x ** 2], 42.0))
+    with pytest.raises(ValueError, match="select: 1 conditions for 2 choices"):
+        np.select([np.array(x) < 2], [np.array(x), np.array(x)])
+    for got, want in zip(np.unravel_index(np.array([0, 5, 23], dtype="int64"), (2, 3, 4)),
+                         onp.unravel_index([0, 5, 23], (2, 3, 4))):
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    with pytest.raises(ValueError, match=r"unravel_index: an index is outside \[0, 24\)"):
+        np.unravel_index(np.array([24], dtype="int64"), (2, 3, 4))
+    y = onp.array([[1.0, 2.0, 4.0], [0.0, 3.0, -1.0]])
+    pts = onp.array([0.0, 0.5, 2.0])
+    trapezoid = getattr(onp, "trapezoid", None) or onp.trapz
+    onp.testing.assert_allclose(np.trapz(np.array(y, dtype="float64")).asnumpy(), trapezoid(y))
+    onp.testing.assert_allclose(
+        np.trapz(np.array(y, dtype="float64"), np.array(pts, dtype="float64")).asnumpy(),
+        trapezoid(y, pts))
+    onp.testing.assert_allclose(np.trapz(np.array(y, dtype="float64"), dx=0.5, axis=0).asnumpy(),
+                                trapezoid(y, dx=0.5, axis=0))
+    e = onp.array([[1.0, 5.0], [3.0, 2.0]])
+    onp.testing.assert_array_equal(np.isin(np.array(e), [2.0, 3.0]).asnumpy(), onp.isin(e, [2, 3]))
+    onp.testing.assert_array_equal(np.isin(np.array(e), [2.0], invert=True).asnumpy(),
+                                   onp.isin(e, [2.0], invert=True))
+    onp.testing.assert_array_equal(np.in1d(np.array(e), [5.0]).asnumpy(),
+                                   onp.isin(e.ravel(), [5.0]))

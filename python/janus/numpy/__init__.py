@@ -573,6 +573,10 @@ from ._more import (  # noqa: E402,F401
     NAN, NINF, NZERO, NaN, PINF, PZERO, array_equiv, broadcast_arrays, diag_indices_from,
     ediff1d, finfo, heaviside, indices, min_scalar_type, nancumsum, nanmax, nanmin, nanprod,
     nansum, promote_types, result_type, rollaxis, rot90, tril_indices_from, triu_indices_from)
+from ._more import (  # noqa: E402,F401
+    arccos, arccosh, arcsin, arcsinh, arctan, arctanh, cbrt, cosh, expm1, log2, log10, sinh, tan)
+from ._more import (  # noqa: E402,F401
+    append, divmod, float_power, in1d, isin, logspace, modf, msort, select, trapz, unravel_index)
 alltrue = all
 sometrue = any
 product = prod

@@ -39,6 +39,29 @@ def rint(x):
     return _unary("rint", x)
 
 
+def _floating_unary(name, doc):
+    def fn(x):
+        return _unary(name, x)
+    fn.__name__ = name
+    fn.__doc__ = doc + " (the " + name + " operator; floating dtypes, TypeError otherwise)."
+    return fn
+
+
+tan = _floating_unary("tan", "Tangent, elementwise (radians)")
+arcsin = _floating_unary("arcsin", "Inverse sine, elementwise (nan outside [-1, 1])")
+arccos = _floating_unary("arccos", "Inverse cosine, elementwise (nan outside [-1, 1])")
+arctan = _floating_unary("arctan", "Inverse tangent, elementwise")
+sinh = _floating_unary("sinh", "Hyperbolic sine, elementwise")
+cosh = _floating_unary("cosh", "Hyperbolic cosine, elementwise")
+arcsinh = _floating_unary("arcsinh", "Inverse hyperbolic sine, elementwise")
+arccosh = _floating_unary("arccosh", "Inverse hyperbolic cosine, elementwise (nan below 1)")
+arctanh = _floating_unary("arctanh", "Inverse hyperbolic tangent, elementwise")
+log2 = _floating_unary("log2", "Base-2 logarithm, elementwise")
+log10 = _floating_unary("log10", "Base-10 logarithm, elementwise")
+expm1 = _floating_unary("expm1", "exp(x) - 1, elementwise, accurate near 0")
+cbrt = _floating_unary("cbrt", "Cube root, elementwise")
+
+
 def trunc(x):
     """Each element rounded toward zero (-1.7 -> -1.0), in ``x``'s dtype; gradient zero."""
     x = _np()._as_array(x)
@@ -341,7 +364,7 @@ def array_split(ary, indices_or_sections, axis=0):
         if indices_or_sections <= 0:
             raise ValueError(f"array_split: {indices_or_sections} sections, expected at least 1")
         n = ary.shape[axis]
-        q, r = divmod(n, indices_or_sections)
+        q, r = n // indices_or_sections, n % indices_or_sections
         sizes = [q + 1] * r + [q] * (indices_or_sections - r)
         bounds = list(_onp.cumsum(sizes)[:-1])
         return np.split(ary, [int(b) for b in bounds], axis=axis)
@@ -665,6 +688,126 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     return _nan_extreme(a, axis, keepdims, _onp.inf, _np().min)
 
 
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None,
+             device=None):
+    """``base ** linspace(start, stop, num)`` (NumPy's very computation)."""
+    np = _np()
+    if axis != 0:
+        raise NotImplementedError(f"logspace: axis is {axis}, expected 0")
+    y = np.linspace(start, stop, num, endpoint, dtype="float64" if dtype is None else dtype,
+                    ctx=ctx, device=device)
+    r = np.power(float(base), y)
+    return r.astype("float32" if dtype is None else dtype)
+
+
+def divmod(x1, x2):
+    """``(x1 // x2, x1 % x2)``, the quotient rounded down and the remainder with x2's sign."""
+    np = _np()
+    return np.floor_divide(x1, x2), np.mod(x1, x2)
+
+
+def float_power(x1, x2):
+    """``x1 ** x2`` computed in float64 (NumPy's float_power)."""
+    np = _np()
+    like = x1 if isinstance(x1, np.ndarray) else x2
+    return np.power(np._as_array(x1, like).astype("float64"),
+                    np._as_array(x2, like).astype("float64"))
+
+
+def modf(x):
+    """The fractional and integral parts of each element, both with the element's sign."""
+    t = trunc(x)
+    return _np()._as_array(x) - t, t
+
+
+def append(arr, values, axis=None):
+    """``values`` appended to ``arr`` along ``axis`` (both flattened when None)."""
+    np = _np()
+    arr = np._as_array(arr)
+    # Python values take the array's dtype; two arrays must share one (no promotion).
+    values = values if isinstance(values, np.ndarray) else np.array(values, dtype=arr.dtype)
+    if axis is None:
+        return np.concatenate([arr.reshape(-1), values.reshape(-1)])
+    return np.concatenate([arr, values], axis=axis)
+
+
+def msort(a):
+    """``a`` sorted along axis 0."""
+    return _np().sort(a, axis=0)
+
+
+def select(condlist, choicelist, default=0):
+    """The element of the first choice whose condition holds, else ``default``."""
+    np = _np()
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"select: {len(condlist)} conditions for {len(choicelist)} choices, "
+                         "expected as many")
+    if not condlist:
+        raise ValueError("select: no conditions, expected at least one")
+    like = next((c for c in choicelist if isinstance(c, np.ndarray)), None)
+    choices = [np._as_array(c, like) for c in choicelist]
+    result = np._as_array(default, choices[0])
+    for cond, choice in zip(reversed(condlist), reversed(choices)):
+        result = np.where(np._as_array(cond), choice, result)
+    return result
+
+
+def unravel_index(indices, shape, order="C"):
+    """The positions in an array of ``shape`` of the flat ``indices`` (row-major): one int64
+    array per axis."""
+    np = _np()
+    if order != "C":
+        raise NotImplementedError(f"unravel_index: order is {order!r}, expected 'C'")
+    idx = np._as_array(indices).astype("int64")
+    size = int(_onp.prod(shape))
+    host = idx.asnumpy() if not idx._is_symbol else None
+    if host is not None and host.size and (host.min() < 0 or host.max() >= size):
+        raise ValueError(f"unravel_index: an index is outside [0, {size}) for shape "
+                         f"{tuple(shape)}")
+    out = []
+    for extent in reversed(tuple(shape)):
+        out.append(np.mod(idx, extent))
+        idx = np.floor_divide(idx, extent)
+    return tuple(reversed(out))
+
+
+def trapz(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule, at points ``x`` (1-D along
+    the axis, or ``y``'s shape) or spaced ``dx``."""
+    np = _np()
+    y = np._as_array(y)
+    ax = _axis(axis, y.ndim, "trapz")
+    n = y.shape[ax]
+    if x is None:
+        d = dx
+    else:
+        x = np._as_array(x, y)
+        if x.ndim == 1:
+            d = diff(x)
+            view = [1] * y.ndim
+            view[ax] = d.shape[0]
+            d = d.reshape(tuple(view))
+        else:
+            d = diff(x, axis=ax)
+    pair = _janus.slice_axis(y, ax, 1, n) + _janus.slice_axis(y, ax, 0, max(n - 1, 0))
+    return np.sum(d * pair / 2.0, axis=ax)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False):
+    """Where an element of ``element`` equals some element of ``test_elements`` (every pair
+    compared: memory grows with the product of the sizes)."""
+    np = _np()
+    element = np._as_array(element)
+    tests = np._as_array(test_elements, element).reshape(-1)
+    hit = np.any(np.expand_dims(element, -1) == tests, axis=-1)
+    return np.logical_not(hit) if invert else hit
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False):
+    """``isin`` of the flattened ``ar1``."""
+    return isin(_np()._as_array(ar1).reshape(-1), ar2, assume_unique, invert)
+
+
 # Array methods and properties.
 def _fill(self, value):
     """Sets every element to ``value`` (in place)."""
@@ -710,6 +853,9 @@ def _install_methods():
         "trace": trace,
         "ptp": ptp,
         "fill": _fill,
+        "tan": tan, "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "sinh": sinh,
+        "cosh": cosh, "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log2": log2,
+        "log10": log10, "expm1": expm1, "cbrt": cbrt,
         "degrees": rad2deg, "radians": deg2rad,
         "asscalar": lambda self: self.item(),
         "nansum": lambda self, axis=None, dtype=None, out=None, keepdims=False:
