@@ -522,3 +522,18 @@ def test_select_unravel_trapz_isin_equal_numpy():
                                    onp.isin(e, [2.0], invert=True))
     onp.testing.assert_array_equal(np.in1d(np.array(e), [5.0]).asnumpy(),
                                    onp.isin(e.ravel(), [5.0]))
+
+
+def test_trig_and_log_functions_in_a_hybridized_block():
+    class Block(nn.HybridBlock):
+        def forward(self, x):
+            return (np.tan(x) + np.cbrt(x) * np.sinh(x) + np.log2(np.abs(x) + 1) -
+                    np.arctan(x) * np.expm1(x)) * np.cosh(x)
+
+    net = Block()
+    net.initialize()
+    x = np.array(onp.random.RandomState(2).uniform(-1, 1, size=(3, 5)))
+    want = net(x).asnumpy()
+    net.hybridize()
+    onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
