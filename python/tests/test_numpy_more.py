@@ -537,3 +537,24 @@ def test_trig_and_log_functions_in_a_hybridized_block():
     net.hybridize()
     onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
     onp.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_mxnet_array_methods_over_npx():
+    x = onp.array([[1.0, 2.0, 0.5], [3.0, -1.0, 0.0]])
+    a = np.array(x, dtype="float64")
+    lse = onp.log(onp.exp(x).sum(axis=-1, keepdims=True))
+    onp.testing.assert_allclose(a.log_softmax().asnumpy(), x - lse, rtol=1e-12)
+    e = onp.exp(-x)
+    onp.testing.assert_allclose(a.softmin().asnumpy(), e / e.sum(-1, keepdims=True), rtol=1e-12)
+    onp.testing.assert_allclose(np.array([4.0, 0.25]).rsqrt().asnumpy(), [0.5, 2.0])
+    idx = np.array([0, 2], dtype="int64")
+    onp.testing.assert_array_equal(idx.one_hot(3).asnumpy(), onp.eye(3)[[0, 2]])
+    onp.testing.assert_array_equal(idx.one_hot(3, on_value=5.0, off_value=-1.0).asnumpy(),
+                                   onp.where(onp.eye(3)[[0, 2]] > 0, 5.0, -1.0))
+    onp.testing.assert_array_equal(a.pick(np.array([2, 0], dtype="int64")).asnumpy(), [0.5, 3.0])
+    shp = a.shape_array()
+    assert shp.dtype == onp.int64 and shp.asnumpy().tolist() == [2, 3]
+    assert a.size_array().asnumpy().tolist() == [6]
+    assert a.stype == "default" and a.tostype("default") is a
+    with pytest.raises(base.NotSupportedError, match="tostype: storage type 'csr'"):
+        a.tostype("csr")

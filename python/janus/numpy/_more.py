@@ -17,6 +17,11 @@ def _np():
     return np
 
 
+def _npx():
+    from .. import numpy_extension as npx
+    return npx
+
+
 def _unary(name, x):
     return _janus.invoke(name, [_np()._as_array(x)], {})[0]
 
@@ -824,6 +829,29 @@ def _real_only(name):
     return method
 
 
+def _tostype(self, stype):
+    """MXNet's storage conversion: 'default' (dense) is the only storage Janus has."""
+    if stype != "default":
+        from ..base import NotSupportedError
+        raise NotSupportedError(f"tostype: storage type {stype!r} is not supported, expected "
+                                "'default' (Janus arrays are dense)")
+    return self
+
+
+def _one_hot(self, depth, on_value=1.0, off_value=0.0, dtype="float32"):
+    """MXNet's one_hot method: ``on_value`` at each index's position along a new last axis of
+    extent ``depth``, ``off_value`` elsewhere."""
+    r = _npx().one_hot(self, depth, dtype)
+    if (on_value, off_value) != (1.0, 0.0):
+        r = r * (on_value - off_value) + off_value
+    return r
+
+
+def _shape_array(self):
+    """The shape as a 1-D int64 array (MXNet's shape_array)."""
+    return _np().array(_onp.array(self.shape, dtype=_onp.int64), dtype="int64", ctx=self.ctx)
+
+
 def _imag(self):
     """The imaginary part of a real array: zeros of its shape and dtype."""
     return _np().zeros_like(self)
@@ -853,6 +881,15 @@ def _install_methods():
         "trace": trace,
         "ptp": ptp,
         "fill": _fill,
+        "rsqrt": lambda self: _janus.invoke("rsqrt", [self], {})[0],
+        "log_softmax": lambda self, axis=-1: _npx().log_softmax(self, axis),
+        "softmin": lambda self, axis=-1: _npx().softmax(-self, axis),
+        "one_hot": _one_hot,
+        "pick": lambda self, index, axis=-1, keepdims=False:
+            _npx().pick(self, index, axis, keepdims),
+        "shape_array": _shape_array,
+        "size_array": lambda self: _np().array([self.size], dtype="int64", ctx=self.ctx),
+        "tostype": _tostype,
         "tan": tan, "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "sinh": sinh,
         "cosh": cosh, "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log2": log2,
         "log10": log10, "expm1": expm1, "cbrt": cbrt,
@@ -888,6 +925,7 @@ def _install_methods():
             setattr(nd, name, fn)
     for name, fn in {"nbytes": lambda self: self.size * self.dtype.itemsize,
                      "itemsize": lambda self: self.dtype.itemsize,
-                     "real": _real_only("real"), "imag": _imag}.items():
+                     "real": _real_only("real"), "imag": _imag,
+                     "stype": lambda self: "default"}.items():
         if not hasattr(nd, name):
             setattr(nd, name, property(fn))
