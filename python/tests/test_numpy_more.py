@@ -558,3 +558,27 @@ def test_mxnet_array_methods_over_npx():
     assert a.stype == "default" and a.tostype("default") is a
     with pytest.raises(base.NotSupportedError, match="tostype: storage type 'csr'"):
         a.tostype("csr")
+
+
+def test_set_functions_equal_numpy():
+    x, y = onp.array([5.0, 1.0, 3.0, 1.0, 7.0]), onp.array([[3.0, 9.0], [1.0, 1.0]])
+    a, b = np.array(x, dtype="float64"), np.array(y, dtype="float64")
+    for name in ["union1d", "intersect1d", "setdiff1d", "setxor1d"]:
+        onp.testing.assert_array_equal(getattr(np, name)(a, b).asnumpy(),
+                                       getattr(onp, name)(x, y), err_msg=name)
+
+
+def test_cov_and_corrcoef_equal_numpy():
+    rng = onp.random.RandomState(4)
+    m, y = rng.randn(3, 6), rng.randn(6)
+    a = np.array(m, dtype="float64")
+    onp.testing.assert_allclose(np.cov(a).asnumpy(), onp.cov(m), rtol=1e-12)
+    onp.testing.assert_allclose(np.cov(a.T, rowvar=False, bias=True).asnumpy(),
+                                onp.cov(m.T, rowvar=False, bias=True), rtol=1e-12)
+    onp.testing.assert_allclose(np.cov(a, np.array(y, dtype="float64"), ddof=2).asnumpy(),
+                                onp.cov(m, y, ddof=2), rtol=1e-12)
+    onp.testing.assert_allclose(np.cov(np.array(y, dtype="float64")).item(), onp.cov(y),
+                                rtol=1e-12)
+    onp.testing.assert_allclose(np.corrcoef(a).asnumpy(), onp.corrcoef(m), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="cov: fweights and aweights"):
+        np.cov(a, fweights=[1, 2, 3, 4, 5, 6])

@@ -577,6 +577,8 @@ from ._more import (  # noqa: E402,F401
     arccos, arccosh, arcsin, arcsinh, arctan, arctanh, cbrt, cosh, expm1, log2, log10, sinh, tan)
 from ._more import (  # noqa: E402,F401
     append, divmod, float_power, in1d, isin, logspace, modf, msort, select, trapz, unravel_index)
+from ._more import (  # noqa: E402,F401
+    corrcoef, cov, intersect1d, setdiff1d, setxor1d, union1d)
 alltrue = all
 sometrue = any
 product = prod

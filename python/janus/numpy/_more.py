@@ -813,6 +813,70 @@ def in1d(ar1, ar2, assume_unique=False, invert=False):
     return isin(_np()._as_array(ar1).reshape(-1), ar2, assume_unique, invert)
 
 
+def union1d(ar1, ar2):
+    """The sorted distinct values in either array (flattened); imperative only, as np.unique."""
+    np = _np()
+    ar1 = np._as_array(ar1)
+    return np.unique(np.concatenate([ar1.reshape(-1), np._as_array(ar2, ar1).reshape(-1)]))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted distinct values in both arrays (flattened); imperative only."""
+    np = _np()
+    if return_indices:
+        raise NotImplementedError("intersect1d: return_indices is not supported")
+    a = np.unique(np._as_array(ar1))
+    return a[isin(a, np.unique(np._as_array(ar2, a)))]
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted distinct values of ``ar1`` that are not in ``ar2``; imperative only."""
+    np = _np()
+    a = np.unique(np._as_array(ar1))
+    return a[isin(a, np._as_array(ar2, a), invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted distinct values in exactly one of the arrays; imperative only."""
+    np = _np()
+    a, b = np.unique(np._as_array(ar1)), np.unique(np._as_array(ar2))
+    return np.sort(np.concatenate([a[isin(a, b, invert=True)], b[isin(b, a, invert=True)]]))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``m`` (columns when not
+    ``rowvar``), with ``y``'s variables appended; divisor n - 1 (n with ``bias``, n - ddof when
+    given). Weights are not supported."""
+    np = _np()
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights and aweights are not supported")
+    x = np._as_array(m)
+    x = x.reshape(1, -1) if x.ndim == 1 else (x if rowvar else x.T)
+    if y is not None:
+        yy = np._as_array(y, x)
+        yy = yy.reshape(1, -1) if yy.ndim == 1 else (yy if rowvar else yy.T)
+        x = np.concatenate([x, yy], axis=0)
+    if x.dtype.kind != "f":
+        x = x.astype("float64")
+    n = x.shape[1]
+    d = (0 if bias else 1) if ddof is None else ddof
+    centered = x - np.mean(x, axis=1, keepdims=True)
+    c = np.dot(centered, centered.T) / float(n - d)
+    return c.reshape(()) if c.shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """The Pearson correlation coefficients of the variables (see ``cov``), clipped to
+    [-1, 1] as NumPy."""
+    np = _np()
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = np.sqrt(diagonal(c))
+    r = c / d.reshape(-1, 1) / d.reshape(1, -1)
+    return np.clip(r, -1.0, 1.0)
+
+
 # Array methods and properties.
 def _fill(self, value):
     """Sets every element to ``value`` (in place)."""
