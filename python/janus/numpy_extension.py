@@ -147,3 +147,18 @@ def nonzero(a):
     import numpy as onp
     a, host = _positions("npx.nonzero", a)
     return _janus.from_numpy(onp.argwhere(host).astype(onp.int64), None, a.ctx)
+
+
+def cast(data, dtype):
+    """``data`` in ``dtype`` (a copy)."""
+    return data.astype(dtype)
+
+
+def reshape_like(lhs, rhs):
+    """``lhs`` reshaped to ``rhs``'s shape (as many elements)."""
+    return lhs.reshape(rhs.shape)
+
+
+def shape_array(data):
+    """``data``'s shape as a 1-D int64 array."""
+    return data.shape_array()

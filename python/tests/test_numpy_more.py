@@ -582,3 +582,12 @@ def test_cov_and_corrcoef_equal_numpy():
     onp.testing.assert_allclose(np.corrcoef(a).asnumpy(), onp.corrcoef(m), rtol=1e-12)
     with pytest.raises(NotImplementedError, match="cov: fweights and aweights"):
         np.cov(a, fweights=[1, 2, 3, 4, 5, 6])
+
+
+def test_npx_cast_reshape_like_shape_array():
+    from janus import npx
+    a = np.array([[1.5, 2.5, 3.5]])
+    c = npx.cast(a, "int32")
+    assert c.dtype == onp.int32 and c.asnumpy().tolist() == [[1, 2, 3]]
+    assert npx.reshape_like(a, np.ones((3, 1))).shape == (3, 1)
+    assert npx.shape_array(a).asnumpy().tolist() == [1, 3]
