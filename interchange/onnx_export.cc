@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numbers>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -502,6 +503,23 @@ void lower_log1p(Builder& b, const Call& c) {
   const std::string one = b.scalar(c.name + "/one", 1, c.in_specs[0].dtype);
   b.node("Log", {b.node1("Add", {c.in[0], one}, c.name)}, {c.out[0]}, c.name);
 }
+// log2 and log10: the natural logarithm divided by ln 2 or ln 10; expm1: exp(x) - 1; cbrt:
+// sign(x) |x|^(1/3), as Pow is nan for a negative base (ONNX has none of them).
+void lower_log_base(Builder& b, const Call& c, double ln_base) {
+  const std::string base = b.scalar(c.name + "/ln_base", ln_base, c.in_specs[0].dtype);
+  b.node("Div", {b.node1("Log", {c.in[0]}, c.name), base}, {c.out[0]}, c.name);
+}
+void lower_log2(Builder& b, const Call& c) { lower_log_base(b, c, std::numbers::ln2); }
+void lower_log10(Builder& b, const Call& c) { lower_log_base(b, c, std::numbers::ln10); }
+void lower_cbrt(Builder& b, const Call& c) {
+  const std::string third = b.scalar(c.name + "/third", 1.0 / 3.0, c.in_specs[0].dtype);
+  const std::string root = b.node1("Pow", {b.node1("Abs", {c.in[0]}, c.name), third}, c.name);
+  b.node("Mul", {b.node1("Sign", {c.in[0]}, c.name), root}, {c.out[0]}, c.name);
+}
+void lower_expm1(Builder& b, const Call& c) {
+  const std::string one = b.scalar(c.name + "/one", 1, c.in_specs[0].dtype);
+  b.node("Sub", {b.node1("Exp", {c.in[0]}, c.name), one}, {c.out[0]}, c.name);
+}
 void lower_gelu(Builder& b, const Call& c) {
   const DType t = c.in_specs[0].dtype;
   const std::string scaled =
@@ -770,6 +788,9 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"abs", same("Abs")},
       {"negative", same("Neg")},
       {"sign", same("Sign")},
+      {"floor", same("Floor")},
+      {"ceil", same("Ceil")},
+      {"rint", same("Round")},
       {"stop_gradient", same("Identity")},
       {"sin", same("Sin")},
       {"cos", same("Cos")},
@@ -777,6 +798,19 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"rsqrt", lower_rsqrt},
       {"square", lower_square},
       {"log1p", lower_log1p},
+      {"log2", lower_log2},
+      {"log10", lower_log10},
+      {"expm1", lower_expm1},
+      {"cbrt", lower_cbrt},
+      {"tan", same("Tan")},
+      {"arcsin", same("Asin")},
+      {"arccos", same("Acos")},
+      {"arctan", same("Atan")},
+      {"sinh", same("Sinh")},
+      {"cosh", same("Cosh")},
+      {"arcsinh", same("Asinh")},
+      {"arccosh", same("Acosh")},
+      {"arctanh", same("Atanh")},
       {"gelu", lower_gelu},
       {"leaky_relu", lower_leaky_relu},
       {"clip", lower_clip},

@@ -250,6 +250,21 @@ TEST(OnnxExport, DynamicBatchRefusalsNameTheNode) {
               HasSubstr("inputs 'data0' and 'data1' have 2 and 1 rows, expected one batch size"));
 }
 
+// The rounding, trigonometric and logarithm operators that ONNX lacks are composed.
+TEST(OnnxExport, ComposedUnaryOperators) {
+  const Symbol x = Symbol::var("data", Shape{3});
+  const std::vector<ops::FusedStep> steps = {{&ops::get_op("cbrt"), {}, {0}},
+                                             {&ops::get_op("log2"), {}, {-1}},
+                                             {&ops::get_op("expm1"), {}, {-2}},
+                                             {&ops::get_op("rint"), {}, {-3}},
+                                             {&ops::get_op("arcsin"), {}, {-4}}};
+  const Symbol y = Symbol::op("fused_elementwise", {x},
+                              {{"program", ops::encode_fused_program(steps)}}, "fused");
+  const ::onnx::ModelProto m = parse(export_onnx(y, {}));
+  EXPECT_THAT(op_types(m), ElementsAre("Abs", "Pow", "Sign", "Mul", "Log", "Div", "Exp", "Sub",
+                                       "Round", "Asin"));
+}
+
 TEST(OnnxExport, FusedElementwiseIsItsStepsInOrder) {
   const Symbol x = Symbol::var("data", Shape{3});
   const std::vector<ops::FusedStep> steps = {{&ops::get_op("exp"), {}, {0}},

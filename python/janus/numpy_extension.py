@@ -135,3 +135,30 @@ def _normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, ctx=None, device
 
 random = _types.SimpleNamespace(seed=seed, bernoulli=_bernoulli, uniform_n=_uniform_n,
                                 normal_n=_normal_n)
+
+erf = _janus.erf
+
+
+def nonzero(a):
+    """MXNet's npx.nonzero: the int64 positions of the nonzero elements of ``a``, one row each
+    (shape (count, a.ndim), NumPy's argwhere). Imperative only: its size depends on the values
+    (TraceError in a hybridized forward)."""
+    from .numpy._more import _positions
+    import numpy as onp
+    a, host = _positions("npx.nonzero", a)
+    return _janus.from_numpy(onp.argwhere(host).astype(onp.int64), None, a.ctx)
+
+
+def cast(data, dtype):
+    """``data`` in ``dtype`` (a copy)."""
+    return data.astype(dtype)
+
+
+def reshape_like(lhs, rhs):
+    """``lhs`` reshaped to ``rhs``'s shape (as many elements)."""
+    return lhs.reshape(rhs.shape)
+
+
+def shape_array(data):
+    """``data``'s shape as a 1-D int64 array."""
+    return data.shape_array()

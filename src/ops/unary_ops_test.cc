@@ -228,5 +228,68 @@ TEST(OpSign, BackwardThroughItIsNotImplemented) {
   EXPECT_THAT(error_of<NotImplementedError>([&] { autograd::backward(y); }), HasSubstr("sign"));
 }
 
+NDArray unary_by_name(const char* name, const NDArray& x) {
+  return ops::invoke(ops::get_op(name), {x})[0];
+}
+
+// Halves go to the even neighbour (NumPy's rint and around); nan, inf and -0.0 stay.
+TEST(OpRounding, FloatingValuesAsInNumPy) {
+  const double inf = std::numeric_limits<double>::infinity();
+  NDArray x = from_vector<double>({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.7, 2.3, inf, NAN}, {10});
+  const std::vector<double> rint = to_vector<double>(unary_by_name("rint", x));
+  const std::vector<double> floor = to_vector<double>(unary_by_name("floor", x));
+  const std::vector<double> ceil = to_vector<double>(unary_by_name("ceil", x));
+  const std::vector<double> want_rint = {-2, -2, -0.0, 0, 2, 2, -1, 2, inf};
+  const std::vector<double> want_floor = {-3, -2, -1, 0, 1, 2, -1, 2, inf};
+  const std::vector<double> want_ceil = {-2, -1, -0.0, 1, 2, 3, -0.0, 3, inf};
+  for (size_t i = 0; i < want_rint.size(); ++i) {
+    EXPECT_EQ(rint[i], want_rint[i]) << i;
+    EXPECT_EQ(floor[i], want_floor[i]) << i;
+    EXPECT_EQ(ceil[i], want_ceil[i]) << i;
+  }
+  EXPECT_TRUE(std::signbit(rint[2]));
+  EXPECT_TRUE(std::signbit(ceil[6]));
+  EXPECT_TRUE(std::isnan(rint[9]) && std::isnan(floor[9]) && std::isnan(ceil[9]));
+  NDArray f = from_vector<float>({2.5F, -3.5F, 1e30F}, {3});
+  EXPECT_EQ(to_vector<float>(unary_by_name("rint", f)), (std::vector<float>{2, -4, 1e30F}));
+}
+
+TEST(OpRounding, IntegersPassUnchanged) {
+  NDArray i = from_vector<int64_t>({-3, 0, 9007199254740993}, {3});
+  for (const char* name : {"floor", "ceil", "rint"}) {
+    NDArray y = unary_by_name(name, i);
+    EXPECT_EQ(y.dtype(), DType::kInt64) << name;
+    EXPECT_EQ(to_vector<int64_t>(y), (std::vector<int64_t>{-3, 0, 9007199254740993})) << name;
+  }
+}
+
+// The gradient is zero, not an error: a loss through a rounding still trains the rest.
+TEST(OpRounding, GradientIsZero) {
+  for (const char* name : {"floor", "ceil", "rint"}) {
+    NDArray x = from_vector<double>({0.3, -1.7}, {2});
+    autograd::attach_grad(x);
+    {
+      autograd::RecordScope record;
+      autograd::backward(unary_by_name(name, x) * 3.0 + x);
+    }
+    EXPECT_EQ(to_vector<double>(autograd::grad(x)), (std::vector<double>{1, 1})) << name;
+  }
+}
+
+// Outside their domains the inverse functions and logarithms give nan (or inf), as NumPy.
+TEST(OpTrigLog, DomainEdgesAsInNumPy) {
+  NDArray x = from_vector<double>({2.0, -1.0, 0.0, 1.0, -8.0}, {5});
+  auto at = [&](const char* name) { return to_vector<double>(unary_by_name(name, x)); };
+  EXPECT_TRUE(std::isnan(at("arcsin")[0]) && std::isnan(at("arccos")[0]));
+  EXPECT_TRUE(std::isnan(at("arccosh")[1]));
+  EXPECT_EQ(at("arctanh")[3], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(at("log2")[1]) && std::isnan(at("log10")[1]));
+  EXPECT_EQ(at("log2")[2], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(at("cbrt")[4], -2.0);
+  EXPECT_EQ(at("log10")[3], 0.0);
+  EXPECT_THAT(error_of<TypeError>([] { unary_by_name("tan", from_vector<int32_t>({1}, {1})); }),
+              HasSubstr("tan"));
+}
+
 }  // namespace
 }  // namespace janus

@@ -104,6 +104,79 @@ JANUS_OP_SPEC({.op = "softplus",
                .low = -6.0,
                .high = 6.0});
 
+void above_one(int, RefTensor& t, std::mt19937&) {  // arccosh: [1.2, 3.2]
+  for (double& v : t.data) v = 1.2 + std::fabs(v);
+}
+JANUS_OP_SPEC({.op = "tan",
+               .reference = unary([](double x) { return std::tan(x); }),
+               .samples = kUnarySamples,
+               .low = -1.2,
+               .high = 1.2});
+JANUS_OP_SPEC({.op = "arcsin",
+               .reference = unary([](double x) { return std::asin(x); }),
+               .samples = kUnarySamples,
+               .low = -0.9,
+               .high = 0.9});
+JANUS_OP_SPEC({.op = "arccos",
+               .reference = unary([](double x) { return std::acos(x); }),
+               .samples = kUnarySamples,
+               .low = -0.9,
+               .high = 0.9});
+JANUS_OP_SPEC({.op = "arctan",
+               .reference = unary([](double x) { return std::atan(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "sinh",
+               .reference = unary([](double x) { return std::sinh(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "cosh",
+               .reference = unary([](double x) { return std::cosh(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "arcsinh",
+               .reference = unary([](double x) { return std::asinh(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "arccosh",
+               .reference = unary([](double x) { return std::acosh(x); }),
+               .samples = kUnarySamples,
+               .make_input = above_one});
+JANUS_OP_SPEC({.op = "arctanh",
+               .reference = unary([](double x) { return std::atanh(x); }),
+               .samples = kUnarySamples,
+               .low = -0.9,
+               .high = 0.9});
+JANUS_OP_SPEC({.op = "log2",
+               .reference = unary([](double x) { return std::log2(x); }),
+               .samples = kUnarySamples,
+               .make_input = positive});
+JANUS_OP_SPEC({.op = "log10",
+               .reference = unary([](double x) { return std::log10(x); }),
+               .samples = kUnarySamples,
+               .make_input = positive});
+JANUS_OP_SPEC({.op = "expm1",
+               .reference = unary([](double x) { return std::expm1(x); }),
+               .samples = kUnarySamples});
+JANUS_OP_SPEC({.op = "cbrt",
+               .reference = unary([](double x) { return std::cbrt(x); }),
+               .samples = kUnarySamples,
+               .make_input = away_from_zero});
+
+// Rounding: inputs on k/4 + 1/8, at least 0.125 from every integer and every half (the
+// steps), so finite differences see the zero gradient; ties are tested in unary_ops_test.cc.
+void off_the_steps(int, RefTensor& t, std::mt19937&) {
+  for (double& v : t.data) v = std::floor(4 * v) / 4 + 0.125;
+}
+JANUS_OP_SPEC({.op = "floor",
+               .reference = unary([](double x) { return std::floor(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+JANUS_OP_SPEC({.op = "ceil",
+               .reference = unary([](double x) { return std::ceil(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+JANUS_OP_SPEC({.op = "rint",
+               .reference = unary([](double x) { return std::nearbyint(x); }),
+               .samples = kUnarySamples,
+               .make_input = off_the_steps});
+
 // Inputs on k/4 + 1/8: at least 0.125 from every bound of the samples (the kinks).
 JANUS_OP_SPEC({.op = "clip",
                .reference =

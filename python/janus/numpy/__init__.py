@@ -560,3 +560,29 @@ from ._einsum import einsum  # noqa: E402,F401
 # also the array methods sort, argsort and topk.
 from ._ordering import (  # noqa: E402,F401
     argsort, searchsorted, sort, take_along_axis, unique)
+
+# Rounding, diagonals, ptp, nonzero positions and more array methods (janus/numpy/_more.py);
+# its floor (an operator) replaces the composed one above, which floor_divide and mod then use.
+from ._more import (  # noqa: E402,F401
+    allclose, argwhere, around, array_equal, array_split, atleast_3d, average, ceil, deg2rad,
+    degrees, diag, diagflat, diagonal, diff, dsplit, dstack, fabs, fix, flatnonzero, fliplr, flipud,
+    floor, hsplit, inner, isclose, isneginf, isposinf, meshgrid, nan_to_num, nonzero, positive, ptp,
+    rad2deg, radians, real, reciprocal, rint, roll, round, round_, take, tensordot, trace, trunc,
+    vdot, vsplit)
+from ._more import (  # noqa: E402,F401
+    NAN, NINF, NZERO, NaN, PINF, PZERO, array_equiv, broadcast_arrays, diag_indices_from,
+    ediff1d, finfo, heaviside, indices, min_scalar_type, nancumsum, nanmax, nanmin, nanprod,
+    nansum, promote_types, result_type, rollaxis, rot90, tril_indices_from, triu_indices_from)
+from ._more import (  # noqa: E402,F401
+    arccos, arccosh, arcsin, arcsinh, arctan, arctanh, cbrt, cosh, expm1, log2, log10, sinh, tan)
+from ._more import (  # noqa: E402,F401
+    append, divmod, float_power, in1d, isin, logspace, modf, msort, select, trapz, unravel_index)
+from ._more import (  # noqa: E402,F401
+    corrcoef, cov, intersect1d, setdiff1d, setxor1d, union1d)
+alltrue = all
+sometrue = any
+product = prod
+row_stack = vstack
+from ._more import _install_methods  # noqa: E402
+
+_install_methods()
