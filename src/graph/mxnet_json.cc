@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <limits>
@@ -1112,9 +1111,7 @@ Outputs stack(Call& c) {
 
 // numpy-mode comparisons (bool results): with another array Janus's comparison, with a scalar
 // against x clamped to [s, s], which is s in x's dtype and shape (a NaN in x compares false
-// either way, and unequal). A fractional s would be truncated in an integer x's dtype, where
-// NumPy and MXNet compare the values: the graph does not know x's dtype, so it also compares in
-// float64 and picks that result where x * 0 + 0.5 (0 in an integer dtype) is 0.
+// either way, and unequal).
 Converter np_compare(std::string_view op) {
   return [op](Call& c) -> Outputs {
     const auto& in = c.inputs(2, 2);
@@ -1127,19 +1124,8 @@ Converter np_compare_scalar(std::string_view op) {
     const double s = c.real("scalar");
     c.ignore({"is_int"});
     const Symbol x = c.inputs(1, 1)[0];
-    const auto compare_in = [&](const Symbol& v, std::string_view suffix) {
-      const Symbol at_least =
-          with_scalar(c, "maximum_scalar", v, s, fmt::format("{}_at_least", suffix));
-      const Symbol scalar =
-          with_scalar(c, "minimum_scalar", at_least, s, fmt::format("{}_scalar", suffix));
-      return c.janus(op, {v, scalar}, {}, suffix);
-    };
-    if (s == std::floor(s)) return {compare_in(x, "")};
-    const Symbol wide = c.janus("cast", {x}, {{"dtype", DType::kFloat64}}, "_float64");
-    const Symbol half = with_scalar(c, "add_scalar", with_scalar(c, "mul_scalar", x, 0.0, "_zero"),
-                                    0.5, "_is_floating");
-    return {
-        c.janus("where", {half, compare_in(x, "_same_dtype"), compare_in(wide, "_in_float64")})};
+    const Symbol at_least = with_scalar(c, "maximum_scalar", x, s, "_at_least");
+    return {c.janus(op, {x, with_scalar(c, "minimum_scalar", at_least, s, "_scalar")})};
   };
 }
 

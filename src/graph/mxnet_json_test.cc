@@ -307,26 +307,6 @@ TEST(MxnetJson, NumpyNormFlags) {
               ::testing::ElementsAre(7, 14));
 }
 
-// A numpy-mode comparison with a fractional scalar compares values, also for an integer array
-// (whose dtype would truncate the scalar); an integral scalar and a float array keep their dtype.
-TEST(MxnetJson, NumpyScalarComparisonsCompareValues) {
-  const NDArray ints = from_vector<double>({-3, -2, 2, 3}, {4}, DType::kInt32);
-  const NDArray floats = from_vector<double>({-2.5, -2, 0.1, 2.5}, {4}, DType::kFloat32);
-  const auto compare = [&](const char* op, double scalar, const NDArray& x) {
-    const std::string attrs = fmt::format(R"j("scalar": "{}", "is_int": "False")j", scalar);
-    const NDArray y = mxnet_symbol_from_json(one_op(op, attrs.c_str())).eval({{"data", x}})[0];
-    EXPECT_EQ(y.dtype(), DType::kBool);
-    return to_vector<int>(cast(y, DType::kInt32));
-  };
-  EXPECT_THAT(compare("_npi_greater_equal_scalar", 2.5, ints), ::testing::ElementsAre(0, 0, 0, 1));
-  EXPECT_THAT(compare("_npi_less_scalar", -2.5, ints), ::testing::ElementsAre(1, 0, 0, 0));
-  EXPECT_THAT(compare("_npi_equal_scalar", 2.5, ints), ::testing::ElementsAre(0, 0, 0, 0));
-  EXPECT_THAT(compare("_npi_greater_scalar", 2.0, ints), ::testing::ElementsAre(0, 0, 0, 1));
-  // float32(0.1) equals 0.1 in the array's dtype, as MXNet compares it, not in float64.
-  EXPECT_THAT(compare("_npi_equal_scalar", 0.1, floats), ::testing::ElementsAre(0, 0, 1, 0));
-  EXPECT_THAT(compare("_npi_less_equal_scalar", -2.5, floats), ::testing::ElementsAre(1, 0, 0, 0));
-}
-
 // MXNet's topk shows one output for ret_typ 'value', 'indices' and 'mask': a file that reads a
 // second is refused, naming it.
 TEST(MxnetJson, TopkHasTwoOutputsOnlyForBoth) {
