@@ -1111,7 +1111,8 @@ Outputs stack(Call& c) {
 
 // numpy-mode comparisons (bool results): with another array Janus's comparison, with a scalar
 // against x clamped to [s, s], which is s in x's dtype and shape (a NaN in x compares false
-// either way, and unequal).
+// either way, and unequal). An integer x truncates a fractional s, as MXNet 1.9.1 does
+// (int32 [1, 2, 3] >= 2.5 is [False, True, True] there).
 Converter np_compare(std::string_view op) {
   return [op](Call& c) -> Outputs {
     const auto& in = c.inputs(2, 2);
