@@ -19,9 +19,8 @@
 // The hand-off of one cache line between two cores (handoff_floor.h) is measured before and
 // after the threaded engine's measurements and after the floor's: on a virtual machine it
 // changes with where the host runs its two CPUs (about 30 or 150 ns on the 2-CPU development
-// machine), and a threaded push pays several such hand-offs (the worker's queue, the output
-// var, the operation block, the output's objects; docs/design/engine.md lists them), so the
-// push cost follows.
+// machine), and a threaded push pays several such hand-offs (the worker's queue, the input
+// vars' queues, reference counts, the count of operations in flight), so the push cost follows.
 // Ends with one JSON line.
 #include <atomic>
 #include <cstdio>
