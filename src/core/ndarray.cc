@@ -7,21 +7,11 @@
 
 namespace janus {
 
-NDArray::NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes) {
-  // Pooled: an operator's outputs are made here, often on another thread than the one that
-  // releases them. Aligned to a cache line, so that the reference count in front of the fields
-  // (allocate_shared) is on a line of its own: the thread that copies and drops handles (into a
-  // kernel's captures) writes the count, a kernel on an engine worker reads the fields, and
-  // neither hands the other its line.
-  struct alignas(64) Padded {
-    Impl impl;
-  };
-  auto padded = std::allocate_shared<Padded>(
-      RecyclingAllocator<Padded>{},
-      Padded{Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr}});
-  Impl* impl = &padded->impl;
-  impl_ = std::shared_ptr<Impl>(std::move(padded), impl);
-}
+NDArray::NDArray(std::shared_ptr<Storage> storage, Shape shape, DType dtype, size_t offset_bytes)
+    : impl_(std::allocate_shared<Impl>(
+          // Pooled: an operator's outputs are made here and released by the engine's worker.
+          RecyclingAllocator<Impl>{},
+          Impl{std::move(storage), std::move(shape), dtype, offset_bytes, nullptr})) {}
 
 NDArray NDArray::reshape(const Shape& shape) const {
   JANUS_CHECK(defined(), ValueError, "reshape: the array is undefined");

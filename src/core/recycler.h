@@ -184,13 +184,13 @@ struct RecyclingAllocator {
   template <typename U>
   RecyclingAllocator(const RecyclingAllocator<U>&) {}  // NOLINT: rebinding is implicit
   T* allocate(std::size_t n) {
-    if (n != 1)
-      return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}));
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "over-aligned for the pool");
+    if (n != 1) return static_cast<T*>(::operator new(n * sizeof(T)));
     return static_cast<T*>(Recycler<T>::allocate());
   }
   void deallocate(T* p, std::size_t n) {
     if (n != 1) {
-      ::operator delete (p, std::align_val_t{alignof(T)});
+      ::operator delete(p);
       return;
     }
     Recycler<T>::release(p);

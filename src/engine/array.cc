@@ -40,12 +40,9 @@ void convert_any(const void* src, DType src_dtype, void* dst, DType dst_dtype, i
 }
 
 // Storage whose var and memory are released through the engine after the last pending use of
-// the var. One allocation with its shared_ptr's count, from a pool (allocate_shared), made and
-// usually released on the calling thread (a kernel's captures are dropped there, see
-// ThreadedEngine::execute). Aligned to a cache line, so that the count in front of it is on a
-// line of its own: a kernel on a worker reads the fields, not the count that the calling
-// thread writes.
-struct alignas(64) EngineStorage : Storage {
+// the var. One allocation with its shared_ptr's count, from a pool (allocate_shared): it is made
+// on the calling thread and often released on a worker (the last kernel that uses it).
+struct EngineStorage : Storage {
   EngineStorage(Block b, Device d) : Storage{b, d, engine().new_var()} {}
   EngineStorage(const EngineStorage&) = delete;
   EngineStorage& operator=(const EngineStorage&) = delete;

@@ -518,8 +518,8 @@ TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
     for (int i = 0; i < kReads; ++i) {
       e->push(
           [&reads_done, spin = (r * 7 + i * 13) % 50](const RunContext&) {
-            std::atomic<int> sink{0};
-            for (int k = 0; k < spin * 20; ++k) sink.fetch_add(1, std::memory_order_relaxed);
+            for (volatile int k = 0; k < spin * 20; k = k + 1) {
+            }
             reads_done.fetch_add(1);
           },
           {x}, {}, cpu(), i % 2 == 0 ? Lane::kCompute : Lane::kCopy);
@@ -531,30 +531,6 @@ TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
   for (int r = 0; r < kRounds; ++r) {
     ASSERT_EQ(seen[static_cast<size_t>(r)], (r + 1) * kReads) << "round " << r;
   }
-  e->delete_var(x, nullptr);
-}
-
-// A worker hands a finished operation back, and the pushing side drops its kernel's captures
-// (ThreadedEngine::execute): at the next wait_all, or at a later push with no wait at all.
-TEST(ThreadedEngine, AKernelsCapturesAreDroppedAtTheNextWaitAllOrByLaterPushes) {
-  auto e = make_engine(EngineKind::kThreaded);
-  Var* x = e->new_var();
-  auto token = std::make_shared<int>(1);
-  e->push([token](const RunContext&) {}, {}, {x}, cpu());
-  e->wait_all();
-  EXPECT_EQ(token.use_count(), 1) << "wait_all returned with the kernel's captures alive";
-
-  std::atomic<bool> ran{false};
-  e->push([token, &ran](const RunContext&) { ran = true; }, {}, {x}, cpu());
-  while (!ran) std::this_thread::yield();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  int pushes = 0;
-  while (token.use_count() > 1 && std::chrono::steady_clock::now() < deadline) {
-    e->push([](const RunContext&) {}, {}, {}, cpu());
-    ++pushes;
-  }
-  EXPECT_EQ(token.use_count(), 1) << "still alive after " << pushes << " pushes";
-  e->wait_all();
   e->delete_var(x, nullptr);
 }
 

@@ -53,7 +53,7 @@ class VarList {
 };
 
 struct OprBlock {
-  JANUS_RECYCLED(OprBlock)  // made by the pusher, mostly freed there too (ThreadedEngine::execute)
+  JANUS_RECYCLED(OprBlock)  // made by the pusher, freed by a worker
 
   Kernel fn;
   VarList reads;   // no duplicates, none of them also in writes
@@ -65,9 +65,8 @@ struct OprBlock {
   Lane lane = Lane::kCompute;
   Device device;
   int priority = 0;
-  uint64_t seq = 0;  // push order, breaks priority ties first-in first-out
-  // Link in a worker pool's stack of incoming ops, then in the engine's stack of finished ones.
-  OprBlock* next_ready = nullptr;
+  uint64_t seq = 0;                // push order, breaks priority ties first-in first-out
+  OprBlock* next_ready = nullptr;  // link in a worker pool's stack of incoming ops
   std::string name;
   OpDetail detail;  // for the profiler; empty unless a listener was installed at push time
   std::shared_ptr<ErrorRecord> error;

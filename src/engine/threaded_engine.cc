@@ -25,6 +25,19 @@ namespace {
 
 thread_local bool tls_is_worker = false;
 
+struct DeferredRelease {
+  Var* var;
+  ReleaseFn on_release;
+};
+// While a worker drops the captures of the kernel it ran (ThreadedEngine::execute): that
+// operation, and the vars released meanwhile that no other operation uses, freed once it
+// completes. One thread_local, so that a worker looks it up once per operation.
+struct Dropping {
+  const OprBlock* op = nullptr;
+  std::vector<DeferredRelease> released;
+};
+thread_local Dropping tls_dropping;
+
 // Ready operations of one (device, lane), served highest priority first, then in push order.
 // Its workers are set up by the device type's backend, each with its own stream.
 //
@@ -204,7 +217,6 @@ class ThreadedEngine final : public Engine {
   ~ThreadedEngine() override {
     abandon_gates(/*only_this_thread=*/false, "the engine's shutdown");
     wait_until_in_flight_below(1);
-    drop_finished();
     std::lock_guard lock(pools_mu_);
     for (auto& p : pools_) {
       delete p.load(std::memory_order_acquire);
@@ -219,7 +231,6 @@ class ThreadedEngine final : public Engine {
   void push(Kernel kernel, std::span<Var* const> reads, std::span<Var* const> writes, Device device,
             Lane lane, int priority, std::string_view name, OpDetail detail) override {
     check_device(device, "engine: push");
-    drop_finished(/*every=*/kDropEvery);
     auto* op = new OprBlock();
     op->fn = std::move(kernel);
     op->name = name;
@@ -271,12 +282,19 @@ class ThreadedEngine final : public Engine {
   }
 
   void delete_var(Var* var, ReleaseFn on_release) override {
-    // Common case: nothing pending on the var, release it now without an operation (an array
-    // whose last reference was a capture of a finished kernel: those are dropped after the
-    // operation completed, see execute).
+    // Common case: nothing pending on the var, release it now without an operation.
     if (var->is_idle()) {
       if (on_release) on_release();
       delete var;
+      return;
+    }
+    // An array that dies with the captures of the kernel now completing on this thread (its
+    // last reference was one of them): nothing but that operation uses the var, and nothing
+    // can be pushed on it any more, so it is released when that operation completes, without
+    // queueing an operation behind it.
+    Dropping& dropping = tls_dropping;
+    if (dropping.op != nullptr && var->used_only_by(*dropping.op)) {
+      dropping.released.push_back(DeferredRelease{var, std::move(on_release)});
       return;
     }
     auto* op = new OprBlock();
@@ -320,16 +338,12 @@ class ThreadedEngine final : public Engine {
       op->reads.push_back(var);
       submit(op);
       // The op owns a reference to the state, so a wait that `poll` ends early leaves it alive.
-      {
-        Waiting waiting(var_waiters_);
-        std::unique_lock lock(state->mu);
-        while (!wait_slice(state->cv, lock, slice, [&] { return state->done; })) {
-          lock.unlock();
-          poll();
-          lock.lock();
-        }
+      std::unique_lock lock(state->mu);
+      while (!wait_slice(state->cv, lock, slice, [&] { return state->done; })) {
+        lock.unlock();
+        poll();
+        lock.lock();
       }
-      drop_finished();
     }
     rethrow_if_error(var->error());
   }
@@ -348,7 +362,6 @@ class ThreadedEngine final : public Engine {
                 "block");
     abandon_gates(/*only_this_thread=*/true, "wait_all");
     wait_until_in_flight_below(1, slice, poll);
-    drop_finished();
     rethrow_if_error(errors_.take_unreported());
   }
 
@@ -451,7 +464,12 @@ class ThreadedEngine final : public Engine {
       int64_t bound, std::chrono::milliseconds slice = std::chrono::milliseconds::max(),
       const WaitPoll& poll = {}) {
     if (in_flight() < bound) return;
-    Waiting waiting(bound <= 1 ? drain_waiters_ : throttle_waiters_);
+    std::atomic<int>& waiters = bound <= 1 ? drain_waiters_ : throttle_waiters_;
+    waiters.fetch_add(1);
+    struct Leave {
+      std::atomic<int>& waiters;
+      ~Leave() { waiters.fetch_sub(1); }
+    } leave{waiters};
     std::unique_lock lock(wait_mu_);
     while (!wait_slice(wait_cv_, lock, slice, [&] { return in_flight() < bound; })) {
       lock.unlock();
@@ -459,15 +477,6 @@ class ThreadedEngine final : public Engine {
       lock.lock();
     }
   }
-
-  // Counts a waiting thread in `waiters` while it lives.
-  struct Waiting {
-    explicit Waiting(std::atomic<int>& w) : waiters(w) { waiters.fetch_add(1); }
-    ~Waiting() { waiters.fetch_sub(1); }
-    Waiting(const Waiting&) = delete;
-    Waiting& operator=(const Waiting&) = delete;
-    std::atomic<int>& waiters;
-  };
 
   // `held`: 1 for a gated operation, whose gate holds one more count of its wait.
   void submit(OprBlock* op, int held = 0) {
@@ -530,74 +539,33 @@ class ThreadedEngine final : public Engine {
     }
   }
 
-  // The kernel's captures (its arrays' references, and through them their storage) are
-  // dropped after the operation completed, by the thread that pushes: the worker hands the
-  // finished operation back on finished_, and a push takes them all once every kDropEvery
-  // pushes (drop_finished). So the reference counts of an operation's arrays, which the pushing
-  // thread changes when it captures them, are not written by the worker too: no cache-line
-  // hand-off per array and operation. The worker drops them itself when no push may come soon
-  // to take them: a thread waits on the engine, or kMaxFinished operations are waiting there.
   void execute(OprBlock* op, const RunContext& ctx) {
     run_operation(op, ctx, errors_, kRunNaiveHint);
+    // Drop the kernel's captures before its dependents run.
+    Dropping& dropping = tls_dropping;
+    dropping.op = op;
+    op->fn = nullptr;
+    dropping.op = nullptr;
+    complete(op, &dropping.released);
+  }
+
+  // Releases `op`'s vars and dispatches what that grants; then releases the vars that
+  // delete_var left to this completion (`released`, emptied), before the op counts as
+  // finished.
+  void complete(OprBlock* op, std::vector<DeferredRelease>* released = nullptr) {
     OprList granted;
-    complete_vars(op, granted);
-    dispatch_granted(granted);
-    if (drain_waiters_.load() + throttle_waiters_.load() + var_waiters_.load() > 0 ||
-        !hand_back(op)) {
-      delete op;
-    }
-    finish_one();
-  }
-
-  // Puts `op` on finished_; false (and nothing put) when kMaxFinished are there already.
-  bool hand_back(OprBlock* op) {
-    if (finished_count_.fetch_add(1, std::memory_order_relaxed) >= kMaxFinished) {
-      finished_count_.fetch_sub(1, std::memory_order_relaxed);
-      return false;
-    }
-    // release: the kernel's and completion's writes to the op happen before its drop.
-    OprBlock* head = finished_.load(std::memory_order_relaxed);
-    do {
-      op->next_ready = head;
-    } while (!finished_.compare_exchange_weak(head, op, std::memory_order_release,
-                                              std::memory_order_relaxed));
-    return true;
-  }
-
-  // Deletes the operations on finished_ (dropping their kernels' captures); with `every` > 1,
-  // only on one push in `every`, to keep off the workers' line otherwise.
-  void drop_finished(int64_t every = 1) {
-    if (every > 1 && pushed_.load(std::memory_order_relaxed) % every != 0) return;
-    if (finished_.load(std::memory_order_relaxed) == nullptr) return;
-    OprBlock* op = finished_.exchange(nullptr, std::memory_order_acquire);
-    int n = 0;
-    while (op != nullptr) {
-      OprBlock* next = op->next_ready;
-      delete op;
-      op = next;
-      ++n;
-    }
-    finished_count_.fetch_sub(n, std::memory_order_relaxed);
-  }
-
-  void complete_vars(OprBlock* op, OprList& granted) {
     for (Var* v : op->reads) v->complete_read(granted);
     for (Var* v : op->writes) v->complete_write(op->error, granted);
-  }
-
-  void dispatch_granted(const OprList& granted) {
+    delete op;
     for (OprBlock* g : granted) {
       if (g->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(g);
     }
-  }
-
-  // Completes an operation that ran inline (a wait's signal, a gate's opening): releases its
-  // vars, frees it, dispatches what that grants.
-  void complete(OprBlock* op) {
-    OprList granted;
-    complete_vars(op, granted);
-    delete op;
-    dispatch_granted(granted);
+    if (released != nullptr && !released->empty()) {
+      // Idle now. delete_var appends nothing to the list here (no captures are being dropped)
+      // and completes no operation, so the list stays as it is while it is walked.
+      for (DeferredRelease& d : *released) delete_var(d.var, std::move(d.on_release));
+      released->clear();
+    }
     finish_one();
   }
 
@@ -660,16 +628,9 @@ class ThreadedEngine final : public Engine {
   uint64_t seq_ = 0;                        // guarded by push_mu_
   // The workers' line.
   alignas(64) std::atomic<int64_t> completed_{0};
-  // Finished operations whose captures are still to drop (execute), linked by next_ready:
-  // written by workers, taken by a push once every kDropEvery pushes.
-  alignas(64) std::atomic<OprBlock*> finished_{nullptr};
-  std::atomic<int> finished_count_{0};
-  static constexpr int64_t kDropEvery = 16;
-  static constexpr int kMaxFinished = 256;
   // Written by waiters only, read by every completion.
   alignas(64) std::atomic<int> drain_waiters_{0};
   std::atomic<int> throttle_waiters_{0};
-  std::atomic<int> var_waiters_{0};  // threads in wait_for_var
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   std::array<std::atomic<WorkerPool*>, kNumDeviceTypes * kMaxDevicesPerType * kNumLanes> pools_;

@@ -126,6 +126,14 @@ bool Var::is_idle() {
   return !write_active_ && head_ == nullptr && active_reads() == 0;
 }
 
+bool Var::used_only_by(const OprBlock& op) {
+  std::lock_guard guard(lock_);
+  if (head_ != nullptr) return false;
+  // One write is active at a time, and `op` lists each var once, as a read or as a write.
+  if (write_active_) return op.writes.contains(this);
+  return active_reads() == 1 && op.reads.contains(this);
+}
+
 std::shared_ptr<ErrorRecord> Var::error() {
   std::lock_guard guard(lock_);
   return error_;

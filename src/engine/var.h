@@ -72,6 +72,9 @@ class Var {
   bool is_readable();
   /// True when nothing is active or queued.
   bool is_idle();
+  /// True when `op` holds the var's only active read or its active write, and nothing is
+  /// queued.
+  bool used_only_by(const OprBlock& op);
   std::shared_ptr<ErrorRecord> error();
   /// Whether the var carries an error, without the lock: an operation that the var granted
   /// sees the error of every write before it (a var is poisoned for good), and a worker that
