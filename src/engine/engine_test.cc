@@ -502,6 +502,38 @@ TEST(ThreadedEngine, ReadsOfOneVarRunTogether) {
   e->delete_var(x, nullptr);
 }
 
+// A read completes without the var's lock unless a write waits for it (var.h): the write
+// queued behind reads that finish on several workers, some while it is being queued, must run
+// after the last of them, every time.
+TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
+  EngineOptions options;
+  options.cpu_compute_workers = 2;
+  auto e = make_engine(EngineKind::kThreaded, options);
+  Var* x = e->new_var();
+  constexpr int kRounds = 300;
+  constexpr int kReads = 4;
+  std::atomic<int> reads_done{0};
+  std::vector<int> seen(kRounds, -1);
+  for (int r = 0; r < kRounds; ++r) {
+    for (int i = 0; i < kReads; ++i) {
+      e->push(
+          [&reads_done, spin = (r * 7 + i * 13) % 50](const RunContext&) {
+            for (volatile int k = 0; k < spin * 20; k = k + 1) {
+            }
+            reads_done.fetch_add(1);
+          },
+          {x}, {}, cpu(), i % 2 == 0 ? Lane::kCompute : Lane::kCopy);
+    }
+    e->push([&, r](const RunContext&) { seen[static_cast<size_t>(r)] = reads_done.load(); }, {},
+            {x}, cpu(), r % 2 == 0 ? Lane::kCompute : Lane::kCopy);
+  }
+  e->wait_all();
+  for (int r = 0; r < kRounds; ++r) {
+    ASSERT_EQ(seen[static_cast<size_t>(r)], (r + 1) * kReads) << "round " << r;
+  }
+  e->delete_var(x, nullptr);
+}
+
 TEST(ThreadedEngine, CopyLaneRunsWhileComputeIsBusy) {
   auto e = make_engine(EngineKind::kThreaded);
   Var* a = e->new_var();
