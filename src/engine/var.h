@@ -94,10 +94,10 @@ class Var {
   };
   void enqueue(OprBlock* op, bool write);
   OprBlock* pop();
-  /// Reads granted and not completed. Caller holds lock_.
-  int64_t active_reads() const {
-    return reads_granted_ - reads_completed_.load(std::memory_order_acquire);
-  }
+  /// Reads granted and not completed. Caller holds lock_. The load is seq_cst: after a store of
+  /// `write_waits_`, a weaker load could be ordered before the store, and then neither this
+  /// thread nor the last completion would see the other (on x86 the two orders compile alike).
+  int64_t active_reads() const { return reads_granted_ - reads_completed_.load(); }
   void grant_queued(OprList& granted);
 
   // The pushers' line: guarded by lock_.
