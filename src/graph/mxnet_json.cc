@@ -1109,17 +1109,10 @@ Outputs stack(Call& c) {
   return {y};
 }
 
-// numpy-mode comparisons (bool results): with another array Janus's comparison, with a scalar
-// against x clamped to [s, s], which is s in x's dtype and shape (a NaN in x compares false
-// either way, and unequal). An integer x truncates a fractional s, as MXNet 1.9.1 does
-// (int32 [1, 2, 3] >= 2.5 is [False, True, True] there).
-Converter np_compare(std::string_view op) {
-  return [op](Call& c) -> Outputs {
-    const auto& in = c.inputs(2, 2);
-    return {c.janus(op, {in[0], in[1]})};
-  };
-}
-
+// numpy-mode comparisons (bool results) with a scalar: against x clamped to [s, s], which is s
+// in x's dtype and shape (a NaN in x compares false either way, and unequal). An integer x
+// truncates a fractional s, as MXNet 1.9.1 does (int32 [1, 2, 3] >= 2.5 is [False, True, True]
+// there). With another array they are Janus's comparison (binary).
 Converter np_compare_scalar(std::string_view op) {
   return [op](Call& c) -> Outputs {
     const double s = c.real("scalar");
@@ -1356,7 +1349,7 @@ const std::unordered_map<std::string, Converter>& converters() {
     }
     for (std::string_view op :
          {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
-      t.emplace(fmt::format("_npi_{}", op), np_compare(op));
+      t.emplace(fmt::format("_npi_{}", op), binary(op));
       t.emplace(fmt::format("_npi_{}_scalar", op), np_compare_scalar(op));
     }
     return t;

@@ -66,10 +66,7 @@ bool jacobi(std::vector<double>& m, std::vector<double>& v, int64_t n) {
 std::vector<TensorSpec> infer_eigh(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
   check_square_matrices("linalg_eigh", a);
-  Shape values = batch_shape(a.shape);
-  std::vector<int64_t> dims(values.dims().begin(), values.dims().end());
-  dims.push_back(a.shape[a.shape.ndim() - 1]);
-  return {TensorSpec{Shape(std::move(dims)), a.dtype, a.device}, a};
+  return {with_batch_of(a, {a.shape[a.shape.ndim() - 1]}), a};
 }
 
 void eigh_cpu(const KernelArgs& args) {

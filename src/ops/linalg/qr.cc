@@ -39,19 +39,9 @@ QrShape qr_shape(const Shape& a, bool complete) {
 
 std::vector<TensorSpec> infer_qr(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
-  JANUS_CHECK(a.shape.ndim() >= 2, ShapeError,
-              "linalg_qr: input has shape {}, expected matrices [..., m, n]", a.shape);
-  JANUS_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64, TypeError,
-              "linalg_qr: dtype {} is not supported, expected float32 or float64", a.dtype);
+  check_matrices("linalg_qr", a);
   const QrShape s = qr_shape(a.shape, QrAttrs::from(args.attrs).complete);
-  const Shape batch = batch_shape(a.shape);
-  auto with = [&](int64_t rows, int64_t cols) {
-    std::vector<int64_t> dims(batch.dims().begin(), batch.dims().end());
-    dims.push_back(rows);
-    dims.push_back(cols);
-    return TensorSpec{Shape(std::move(dims)), a.dtype, a.device};
-  };
-  return {with(s.m, s.qcols), with(s.qcols, s.n)};
+  return {with_batch_of(a, {s.m, s.qcols}), with_batch_of(a, {s.qcols, s.n})};
 }
 
 // One matrix: r (m x n, row-major) becomes R and q (m x m, identity on entry) Q, A = Q R, with

@@ -15,6 +15,22 @@ void check_square_matrices(std::string_view op, const TensorSpec& a) {
               "{}: dtype {} is not supported, expected float32 or float64", op, a.dtype);
 }
 
+void check_matrices(std::string_view op, const TensorSpec& a) {
+  JANUS_CHECK(a.shape.ndim() >= 2, ShapeError,
+              "{}: input has shape {}, expected matrices [..., "
+              "m, n]",
+              op, a.shape);
+  JANUS_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64, TypeError,
+              "{}: dtype {} is not supported, expected float32 or float64", op, a.dtype);
+}
+
+TensorSpec with_batch_of(const TensorSpec& a, std::initializer_list<int64_t> tail) {
+  std::vector<int64_t> dims;
+  for (int i = 0; i + 2 < a.shape.ndim(); ++i) dims.push_back(a.shape[i]);
+  dims.insert(dims.end(), tail);
+  return TensorSpec{Shape(std::move(dims)), a.dtype, a.device};
+}
+
 Shape batch_shape(const Shape& stack) {
   std::vector<int64_t> dims;
   for (int i = 0; i + 2 < stack.ndim(); ++i) dims.push_back(stack[i]);

@@ -1,9 +1,11 @@
-// What the square-matrix operators (inverse, slogdet, cholesky) share: the check of a stack of
-// square matrices [..., n, n] and a loop over its matrices in double precision. Private to
+// What the matrix operators (inverse, slogdet, cholesky and the decompositions) share: the
+// checks of a stack of matrices [..., m, n] or square ones, their outputs' specs, and a loop over
+// a stack's square matrices in double precision. Private to
 // src/ops.
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include "janus/ops/registry.h"
@@ -13,8 +15,15 @@ namespace janus::ops {
 /// Throws unless `a` is a float32 or float64 stack of square matrices [..., n, n].
 void check_square_matrices(std::string_view op, const TensorSpec& a);
 
+/// Throws unless `a` is a float32 or float64 stack of matrices [..., m, n].
+void check_matrices(std::string_view op, const TensorSpec& a);
+
 /// The batch shape of a stack [..., n, n]: its leading axes.
 Shape batch_shape(const Shape& stack);
+
+/// A stack with the batch, dtype and device of the stack `a` and the extents `tail` after the
+/// batch: [..., tail...] (the outputs of a decomposition of a).
+TensorSpec with_batch_of(const TensorSpec& a, std::initializer_list<int64_t> tail);
 
 /// Each matrix of a stack transposed: its last two axes swapped.
 NDArray matrix_transpose(const NDArray& stack);

@@ -119,18 +119,10 @@ SvdShape svd_shape(const Shape& a, bool full) {
 
 std::vector<TensorSpec> infer_svd(const InferArgs& args) {
   const TensorSpec& a = args.inputs[0];
-  JANUS_CHECK(a.shape.ndim() >= 2, ShapeError,
-              "linalg_svd: input has shape {}, expected matrices [..., m, n]", a.shape);
-  JANUS_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64, TypeError,
-              "linalg_svd: dtype {} is not supported, expected float32 or float64", a.dtype);
+  check_matrices("linalg_svd", a);
   const SvdShape s = svd_shape(a.shape, SvdAttrs::from(args.attrs).full_matrices);
-  const Shape batch = batch_shape(a.shape);
-  auto with = [&](std::initializer_list<int64_t> tail) {
-    std::vector<int64_t> dims(batch.dims().begin(), batch.dims().end());
-    dims.insert(dims.end(), tail);
-    return TensorSpec{Shape(std::move(dims)), a.dtype, a.device};
-  };
-  return {with({s.m, s.ucols}), with({s.k}), with({s.vcols, s.n})};
+  return {with_batch_of(a, {s.m, s.ucols}), with_batch_of(a, {s.k}),
+          with_batch_of(a, {s.vcols, s.n})};
 }
 
 // One matrix: x is A (or Aᵀ when m < n) as r x c columns, r >= c = k. Writes the left vectors of
