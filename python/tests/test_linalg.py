@@ -6,6 +6,8 @@ import pytest
 import janus as mx
 from janus import autograd, gluon, np
 
+from finite_differences import numeric_grad
+
 
 def spd(rng, *shape):
     m = rng.normal(size=shape)
@@ -69,16 +71,6 @@ def test_tensorinv_and_tensorsolve_equal_numpy():
     b = rng.normal(size=(4, 6))
     onp.testing.assert_allclose(np.linalg.tensorsolve(np.array(a), np.array(b)).asnumpy(),
                                 onp.linalg.tensorsolve(a, b), rtol=1e-4, atol=1e-5)
-
-
-def numeric_grad(f, x0, eps=1e-6):
-    g = onp.zeros_like(x0)
-    for i in range(x0.size):
-        p, m = x0.copy(), x0.copy()
-        p.flat[i] += eps
-        m.flat[i] -= eps
-        g.flat[i] = (f(p) - f(m)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("name", ["inv", "det", "logabsdet", "cholesky_of_bbt", "solve"])

@@ -7,6 +7,8 @@ import pytest
 import janus as mx
 from janus import autograd, gluon, np
 
+from finite_differences import numeric_grad
+
 
 def positive_largest(v):
     """v's columns (..., n, k) with each column's largest component positive, as Janus's."""
@@ -101,16 +103,6 @@ def test_pinv_lstsq_and_matrix_rank_equal_numpy():
             onp.testing.assert_allclose(got[1].asnumpy(), want[1], rtol=1e-8, atol=1e-10)
             assert int(got[2].item()) == want[2]
             onp.testing.assert_allclose(got[3].asnumpy(), want[3], rtol=1e-10, atol=1e-12)
-
-
-def numeric_grad(f, x0, eps=1e-6):
-    g = onp.zeros_like(x0)
-    for i in range(x0.size):
-        p, m = x0.copy(), x0.copy()
-        p.flat[i] += eps
-        m.flat[i] -= eps
-        g.flat[i] = (f(p) - f(m)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("name", ["eigh_of_sym", "svd", "nuclear", "pinv", "qr", "qr_wide"])

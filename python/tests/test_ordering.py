@@ -7,6 +7,8 @@ import pytest
 from janus import autograd, base, gluon, nd, np, npx
 from janus.gluon import nn
 
+from finite_differences import numeric_grad
+
 NAN = onp.nan
 RNG = onp.random.RandomState(5)
 # Ties (small integers), NaNs and several axes.
@@ -149,16 +151,6 @@ def test_take_along_axis_with_argsort_equals_numpy(axis):
                                    .asnumpy(), onp.take_along_axis(x, idx, 1))
 
 
-def _numeric_grad(f, x, eps=1e-6):
-    g = onp.zeros_like(x)
-    for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.flat[i] += eps
-        minus.flat[i] -= eps
-        g.flat[i] = (f(plus) - f(minus)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("name,fn", [
     ("sort", lambda a: np.sort(a, axis=0)),
     ("sort_flat", lambda a: np.sort(a, axis=None)),
@@ -180,7 +172,7 @@ def test_gradients_equal_finite_differences(name, fn):
     with autograd.record():
         y = (fn(a) * np.array(w, dtype="float64")).sum()
     y.backward()
-    onp.testing.assert_allclose(a.grad.asnumpy(), _numeric_grad(loss, x0), rtol=1e-6, atol=1e-8)
+    onp.testing.assert_allclose(a.grad.asnumpy(), numeric_grad(loss, x0), rtol=1e-6, atol=1e-8)
 
 
 class Ordering(nn.HybridBlock):
