@@ -48,7 +48,7 @@ class Recycler {
     Local& local = local_list;
     if (local.head == nullptr) refill(local);
     Node* n = local.head;
-    if (n == nullptr) return ::operator new (kSize, std::align_val_t{kAlign});
+    if (n == nullptr) return ::operator new(kSize);
     local.head = n->next;
     if (local.count > 0) --local.count;
     unpoison(n);
@@ -85,10 +85,6 @@ class Recycler {
     Node* next;
   };
   static constexpr size_t kSize = sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T);
-  // A class aligned to a cache line (to keep the lines of two threads apart) gets storage so
-  // aligned; the storage is never freed, so no matching aligned delete is needed.
-  static constexpr size_t kAlign =
-      alignof(T) < __STDCPP_DEFAULT_NEW_ALIGNMENT__ ? __STDCPP_DEFAULT_NEW_ALIGNMENT__ : alignof(T);
   // Small, so that the objects in circulation between two threads (up to about 2 kKeep of
   // each class) stay within a core's caches.
   static constexpr int kKeep = 16;

@@ -42,8 +42,6 @@ std::shared_ptr<ErrorRecord> ErrorLog::take_unreported() {
 namespace {
 
 std::shared_ptr<ErrorRecord> inherited_error(const OprBlock* op) {
-  if (!Var::any_poisoned()) [[likely]]
-    return nullptr;
   for (Var* v : op->reads) {
     if (v->poisoned()) return v->error();
   }
@@ -131,11 +129,8 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
 }  // namespace
 
 void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log, std::string_view hint) {
-  // Assigned only when set: the worker writes none of the op's lines that it only reads.
-  if (std::shared_ptr<ErrorRecord> inherited = inherited_error(op)) {
-    op->error = std::move(inherited);
-    return;
-  }
+  op->error = inherited_error(op);
+  if (op->error) return;
   try {
     run_timed(op, ctx);
   } catch (...) {

@@ -18,8 +18,6 @@ Var::~Var() {
   }
 }
 
-std::atomic<bool> Var::any_poisoned_{false};
-
 void Var::enqueue(OprBlock* op, bool write) {
   auto* w = new Waiter{op, write, nullptr};
   if (tail_ == nullptr) {
@@ -30,20 +28,10 @@ void Var::enqueue(OprBlock* op, bool write) {
   }
 }
 
-// Removes the head of the queue and returns its operation. Caller holds lock_.
-OprBlock* Var::pop() {
-  Waiter* w = head_;
-  head_ = w->next;
-  if (head_ == nullptr) tail_ = nullptr;
-  OprBlock* op = w->op;
-  delete w;
-  return op;
-}
-
 bool Var::append_read(OprBlock* op) {
   std::lock_guard guard(lock_);
   if (!write_active_ && head_ == nullptr) {
-    ++reads_granted_;
+    ++active_reads_;
     return true;
   }
   enqueue(op, /*write=*/false);
@@ -52,54 +40,38 @@ bool Var::append_read(OprBlock* op) {
 
 bool Var::append_write(OprBlock* op) {
   std::lock_guard guard(lock_);
-  if (write_active_ || head_ != nullptr) {
-    enqueue(op, /*write=*/true);
-    return false;
-  }
-  if (active_reads() == 0) {
+  if (!write_active_ && active_reads_ == 0 && head_ == nullptr) {
     write_active_ = true;
     return true;
   }
-  // Only active reads hold it: the last of them to complete grants it, unless they all
-  // completed before they could see the flag.
   enqueue(op, /*write=*/true);
-  write_waits_.store(true);  // seq_cst, then the count again: see reads_completed_
-  if (active_reads() > 0) return false;
-  write_waits_.store(false, std::memory_order_relaxed);
-  pop();
-  write_active_ = true;
-  return true;
+  return false;
 }
 
-// Grants the head of the queue, when nothing active blocks it: the run of reads at the front,
-// or one write once no read is active. A write that waits only for active reads sets
-// write_waits_, so that the last of them grants it. Caller holds lock_.
+// Grants the head of the queue: either the run of reads at the front, or one write when
+// nothing is active. Caller holds lock_.
 void Var::grant_queued(OprList& granted) {
-  if (write_active_) return;
   while (head_ != nullptr && !head_->write) {
-    ++reads_granted_;
-    granted.push_back(pop());
+    ++active_reads_;
+    granted.push_back(head_->op);
+    Waiter* next = head_->next;
+    delete head_;
+    head_ = next;
   }
-  if (head_ == nullptr) return;
-  if (active_reads() > 0) {
-    // Already set (under lock_): whoever set it read the count after, so the last completion
-    // sees it.
-    if (write_waits_.load(std::memory_order_relaxed)) return;
-    write_waits_.store(true);  // seq_cst, then the count again: see reads_completed_
-    if (active_reads() > 0) return;
+  if (head_ != nullptr && active_reads_ == 0) {
+    write_active_ = true;
+    granted.push_back(head_->op);
+    Waiter* next = head_->next;
+    delete head_;
+    head_ = next;
   }
-  write_waits_.store(false, std::memory_order_relaxed);
-  write_active_ = true;
-  granted.push_back(pop());
+  if (head_ == nullptr) tail_ = nullptr;
 }
 
 void Var::complete_read(OprList& granted) {
-  // seq_cst, before the flag's load: see reads_completed_. Release: the reader's accesses
-  // happen before those of a write that an acquiring load of the count then grants.
-  reads_completed_.fetch_add(1);
-  if (!write_waits_.load()) return;
   std::lock_guard guard(lock_);
-  grant_queued(granted);
+  JANUS_DEBUG_ASSERT(active_reads_ > 0, "var: read completed with no active read");
+  if (--active_reads_ == 0) grant_queued(granted);
 }
 
 void Var::complete_write(const std::shared_ptr<ErrorRecord>& error, OprList& granted) {
@@ -109,7 +81,6 @@ void Var::complete_write(const std::shared_ptr<ErrorRecord>& error, OprList& gra
   if (error) {
     error_ = error;
     poisoned_.store(true, std::memory_order_release);
-    any_poisoned_.store(true, std::memory_order_relaxed);
   }
   grant_queued(granted);
 }
@@ -123,7 +94,7 @@ bool Var::is_readable() {
 
 bool Var::is_idle() {
   std::lock_guard guard(lock_);
-  return !write_active_ && head_ == nullptr && active_reads() == 0;
+  return !write_active_ && active_reads_ == 0 && head_ == nullptr;
 }
 
 bool Var::used_only_by(const OprBlock& op) {
@@ -131,7 +102,7 @@ bool Var::used_only_by(const OprBlock& op) {
   if (head_ != nullptr) return false;
   // One write is active at a time, and `op` lists each var once, as a read or as a write.
   if (write_active_) return op.writes.contains(this);
-  return active_reads() == 1 && op.reads.contains(this);
+  return active_reads_ == 1 && op.reads.contains(this);
 }
 
 std::shared_ptr<ErrorRecord> Var::error() {
