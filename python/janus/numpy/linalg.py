@@ -195,11 +195,8 @@ def matrix_rank(A, tol=None, hermitian=False):
         from . import any as _any
         return _any(A != 0).astype("int64")
     s = svd(A, compute_uv=False)
-    if tol is None:
-        from . import expand_dims
-        largest = s.max(axis=-1) if s.shape[-1] else s.sum(axis=-1)
-        tol = expand_dims(largest * (max(A.shape[-2:]) * _eps(A.dtype)), -1)
-    return (s > tol).astype("int64").sum(axis=-1)
+    above = _kept(s, max(A.shape[-2:]) * _eps(A.dtype)) if tol is None else (s > tol)
+    return above.astype("int64").sum(axis=-1)
 
 
 def lstsq(a, b, rcond="warn"):
