@@ -107,7 +107,9 @@ void export_operators(const std::string& prefix) {
                        op("sqrt", {positive}) + op("log", {positive}) +
                        op("leaky_relu", {x}, {{"alpha", 0.2}});
   const Symbol binary = op("maximum", {x, op("sin", {x})}) + op("minimum", {x, op("cos", {x})}) +
-                        op("power", {positive, x}) / positive + op("divide", {x, positive});
+                        op("power", {positive, x}) / positive + op("divide", {x, positive}) +
+                        op("fmod", {x, scalar("mul_scalar", positive, 0.5)}) +
+                        op("mod", {x, scalar("mul_scalar", positive, -0.5)});
   const Symbol scalars = scalar("power_scalar", positive, 1.5) + scalar("rpower_scalar", x, 2.0) +
                          scalar("rsubtract_scalar", x, 3.0) +
                          scalar("rdivide_scalar", positive, 1.0) +

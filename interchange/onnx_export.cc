@@ -762,6 +762,27 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"maximum", same("Max")},
       {"minimum", same("Min")},
       {"power", same("Pow")},
+      {"fmod", [](Builder& b,
+                  const Call& c) { set_int(b.node("Mod", c.in, {c.out[0]}, c.name), "fmod", 1); }},
+      // ONNX's Mod takes the divisor's sign (fmod = 0) for integers only. For floats: the
+      // remainder r of fmod, plus b where r is nonzero and its sign differs from b's, as the
+      // kernel computes it (a zero remainder keeps a's sign of zero there, not b's).
+      {"mod",
+       [](Builder& b, const Call& c) {
+         if (!is_floating(c.in_specs[0].dtype)) {
+           set_int(b.node("Mod", c.in, {c.out[0]}, c.name), "fmod", 0);
+           return;
+         }
+         const std::string r = b.unique(c.name + "/fmod");
+         set_int(b.node("Mod", c.in, {r}, c.name), "fmod", 1);
+         const std::string zero = b.scalar(c.name + "/zero", 0.0, c.in_specs[0].dtype);
+         const std::string signs_differ = b.node1(
+             "Xor", {b.node1("Less", {r, zero}, c.name), b.node1("Less", {c.in[1], zero}, c.name)},
+             c.name);
+         const std::string nonzero = b.node1("Not", {b.node1("Equal", {r, zero}, c.name)}, c.name);
+         const std::string shift = b.node1("And", {signs_differ, nonzero}, c.name);
+         b.node("Where", {shift, b.node1("Add", {r, c.in[1]}, c.name), r}, {c.out[0]}, c.name);
+       }},
       {"add_scalar", with_scalar("Add")},
       {"subtract_scalar", with_scalar("Sub")},
       {"rsubtract_scalar", with_scalar("Sub", true)},

@@ -54,9 +54,54 @@ def test_floor_divide_and_mod_still_match_numpy_with_the_floor_operator():
     b = onp.array([2.0, 2.0, 3.0, 2.0])
     onp.testing.assert_array_equal((np.array(a, dtype="float64") // np.array(b, dtype="float64"))
                                    .asnumpy(), a // b)
-    # (mod is x - floor(x / y) * y, which loses 1e20 % 3: NumPy's fmod does not.)
-    onp.testing.assert_allclose((np.array(a[[0, 1, 3]], dtype="float64") % 2.0).asnumpy(),
-                                a[[0, 1, 3]] % 2.0)
+    # mod is exact, as NumPy's (from fmod): 1e20 % 3 is 1.
+    onp.testing.assert_array_equal((np.array(a, dtype="float64") % np.array(b, dtype="float64"))
+                                   .asnumpy(), a % b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_remainders_match_numpy_signs_zeros_included(dtype):
+    a = onp.array([7, -7, 7, -7, 6, -6, 5, 0]).astype(dtype)
+    b = onp.array([3, 3, -3, -3, -3, 3, 2, -4]).astype(dtype)
+    for name in ["mod", "remainder", "fmod"]:
+        got = getattr(np, name)(np.array(a, dtype=dtype), np.array(b, dtype=dtype)).asnumpy()
+        want = getattr(onp, name)(a, b)
+        onp.testing.assert_array_equal(got, want, err_msg=name)
+        onp.testing.assert_array_equal(onp.signbit(got), onp.signbit(want), err_msg=name)
+    onp.testing.assert_array_equal((np.array(a, dtype=dtype) % 3).asnumpy(), a % 3)
+    onp.testing.assert_array_equal((10 % np.array(b, dtype=dtype)).asnumpy(), 10 % b)
+
+
+def test_integer_remainder_by_zero_is_zero_as_numpy():
+    a = onp.array([5, -5], dtype="int32")
+    with onp.errstate(divide="ignore"):
+        want = onp.mod(a, onp.zeros(2, "int32"))
+    onp.testing.assert_array_equal(np.mod(np.array(a), np.zeros(2, dtype="int32")).asnumpy(),
+                                   want)
+
+
+def test_arctan2_hypot_copysign_match_numpy_and_differentiate():
+    x = onp.array([1.0, -1.0, 0.5, -2.0, 3e200])
+    y = onp.array([-1.0, -0.0, 2.0, 0.25, 4e200])
+    for name in ["arctan2", "hypot", "copysign"]:
+        onp.testing.assert_allclose(getattr(np, name)(np.array(x, dtype="float64"),
+                                                      np.array(y, dtype="float64")).asnumpy(),
+                                    getattr(onp, name)(x, y), rtol=1e-15, err_msg=name)
+    a = np.array([0.5, -2.0], dtype="float64")
+    b = np.array([1.5, 0.75], dtype="float64")
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        (np.arctan2(a, b) + np.hypot(a, b)).sum().backward()
+    an, bn = a.asnumpy(), b.asnumpy()
+    r2 = an ** 2 + bn ** 2
+    onp.testing.assert_allclose(a.grad.asnumpy(), bn / r2 + an / onp.sqrt(r2), rtol=1e-12)
+    onp.testing.assert_allclose(b.grad.asnumpy(), -an / r2 + bn / onp.sqrt(r2), rtol=1e-12)
+
+
+def test_arctan2_of_integers_is_a_type_error_naming_the_operator():
+    with pytest.raises(TypeError, match="arctan2: input has dtype int32"):
+        np.arctan2(np.array([1], dtype="int32"), np.array([1], dtype="int32"))
 
 
 @pytest.mark.parametrize("name", ["rint", "floor", "ceil", "trunc", "round"])

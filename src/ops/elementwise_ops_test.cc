@@ -1,5 +1,6 @@
-// Tests of subtract, divide, power, maximum, minimum, the comparisons, where and the scalar
-// forms beyond the conformance suite: integer and special values, operators, and the errors.
+// Tests of subtract, divide, power, maximum, minimum, the remainders, arctan2, hypot, copysign,
+// the comparisons, where and the scalar forms beyond the conformance suite: integer and special
+// values, operators, and the errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -85,6 +86,79 @@ TEST(OpMaximum, GradientGoesToTheChosenInputAndToAOnTies) {
   }
   EXPECT_EQ(to_vector<double>(autograd::grad(a)), (std::vector<double>{0, 1, 1}));
   EXPECT_EQ(to_vector<double>(autograd::grad(b)), (std::vector<double>{1, 0, 0}));
+}
+
+TEST(OpMod, TakesTheDivisorsSignExactlyAsNumPy) {
+  const NDArray a = from_vector<double>({7, -7, 7, -7, 1e20, 6, -6, 5.5}, {8});
+  const NDArray b = from_vector<double>({3, 3, -3, -3, 3, 3, 3, -2}, {8});
+  // NumPy's np.mod(a, b); 1e20 % 3 is 1 exactly (a - floor(a / b) * b gives 0).
+  const std::vector<double> m = to_vector<double>(mod(a, b));
+  EXPECT_EQ(m, (std::vector<double>{1, 2, -2, -1, 1, 0, 0, -0.5}));
+  EXPECT_FALSE(std::signbit(m[5]));  // 0 takes the divisor's sign
+  EXPECT_TRUE(std::signbit(to_vector<double>(mod(a, from_vector<double>({-3}, {1})))[5]));
+  EXPECT_EQ(to_vector<double>(fmod(a, b)), (std::vector<double>{1, -1, 1, -1, 1, 0, -0.0, 1.5}));
+  const double inf = std::numeric_limits<double>::infinity();
+  const NDArray special = from_vector<double>({1, -1, inf, 1}, {4});
+  const std::vector<double> s =
+      to_vector<double>(mod(special, from_vector<double>({0, inf, 2, -inf}, {4})));
+  EXPECT_TRUE(std::isnan(s[0]));  // x % 0
+  EXPECT_EQ(s[1], inf);           // -1 % inf, as NumPy
+  EXPECT_TRUE(std::isnan(s[2]));  // inf % 2
+  EXPECT_EQ(s[3], -inf);
+}
+
+TEST(OpMod, IntegersIncludingZeroAndMinusOneDivisors) {
+  const int32_t lo = std::numeric_limits<int32_t>::min();
+  const NDArray a = from_vector<int32_t>({7, -7, 7, -7, 5, lo, lo}, {7});
+  const NDArray b = from_vector<int32_t>({3, 3, -3, -3, 0, -1, 7}, {7});
+  EXPECT_EQ(to_vector<int32_t>(mod(a, b)), (std::vector<int32_t>{1, 2, -2, -1, 0, 0, 5}));
+  EXPECT_EQ(to_vector<int32_t>(fmod(a, b)), (std::vector<int32_t>{1, -1, 1, -1, 0, 0, -2}));
+  const NDArray u = from_vector<uint8_t>({250, 7}, {2});
+  EXPECT_EQ(to_vector<uint8_t>(mod(u, from_vector<uint8_t>({7}, {1}))),
+            (std::vector<uint8_t>{5, 0}));
+  const NDArray i64 = from_vector<int64_t>({-1}, {1});
+  EXPECT_EQ(to_vector<int64_t>(mod(i64, from_vector<int64_t>({1000000000000}, {1}))),
+            (std::vector<int64_t>{999999999999}));
+}
+
+TEST(OpMod, GradientIsOneToAAndMinusTheQuotientToB) {
+  NDArray a = from_vector<double>({7, -7}, {2});
+  NDArray b = from_vector<double>({3, 3}, {2});
+  autograd::attach_grad(a);
+  autograd::attach_grad(b);
+  {
+    autograd::RecordScope record;
+    NDArray y = mod(a, b);
+    autograd::backward(y);
+  }
+  EXPECT_EQ(to_vector<double>(autograd::grad(a)), (std::vector<double>{1, 1}));
+  EXPECT_EQ(to_vector<double>(autograd::grad(b)), (std::vector<double>{-2, 3}));  // -floor(a / b)
+}
+
+TEST(OpArctan2, QuadrantsSignedZerosAndErrors) {
+  const NDArray a = from_vector<double>({1, 1, -1, -1, 0, -0.0}, {6});
+  const NDArray b = from_vector<double>({1, -1, -1, 1, -1, -1}, {6});
+  const std::vector<double> t = to_vector<double>(arctan2(a, b));
+  const double pi = std::acos(-1.0);
+  EXPECT_DOUBLE_EQ(t[0], pi / 4);
+  EXPECT_DOUBLE_EQ(t[1], 3 * pi / 4);
+  EXPECT_DOUBLE_EQ(t[2], -3 * pi / 4);
+  EXPECT_DOUBLE_EQ(t[3], -pi / 4);
+  EXPECT_EQ(t[4], pi);
+  EXPECT_EQ(t[5], -pi);
+  EXPECT_THAT(
+      error_of<TypeError>([] { arctan2(zeros({2}, DType::kInt32), zeros({2}, DType::kInt32)); }),
+      HasSubstr("arctan2: input has dtype int32, expected a floating dtype"));
+}
+
+TEST(OpHypot, NoOverflowInBetweenAndCopysignKeepsTheSignBit) {
+  const NDArray big = from_vector<double>({1e200, 3}, {2});
+  const std::vector<double> h = to_vector<double>(hypot(big, from_vector<double>({1e200, 4}, {2})));
+  EXPECT_DOUBLE_EQ(h[0], std::sqrt(2.0) * 1e200);
+  EXPECT_EQ(h[1], 5);
+  const std::vector<double> c = to_vector<double>(
+      copysign(from_vector<double>({2, -2, 2}, {3}), from_vector<double>({-0.0, 1, -3}, {3})));
+  EXPECT_EQ(c, (std::vector<double>{-2, 2, -2}));
 }
 
 TEST(OpCompare, KnownValuesEveryFamilyOfDType) {

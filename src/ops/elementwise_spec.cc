@@ -80,6 +80,46 @@ JANUS_OP_SPEC({.op = "minimum",
                .samples = kBinarySamples,
                .make_input = integers_and_half_integers});
 
+// Python's remainder, from fmod as the kernel computes it.
+double floored_mod(double a, double b) {
+  const double r = std::fmod(a, b);
+  if (r == 0) return std::copysign(0.0, b);
+  return (r < 0) != (b < 0) ? r + b : r;
+}
+// Inputs where a remainder's finite differences are valid: divisors away from 0, and a / b at
+// least 0.05 from an integer, where the remainder jumps.
+void away_from_remainder_jumps(int i, RefTensor& t, std::mt19937&) {
+  if (i == 1) {
+    for (double& v : t.data) v = std::copysign(0.75, v);  // b = +-0.75
+  } else {
+    for (double& v : t.data) v = 0.75 * (std::floor(v / 0.75) + 0.5) + 0.3 * (v - std::floor(v));
+  }
+}
+JANUS_OP_SPEC({.op = "mod",
+               .reference = binary(floored_mod),
+               .samples = kBinarySamples,
+               .make_input = away_from_remainder_jumps});
+JANUS_OP_SPEC({.op = "fmod",
+               .reference = binary([](double a, double b) { return std::fmod(a, b); }),
+               .samples = kBinarySamples,
+               .make_input = away_from_remainder_jumps});
+JANUS_OP_SPEC({.op = "arctan2",
+               .reference = binary([](double a, double b) { return std::atan2(a, b); }),
+               .samples = kBinarySamples,
+               .make_input = [](int i, RefTensor& t, std::mt19937&) {
+                 if (i == 1) push_from_zero(t, 0.5);  // away from the jump at b < 0, a = 0
+               }});
+JANUS_OP_SPEC({.op = "hypot",
+               .reference = binary([](double a, double b) { return std::hypot(a, b); }),
+               .samples = kBinarySamples,
+               .make_input = [](int i, RefTensor& t, std::mt19937&) {
+                 if (i == 0) push_from_zero(t, 0.5);  // away from the cone's tip
+               }});
+JANUS_OP_SPEC({.op = "copysign",
+               .reference = binary([](double a, double b) { return std::copysign(a, b); }),
+               .samples = kBinarySamples,
+               .make_input = [](int, RefTensor& t, std::mt19937&) { push_from_zero(t, 0.25); }});
+
 OpSpec comparison(std::string op, std::function<bool(double, double)> f) {
   return {.op = std::move(op),
           .reference = binary([f](double a, double b) { return f(a, b) ? 1.0 : 0.0; }),

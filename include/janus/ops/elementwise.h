@@ -33,6 +33,17 @@ inline NDArray maximum(double scalar, const NDArray& a) { return maximum(a, scal
 NDArray minimum(const NDArray& a, const NDArray& b);
 NDArray minimum(const NDArray& a, double scalar);
 inline NDArray minimum(double scalar, const NDArray& a) { return minimum(a, scalar); }
+/// The remainder of a / b with the sign of b (Python's %, NumPy's mod): exact, from fmod;
+/// x % 0 is nan for floats and 0 for integers. Gradient: dy to a, -dy * (a - y) / b to b.
+NDArray mod(const NDArray& a, const NDArray& b);
+/// The remainder of a / b with the sign of a (C's fmod); x fmod 0 as for mod.
+NDArray fmod(const NDArray& a, const NDArray& b);
+/// Floating dtypes only: atan2(a, b), the angle of the point (b, a) in [-pi, pi].
+NDArray arctan2(const NDArray& a, const NDArray& b);
+/// Floating dtypes only: sqrt(a^2 + b^2) without intermediate overflow.
+NDArray hypot(const NDArray& a, const NDArray& b);
+/// Floating dtypes only: |a| with the sign bit of b. The gradient to b is zero.
+NDArray copysign(const NDArray& a, const NDArray& b);
 
 // Comparisons with NumPy broadcasting: one dtype in, bool out, not differentiable.
 NDArray equal(const NDArray& a, const NDArray& b);

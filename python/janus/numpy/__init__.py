@@ -164,11 +164,35 @@ def floor_divide(x1, x2):
     return floor(x1 / x2)
 
 
-def mod(x1, x2):
-    """``x1 % x2``: the remainder with the sign of ``x2`` (Python's and NumPy's)."""
+def _binary(name, x1, x2):
     like = x1 if isinstance(x1, ndarray) else x2
-    x1, x2 = _as_array(x1, like), _as_array(x2, like)
-    return x1 - floor_divide(x1, x2) * x2
+    return _janus.invoke(name, [_as_array(x1, like), _as_array(x2, like)], {})[0]
+
+
+def mod(x1, x2):
+    """``x1 % x2``: the remainder with the sign of ``x2`` (Python's and NumPy's), exact (from
+    fmod, as NumPy: ``1e20 % 3`` is 1); ``x % 0`` is nan for floats, 0 for integers."""
+    return _binary("mod", x1, x2)
+
+
+def fmod(x1, x2):
+    """The remainder with the sign of ``x1`` (C's fmod); ``x fmod 0`` as for mod."""
+    return _binary("fmod", x1, x2)
+
+
+def arctan2(x1, x2):
+    """The angle of the point ``(x2, x1)`` in radians, in [-pi, pi] (floating dtypes)."""
+    return _binary("arctan2", x1, x2)
+
+
+def hypot(x1, x2):
+    """``sqrt(x1**2 + x2**2)`` without overflow in between (floating dtypes)."""
+    return _binary("hypot", x1, x2)
+
+
+def copysign(x1, x2):
+    """The magnitude of ``x1`` with the sign bit of ``x2`` (floating dtypes)."""
+    return _binary("copysign", x1, x2)
 
 
 remainder = mod

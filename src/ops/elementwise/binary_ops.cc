@@ -1,6 +1,8 @@
 // Binary elementwise operators on two arrays of one dtype with NumPy broadcasting, one table row
-// each: add, subtract, mul, divide, power, maximum, minimum.
+// each: add, subtract, mul, divide, power, maximum, minimum, mod, fmod, arctan2, hypot,
+// copysign.
 #include <cmath>
+#include <type_traits>
 
 #include "janus/ops/ops.h"
 
@@ -62,6 +64,57 @@ Grads extremum_grad(const GradArgs& g, const NDArray& pick_a) {
   const NDArray zero = zeros({}, g.dy(0).dtype(), g.dy(0).device());
   return {sum_to(where(pick_a, g.dy(0), zero), g.x(0).shape()),
           sum_to(where(pick_a, zero, g.dy(0)), g.x(1).shape())};
+}
+
+// The remainder of x / y with the sign of y (Python's and NumPy's %, as NumPy computes it:
+// from fmod, so that it is exact, e.g. 1e20 % 3 = 1); x % 0 is nan for floats and 0 for
+// integers (NumPy's result, without its warning), and INT_MIN % -1 is 0.
+template <typename T>
+T floored_mod(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;  // x % true = 0, x % false = 0
+  } else if constexpr (std::is_integral_v<T>) {
+    if (y == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (y == -1) return 0;
+      const T r = static_cast<T>(x % y);
+      return (r != 0 && (r < 0) != (y < 0)) ? static_cast<T>(r + y) : r;
+    } else {
+      return static_cast<T>(x % y);
+    }
+  } else {
+    using C = compute_t<T>;
+    const C cy(y);
+    const C r = std::fmod(C(x), cy);
+    if (r == 0) return T(std::copysign(C(0), cy));
+    return T((r < 0) != (cy < 0) ? r + cy : r);
+  }
+}
+
+// The remainder of x / y with the sign of x (C's fmod, NumPy's fmod); x fmod 0 is nan for
+// floats and 0 for integers, and INT_MIN fmod -1 is 0.
+template <typename T>
+T truncated_mod(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (y == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (y == -1) return 0;
+    }
+    return static_cast<T>(x % y);
+  } else {
+    using C = compute_t<T>;
+    return T(std::fmod(C(x), C(y)));
+  }
+}
+
+// The gradient of both remainders: y = a - q * b with q = (a - y) / b constant between jumps,
+// so da = dy and db = -dy * q.
+Grads remainder_grad(const GradArgs& g) {
+  const NDArray& a = g.x(0);
+  const NDArray& b = g.x(1);
+  return {sum_to(g.dy(0), a.shape()), sum_to(negative(g.dy(0) * divide(a - g.y(0), b)), b.shape())};
 }
 
 }  // namespace
@@ -140,6 +193,69 @@ JANUS_DEFINE_OP({binary_op<Dtypes::kAll>(
     [](const GradArgs& g) -> Grads { return extremum_grad(g, less_equal(g.x(0), g.x(1))); },
     /*in_place=*/false)});
 
+JANUS_DEFINE_OP({binary_op<Dtypes::kAll>(
+    "mod",
+    "Elementwise remainder of a / b with the sign of b (Python's and NumPy's %), with NumPy "
+    "broadcasting; x % 0 is nan for floats and 0 for integers.",
+    [](auto x, auto y) { return floored_mod(x, y); }, remainder_grad, /*in_place=*/false)});
+
+JANUS_DEFINE_OP({binary_op<Dtypes::kAll>(
+    "fmod",
+    "Elementwise remainder of a / b with the sign of a (C's fmod), with NumPy broadcasting; "
+    "x fmod 0 is nan for floats and 0 for integers.",
+    [](auto x, auto y) { return truncated_mod(x, y); }, remainder_grad, /*in_place=*/false)});
+
+JANUS_DEFINE_OP({binary_op<Dtypes::kFloating>(
+    "arctan2",
+    "Elementwise angle of the point (b, a) in radians, in [-pi, pi] (std::atan2: the quadrant "
+    "from both signs), with NumPy broadcasting.",
+    [](auto x, auto y) {
+      using C = compute_t<decltype(x)>;
+      return std::atan2(C(x), C(y));
+    },
+    // y = atan2(a, b): da = dy * b / (a^2 + b^2), db = -dy * a / (a^2 + b^2).
+    [](const GradArgs& g) -> Grads {
+      const NDArray& a = g.x(0);
+      const NDArray& b = g.x(1);
+      const NDArray scaled = divide(g.dy(0), a * a + b * b);
+      return {sum_to(scaled * b, a.shape()), sum_to(negative(scaled * a), b.shape())};
+    },
+    /*in_place=*/false)});
+
+JANUS_DEFINE_OP({binary_op<Dtypes::kFloating>(
+    "hypot",
+    "Elementwise sqrt(a^2 + b^2) without overflow or underflow in between (std::hypot), with "
+    "NumPy broadcasting.",
+    [](auto x, auto y) {
+      using C = compute_t<decltype(x)>;
+      return std::hypot(C(x), C(y));
+    },
+    // y = hypot(a, b): da = dy * a / y, db = dy * b / y.
+    [](const GradArgs& g) -> Grads {
+      const NDArray scaled = divide(g.dy(0), g.y(0));
+      return {sum_to(scaled * g.x(0), g.x(0).shape()), sum_to(scaled * g.x(1), g.x(1).shape())};
+    },
+    /*in_place=*/false)});
+
+JANUS_DEFINE_OP({binary_op<Dtypes::kFloating>(
+    "copysign",
+    "Elementwise magnitude of a with the sign bit of b (std::copysign: -0 and -nan count as "
+    "negative), with NumPy broadcasting.",
+    [](auto x, auto y) {
+      using C = compute_t<decltype(x)>;
+      return std::copysign(C(x), C(y));
+    },
+    // y = |a| * sign(b): da = dy * sign(a) * sign(b) (the signs as +-1 from the sign bits),
+    // db = 0.
+    [](const GradArgs& g) -> Grads {
+      const NDArray& a = g.x(0);
+      const NDArray& b = g.x(1);
+      const NDArray one = ones({}, a.dtype(), a.device());
+      const NDArray sign_ab = copysign(one, a) * copysign(one, b);
+      return {sum_to(g.dy(0) * sign_ab, a.shape()), zeros(b.shape(), b.dtype(), b.device())};
+    },
+    /*in_place=*/false)});
+
 }  // namespace janus::ops
 
 namespace janus {
@@ -175,6 +291,26 @@ NDArray maximum(const NDArray& a, const NDArray& b) {
 }
 NDArray minimum(const NDArray& a, const NDArray& b) {
   static const ops::OpDef& op = ops::get_op("minimum");
+  return call_binary(op, a, b);
+}
+NDArray mod(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("mod");
+  return call_binary(op, a, b);
+}
+NDArray fmod(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("fmod");
+  return call_binary(op, a, b);
+}
+NDArray arctan2(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("arctan2");
+  return call_binary(op, a, b);
+}
+NDArray hypot(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("hypot");
+  return call_binary(op, a, b);
+}
+NDArray copysign(const NDArray& a, const NDArray& b) {
+  static const ops::OpDef& op = ops::get_op("copysign");
   return call_binary(op, a, b);
 }
 }  // namespace janus
