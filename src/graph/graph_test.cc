@@ -9,7 +9,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -656,6 +658,35 @@ TEST(CachedOp, StaticAllocWritesAnOutputAgainOnlyOnceItIsDropped) {
   const NDArray other[] = {c, b};
   expect_equal(op(other)[0], tanh(mul(c, b_before)));
   expect_equal(op(args)[0], tanh(mul(a, b_before)));
+}
+
+// Two threads calling on the same arrays share the kept list: each output a caller holds is its
+// own storage, never written again by the other thread's calls.
+TEST(CachedOp, StaticAllocCallsFromTwoThreadsNeverShareAHeldOutput) {
+  auto x = Symbol::var("x"), w = Symbol::var("w");
+  const ops::TensorSpec spec{{16}, DType::kFloat32, cpu()};
+  CachedOp op(Symbol::op("tanh", {x * w}), {spec, spec}, {.static_alloc = true});
+  const NDArray a = randn({16}, 44), b = randn({16}, 45);
+  const NDArray args[] = {a, b};
+  std::vector<NDArray> held[2];
+  auto calls = [&](std::vector<NDArray>& kept_here) {
+    for (int i = 0; i < 200; ++i) {
+      NDArray y = op(args)[0];
+      if (i % 3 == 0) kept_here.push_back(std::move(y));  // the others are dropped at once
+    }
+  };
+  std::thread other(calls, std::ref(held[1]));
+  calls(held[0]);
+  other.join();
+  const NDArray want = tanh(mul(a, b));
+  std::set<const Storage*> storages;
+  for (const std::vector<NDArray>& outs : held) {
+    for (const NDArray& y : outs) {
+      expect_equal(y, want);
+      storages.insert(y.storage().get());
+    }
+  }
+  EXPECT_EQ(storages.size(), held[0].size() + held[1].size());
 }
 
 // A kept list's views: of an argument (returned as a view of the caller's array) and of an
