@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_map>
 
 #include "janus/base/error.h"
@@ -356,6 +357,137 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
   return call;
 }
 
+// A list for calls on `args`: each value bound by a handle of the list's own (see KeptCall),
+// the outputs in new storage.
+std::shared_ptr<CachedOp::Impl::KeptCall> CachedOp::Impl::make_kept(
+    std::span<const NDArray> args) const {
+  const Impl& im = *this;
+  auto k = std::make_shared<KeptCall>();
+  k->values.resize(im.slots.size());
+  k->output_refs.resize(im.output_slots.size() + static_cast<size_t>(im.hidden_outputs));
+  for (const NDArray& a : args) {
+    k->arg_storages.push_back(a.storage().get());
+    k->arg_offsets.push_back(a.offset_bytes());
+    k->reads.push_back(a.var());
+  }
+  for (const NDArray& c : im.constants) k->reads.push_back(c.var());
+  for (size_t i = 0; i < im.slots.size(); ++i) {  // views come after what they view
+    const Slot& s = im.slots[i];
+    NDArray& v = k->values[i];
+    const auto index = static_cast<size_t>(s.index);
+    switch (s.kind) {
+      case SlotKind::kArgument:
+        v = args[index].detach();
+        break;
+      case SlotKind::kConstant:
+        v = im.constants[index].detach();
+        break;
+      case SlotKind::kOutput:
+        v = empty(s.spec.shape, s.spec.dtype, im.device);
+        k->writes.push_back(v.var());
+        break;
+      case SlotKind::kIntermediate:
+        v = im.static_views[i].detach();
+        break;
+      case SlotKind::kArgumentView:
+        v = args[index].reshape(s.spec.shape);
+        break;
+      case SlotKind::kOutputView:
+        v = k->values[index].reshape(s.spec.shape);
+        break;
+    }
+  }
+  if (im.static_block) k->writes.push_back(im.static_block->var);
+  for (int a : im.mutated_args) k->writes.push_back(args[static_cast<size_t>(a)].var());
+  k->flat.reserve(im.flat_slots.size());
+  for (int s : im.flat_slots) k->flat.push_back(k->values[static_cast<size_t>(s)]);
+  for (size_t i = 0; i < im.slots.size(); ++i) {
+    if (im.slots[i].kind == SlotKind::kOutput) {
+      k->output_refs[static_cast<size_t>(im.slots[i].index)] = k->values[i].storage().use_count();
+    }
+  }
+  return k;
+}
+
+// Whether `args` are the arrays of the call before (remembered by weak references, which keep
+// the storages' control blocks: an address cannot come back as another storage); remembers them.
+bool CachedOp::Impl::repeats_last_call(std::span<const NDArray> args) const {
+  bool repeated = last_arg_storages.size() == args.size();
+  last_arg_storages.resize(args.size());
+  last_arg_offsets.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::shared_ptr<Storage>& s = args[i].storage();
+    std::weak_ptr<Storage>& last = last_arg_storages[i];
+    if (!last.owner_before(s) && !s.owner_before(last) &&
+        last_arg_offsets[i] == args[i].offset_bytes()) {
+      continue;  // assigned only when it changed: the storage's line stays clean
+    }
+    repeated = false;
+    last = s;
+    last_arg_offsets[i] = args[i].offset_bytes();
+  }
+  return repeated;
+}
+
+std::optional<CachedOp::Impl::KeptTake> CachedOp::Impl::take_kept(
+    std::span<const NDArray> args) const {
+  const Impl& im = *this;
+  std::lock_guard<std::mutex> lock(kept_mutex);
+  auto same_as_kept = [&] {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].storage().get() != kept->arg_storages[i] ||
+          args[i].offset_bytes() != kept->arg_offsets[i]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (kept && !same_as_kept()) kept.reset();  // its arguments' memory is not held longer
+  if (!kept && !repeats_last_call(args)) return std::nullopt;
+  auto outputs_held = [&] {
+    for (size_t i = 0; i < im.slots.size(); ++i) {
+      const Slot& s = im.slots[i];
+      if (s.kind == SlotKind::kOutput && kept->values[i].storage().use_count() !=
+                                             kept->output_refs[static_cast<size_t>(s.index)]) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // A caller that still holds an earlier output (or a view of it) keeps the list's storage:
+  // the call then takes a new list, with new outputs.
+  if (!kept || outputs_held()) {
+    kept = make_kept(args);
+  } else {
+    // The caller's last handle went on another thread: what was done with the storage before
+    // happens before this call writes it.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  KeptTake take{kept, {}};
+  take.outputs.reserve(im.output_slots.size());
+  for (int s : im.output_slots) {
+    const Slot& slot = im.slots[static_cast<size_t>(s)];
+    const auto index = static_cast<size_t>(slot.index);
+    switch (slot.kind) {
+      case SlotKind::kArgument:
+        take.outputs.push_back(args[index]);
+        break;
+      case SlotKind::kConstant:
+        take.outputs.push_back(im.constants[index]);
+        break;
+      case SlotKind::kArgumentView:
+        take.outputs.push_back(args[index].reshape(slot.spec.shape));
+        break;
+      case SlotKind::kOutput:  // a new array object on the list's storage
+      case SlotKind::kOutputView:
+      case SlotKind::kIntermediate:  // never a graph output (add_outputs)
+        take.outputs.push_back(kept->values[static_cast<size_t>(s)].detach());
+        break;
+    }
+  }
+  return take;
+}
+
 // The body of a call's engine operation: each step's kernel on its slice of `flat` (its inputs
 // then its outputs), with this run's scratch memory taken from the device's allocator and
 // returned at the end (also when a step throws).
@@ -406,7 +538,6 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args,
   const Impl& im = *impl_;
   check_args(im.arg_names, im.arg_specs, args);
   check_outs(im.out_specs, args, outs);
-  Impl::BoundCall call = im.bind_call(args, outs);
   std::vector<ops::RngKey> keys;  // drawn now, in program order, for determinism
   if (im.any_random) {
     keys.reserve(im.steps.size());
@@ -414,6 +545,22 @@ std::vector<NDArray> CachedOp::operator()(std::span<const NDArray> args,
       keys.push_back(step.op->random ? ops::next_rng_key() : ops::RngKey{});
     }
   }
+  const bool no_destinations =
+      std::none_of(outs.begin(), outs.end(), [](const NDArray& o) { return o.defined(); });
+  if (im.options.static_alloc && no_destinations) {
+    if (std::optional<Impl::KeptTake> take = im.take_kept(args)) {
+      OpDetail detail;
+      if (op_listener_installed()) detail = ops::describe_call(args, take->outputs);
+      const Impl::KeptCall& k = *take->kept;
+      engine().push(
+          [impl = impl_, kept = take->kept, keys = std::move(keys)](const RunContext& ctx) {
+            impl->run_steps(kept->flat, keys, nullptr, ctx);
+          },
+          k.reads, k.writes, im.device, Lane::kCompute, 0, "cached_op", std::move(detail));
+      return std::move(take->outputs);
+    }
+  }
+  Impl::BoundCall call = im.bind_call(args, outs);
   OpDetail detail;
   if (op_listener_installed()) detail = ops::describe_call(args, call.outputs);
   engine().push(

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -95,6 +97,29 @@ struct CachedOp::Impl {
     std::shared_ptr<Storage> scratch;
   };
 
+  // With static_alloc, the values of a call kept for the calls after it while they pass the same
+  // arrays (a model's parameters and one input): such a call builds no list, allocates no output
+  // and copies no handle, and its operation reads no array object that the frontend wrote since
+  // the list was made. Every handle here is the list's own (detached or made for it), so no
+  // caller's copies or drops of an array touch the lines the kernels read through it. The
+  // outputs' storages are the list's, written again by each call that takes it (once the caller
+  // has dropped what the call before returned on them) and handed out in new array objects.
+  struct KeptCall {
+    std::vector<NDArray> flat;    // as BoundCall::flat
+    std::vector<NDArray> values;  // per slot, what `flat` was built from (undefined: unused)
+    std::vector<Var*> reads, writes;
+    std::vector<const Storage*> arg_storages;  // per argument: the storage it binds...
+    std::vector<size_t> arg_offsets;           // ...at this offset
+    // Per kOutput slot index: the references that this list holds to the output's storage (its
+    // value and the views of it); more mean that a caller still holds an earlier call's output.
+    std::vector<long> output_refs;
+  };
+  // What take_kept returns: the list and the outputs the caller gets.
+  struct KeptTake {
+    std::shared_ptr<const KeptCall> kept;
+    std::vector<NDArray> outputs;
+  };
+
   void compile(const Symbol& symbol);
   // compile's steps, in order.
   std::unordered_map<const Node*, int> add_argument_slots(const std::vector<NodePtr>& args);
@@ -104,11 +129,26 @@ struct CachedOp::Impl {
   void bind_argument_views();
   void bind_output_views();
   void plan_memory();  // plan_memory.cc
+
+  // take_kept's state, one call at a time.
+  mutable std::mutex kept_mutex;
+  mutable std::shared_ptr<const KeptCall> kept;
+  // The previous call's arguments (storage, offset), without keeping their memory: a list is
+  // kept only once a call repeats them, so that a loop over new batches holds none of them.
+  mutable std::vector<std::weak_ptr<Storage>> last_arg_storages;
+  mutable std::vector<size_t> last_arg_offsets;
   // The intermediates' views (per slot; undefined for other slots) into `block`, which holds
   // every buffer.
   std::vector<NDArray> make_views(const std::shared_ptr<Storage>& block) const;
   // A call: binds its values, then (inside its engine operation) runs the steps.
   BoundCall bind_call(std::span<const NDArray> args, std::span<const NDArray> outs) const;
+  // The kept list for a call on `args` (static_alloc, no destination arrays) and the outputs
+  // its caller gets; a new list when there is none for `args` and they are the arguments of the
+  // call before, or when the caller still holds an output on the kept list's storage. nullopt
+  // (the call binds its own values, bind_call) for arguments other than the call before's.
+  std::optional<KeptTake> take_kept(std::span<const NDArray> args) const;
+  bool repeats_last_call(std::span<const NDArray> args) const;  // with kept_mutex held
+  std::shared_ptr<KeptCall> make_kept(std::span<const NDArray> args) const;
   void run_steps(std::span<const NDArray> flat, std::span<const ops::RngKey> keys,
                  const std::shared_ptr<Storage>& scratch, const RunContext& ctx) const;
 };

@@ -6,9 +6,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "janus/autograd/autograd.h"
 #include "janus/base/error.h"
@@ -617,6 +620,99 @@ TEST(CachedOp, StaticAllocBindsTheArraysOfEachCall) {
   const std::vector<NDArray> want = {tanh(mul(a, b)), tanh(mul(a, b)), tanh(mul(c, b)),
                                      tanh(mul(a, b)), tanh(mul(a, c)), tanh(mul(a, b))};
   for (size_t i = 0; i < outs.size(); ++i) expect_equal(outs[i], want[i]);
+}
+
+// Writes `src`'s values over `dst` (same shape) in place, as an optimizer's update does.
+void overwrite(const NDArray& dst, const NDArray& src) {
+  engine().push(
+      [dst, src](const RunContext&) { std::memcpy(dst.raw_data(), src.raw_data(), dst.nbytes()); },
+      {src.var()}, {dst.var()}, cpu());
+}
+
+// With static_alloc a call on the arrays of the call before takes the list it kept and writes
+// the outputs' storage again, but only once the caller has dropped the outputs that were in it:
+// an output still held keeps its values when an argument changes in place.
+TEST(CachedOp, StaticAllocWritesAnOutputAgainOnlyOnceItIsDropped) {
+  auto x = Symbol::var("x"), w = Symbol::var("w");
+  const ops::TensorSpec spec{{16}, DType::kFloat32, cpu()};
+  CachedOp op(Symbol::op("tanh", {x * w}), {spec, spec}, {.static_alloc = true});
+  const NDArray a = randn({16}, 40), b = randn({16}, 41), c = randn({16}, 42);
+  const NDArray b_before = add(b, zeros({16}));
+  const NDArray args[] = {a, b};
+  const NDArray first = op(args)[0];
+  const NDArray second = op(args)[0];  // the same arrays: a list is kept from here on
+  overwrite(b, c);
+  NDArray third = op(args)[0];  // second is held: new storage
+  expect_equal(first, tanh(mul(a, b_before)));
+  expect_equal(second, tanh(mul(a, b_before)));
+  expect_equal(third, tanh(mul(a, c)));
+  EXPECT_NE(third.storage(), second.storage());
+  const Storage* dropped = third.storage().get();
+  third = NDArray();
+  overwrite(b, b_before);
+  const NDArray fourth = op(args)[0];
+  EXPECT_EQ(fourth.storage().get(), dropped);
+  expect_equal(fourth, tanh(mul(a, b_before)));
+  expect_equal(second, tanh(mul(a, b_before)));
+  // Other arrays: the call binds them, not the kept ones.
+  const NDArray other[] = {c, b};
+  expect_equal(op(other)[0], tanh(mul(c, b_before)));
+  expect_equal(op(args)[0], tanh(mul(a, b_before)));
+}
+
+// Two threads calling on the same arrays share the kept list: each output a caller holds is its
+// own storage, never written again by the other thread's calls.
+TEST(CachedOp, StaticAllocCallsFromTwoThreadsNeverShareAHeldOutput) {
+  auto x = Symbol::var("x"), w = Symbol::var("w");
+  const ops::TensorSpec spec{{16}, DType::kFloat32, cpu()};
+  CachedOp op(Symbol::op("tanh", {x * w}), {spec, spec}, {.static_alloc = true});
+  const NDArray a = randn({16}, 44), b = randn({16}, 45);
+  const NDArray args[] = {a, b};
+  std::vector<NDArray> held[2];
+  auto calls = [&](std::vector<NDArray>& kept_here) {
+    for (int i = 0; i < 200; ++i) {
+      NDArray y = op(args)[0];
+      if (i % 3 == 0) kept_here.push_back(std::move(y));  // the others are dropped at once
+    }
+  };
+  std::thread other(calls, std::ref(held[1]));
+  calls(held[0]);
+  other.join();
+  const NDArray want = tanh(mul(a, b));
+  std::set<const Storage*> storages;
+  for (const std::vector<NDArray>& outs : held) {
+    for (const NDArray& y : outs) {
+      expect_equal(y, want);
+      storages.insert(y.storage().get());
+    }
+  }
+  EXPECT_EQ(storages.size(), held[0].size() + held[1].size());
+}
+
+// A kept list's views: of an argument (returned as a view of the caller's array) and of an
+// output (the storage the next call writes again once the caller dropped both).
+TEST(CachedOp, StaticAllocKeptListsBindViewsOfArgumentsAndOutputs) {
+  auto x = Symbol::var("x");
+  auto p = Symbol::op("softmax", {x});
+  CachedOp op(Symbol::group({Symbol::op("flatten", {p}), Symbol::op("softmax", {p}),
+                             Symbol::op("reshape", {x}, {{"shape", Shape{24}}})}),
+              {{{4, 2, 3}, DType::kFloat32, cpu()}}, {.static_alloc = true});
+  EXPECT_EQ(op.memory_plan().output_views, 1);
+  EXPECT_EQ(op.memory_plan().argument_views, 1);
+  const ops::OpDef& softmax = ops::get_op("softmax");
+  const NDArray xv = randn({4, 2, 3}, 43);
+  const NDArray pv = ops::invoke(softmax, {xv})[0];
+  std::vector<NDArray> held;
+  for (int call = 0; call < 4; ++call) {
+    std::vector<NDArray> got = op({&xv, 1});
+    expect_equal(got[0], reshape(pv, Shape{4, 6}));
+    expect_equal(got[1], ops::invoke(softmax, {pv})[0]);
+    expect_equal(got[2], reshape(xv, Shape{24}));
+    EXPECT_EQ(got[2].storage(), xv.storage());
+    if (call == 1) held = got;  // keeps the storages of the second call's outputs
+  }
+  expect_equal(held[0], reshape(pv, Shape{4, 6}));
+  expect_equal(held[1], ops::invoke(softmax, {pv})[0]);
 }
 
 // A step that reads a value the call returns beside an argument gets both, in order; a step
