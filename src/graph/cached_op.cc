@@ -49,10 +49,18 @@ void CachedOp::Impl::compile(const Symbol& symbol) {
     buffer_offsets.push_back(block_bytes);
     block_bytes += round_up(bytes);
   }
-  if (options.static_alloc && block_bytes > 0) {
+  any_intermediate = std::any_of(slots.begin(), slots.end(),
+                                 [](const Slot& s) { return s.kind == SlotKind::kIntermediate; });
+  if (options.static_alloc && any_intermediate) {
+    // Intermediates of zero elements only need no memory: their views sit on a storage that
+    // stays empty.
     static_block =
-        empty(Shape({static_cast<int64_t>(block_bytes)}), DType::kUInt8, device).storage();
-    static_views = make_views(static_block);
+        block_bytes > 0
+            ? empty(Shape({static_cast<int64_t>(block_bytes)}), DType::kUInt8, device).storage()
+            : nullptr;
+    static_views = make_views(static_block != nullptr
+                                  ? static_block
+                                  : std::make_shared<Storage>(Storage{Block{}, device, nullptr}));
   }
 }
 
@@ -286,7 +294,7 @@ CachedOp::Impl::BoundCall CachedOp::Impl::bind_call(std::span<const NDArray> arg
   const Impl& im = *this;
   BoundCall call;
   std::vector<NDArray> scratch_views;
-  if (!im.options.static_alloc && im.block_bytes > 0) {
+  if (!im.options.static_alloc && im.any_intermediate) {
     call.scratch = std::make_shared<Storage>(Storage{Block{}, im.device, nullptr});
     scratch_views = im.make_views(call.scratch);
   }
@@ -503,7 +511,8 @@ void CachedOp::Impl::run_steps(std::span<const NDArray> flat, std::span<const op
       storage->block = Block{};
     }
   } release{scratch.get()};
-  if (scratch) scratch->block = allocator_for(im.device).allocate(im.block_bytes);
+  if (scratch && im.block_bytes > 0)
+    scratch->block = allocator_for(im.device).allocate(im.block_bytes);
   size_t at = 0;
   for (size_t i = 0; i < im.steps.size(); ++i) {
     const Step& step = im.steps[i];

@@ -77,7 +77,8 @@ struct CachedOp::Impl {
   // the plan has.
   std::vector<size_t> buffer_offsets;
   size_t block_bytes = 0;
-  std::shared_ptr<Storage> static_block;  // with static_alloc (null without intermediates)
+  bool any_intermediate = false;          // a slot of kind kIntermediate exists
+  std::shared_ptr<Storage> static_block;  // with static_alloc (null without intermediate bytes)
   std::vector<NDArray> static_views;      // per slot (intermediates only) with static_alloc
   std::vector<int> mutated_args;
   Device device = cpu();

@@ -605,6 +605,22 @@ TEST(CachedOp, StaticAllocGivesTheSameResultsCallAfterCall) {
   }
 }
 
+// A graph whose intermediates all have zero elements needs no buffer, with or without
+// static_alloc, and runs (also twice on the same arrays, which keeps a list).
+TEST(CachedOp, IntermediatesOfZeroElementsNeedNoBuffer) {
+  auto x = Symbol::var("x");
+  const Symbol y = Symbol::op("tanh", {Symbol::op("transpose", {x * x})});
+  for (const bool static_alloc : {false, true}) {
+    CachedOp op(y, {{{0, 3}, DType::kFloat32, cpu()}}, {.static_alloc = static_alloc});
+    const NDArray a = zeros({0, 3});
+    for (int i = 0; i < 3; ++i) {
+      const NDArray out = op({&a, 1})[0];
+      EXPECT_EQ(out.shape(), Shape({3, 0}));
+      wait_to_read(out);
+    }
+  }
+}
+
 // With static_alloc consecutive calls share the intermediates' buffers: each call still binds
 // its own arrays, also while calls with other arrays are in flight.
 TEST(CachedOp, StaticAllocBindsTheArraysOfEachCall) {
