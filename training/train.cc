@@ -137,6 +137,13 @@ std::pair<int64_t, int64_t> shard_of(int64_t n, const Worker& w) {
   return {n * w.rank / w.workers, n * (w.rank + 1) / w.workers};
 }
 
+// The devices that the training loader gathers each batch's parts on: the data-parallel
+// devices of a process that trains on every row of its batches (one of a job splits the rows
+// among the workers first), else none (whole batches).
+std::vector<Device> train_devices(const TrainOptions& o, const Worker& w) {
+  return w.workers == 1 && o.devices.size() > 1 ? o.devices : std::vector<Device>{};
+}
+
 // Counts summed over the workers: a sum and a number of samples for each figure.
 struct Sums {
   double loss = 0, loss_count = 0, correct = 0, count = 0, test_correct = 0, test_count = 0;
@@ -306,9 +313,17 @@ EpochResult train_epoch(const EpochContext& c, int epoch) {
       c.trainer.step(batch->batch_size());
       continue;
     }
-    const NDArray x = (*batch)[0].slice(begin, end), y = (*batch)[1].slice(begin, end);
-    const std::vector<NDArray> xs = parallel::split_and_load(x, devices, /*even_split=*/false);
-    const std::vector<NDArray> ys = parallel::split_and_load(y, devices, /*even_split=*/false);
+    std::vector<NDArray> xs, ys;
+    if (!batch->parts.empty()) {  // gathered on the devices by the loader
+      for (const data::Sample& part : batch->parts) {
+        xs.push_back(part[0]);
+        ys.push_back(part[1]);
+      }
+    } else {
+      const NDArray x = (*batch)[0].slice(begin, end), y = (*batch)[1].slice(begin, end);
+      xs = parallel::split_and_load(x, devices, /*even_split=*/false);
+      ys = parallel::split_and_load(y, devices, /*even_split=*/false);
+    }
     std::vector<NDArray> outputs, losses;
     {
       autograd::RecordScope record(true);
@@ -446,7 +461,8 @@ std::vector<EpochResult> train(const TrainOptions& options, std::ostream& rank0_
                                              .shuffle = true,
                                              .seed = o.seed,
                                              .num_workers = o.num_workers,
-                                             .first_epoch = first_epoch});
+                                             .first_epoch = first_epoch,
+                                             .devices = train_devices(o, worker)});
   data::DataLoader test_loader(sets.test, {.batch_size = 1024, .num_workers = o.num_workers});
   const auto net = make_net(o, *sets.train);
   optim::Trainer trainer = make_trainer(o, *net, train_loader.num_batches(), worker);

@@ -2,6 +2,7 @@
 // the caller's thread or on worker threads that run ahead of the consumer by a bounded amount.
 #include "janus/data/data_loader.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -58,9 +59,10 @@ int64_t count_batches(int64_t samples, int64_t batch_size, LastBatch policy) {
   return full + (partial && policy == LastBatch::kKeep ? 1 : 0);
 }
 
-/// A batch as loaded: its arrays, or the exception that loading it threw.
+/// A batch as loaded: its arrays (or its parts), or the exception that loading it threw.
 struct Loaded {
   Sample arrays;
+  std::vector<Sample> parts;
   std::exception_ptr error;
 };
 
@@ -98,7 +100,24 @@ struct DataLoader::Impl {
   Loaded load(const Epoch& e, int64_t k) const {
     Loaded out;
     try {
-      out.arrays = dataset->get_batch(e.plan[static_cast<size_t>(k)]);
+      const std::vector<int64_t>& rows = e.plan[static_cast<size_t>(k)];
+      if (options.devices.size() < 2) {
+        out.arrays = dataset->get_batch(rows);
+      } else {
+        // split_and_load's split (parallel/split.cc) with even_split=false.
+        const auto n = std::ssize(rows);
+        const int64_t parts = std::min(std::ssize(options.devices), n);
+        const int64_t base = n / parts, extra = n % parts;
+        const std::span<const int64_t> all(rows);
+        int64_t begin = 0;
+        for (int64_t p = 0; p < parts; ++p) {
+          const int64_t size = base + (p < extra ? 1 : 0);
+          out.parts.push_back(dataset->get_batch_on(
+              all.subspan(static_cast<size_t>(begin), static_cast<size_t>(size)),
+              options.devices[static_cast<size_t>(p)]));
+          begin += size;
+        }
+      }
     } catch (Error& err) {
       err.add_context(fmt::format("data loader: epoch {}, batch {}", e.number, k));
       out.error = std::current_exception();
@@ -196,6 +215,7 @@ struct DataLoader::Impl {
     }
     if (item.error) std::rethrow_exception(item.error);
     return Batch{.arrays = std::move(item.arrays),
+                 .parts = std::move(item.parts),
                  .indices = e.plan[static_cast<size_t>(k)],
                  .epoch = e.number,
                  .index = k};
@@ -214,6 +234,13 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   JANUS_CHECK(options.prefetch >= 0, ValueError,
               "DataLoader: prefetch is {}, expected >= 0 (0 means 2 * num_workers)",
               options.prefetch);
+  for (size_t i = 0; i < options.devices.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      JANUS_CHECK(options.devices[i] != options.devices[j], ValueError,
+                  "DataLoader: devices lists {} twice (at {} and {}), expected distinct devices",
+                  options.devices[i], j, i);
+    }
+  }
   impl_->dataset = std::move(dataset);
   impl_->options = options;
   impl_->capacity = options.prefetch > 0 ? options.prefetch : 2 * int64_t{options.num_workers};

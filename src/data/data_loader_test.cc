@@ -372,5 +372,59 @@ TEST(DataLoader, BadOptions) {
   EXPECT_THAT(error_of<ValueError>([&] { DataLoader l(nullptr); }), HasSubstr("dataset is null"));
 }
 
+// With devices, a batch comes as one part per device, split as split_and_load splits it with
+// even_split=false, each part on its device; with and without workers, the parts hold the rows
+// that the batch's indices name. A last batch of fewer rows than devices gives a part per row.
+TEST(DataLoader, PartsPerDeviceHoldTheirShareOfTheRows) {
+  const ScopedCpuDevices scoped(3);
+  for (int workers : {0, 2}) {
+    DataLoader loader(make_rows(11), {.batch_size = 5,
+                                      .shuffle = true,
+                                      .seed = 3,
+                                      .num_workers = workers,
+                                      .devices = {cpu(2), cpu(0), cpu(1)}});
+    std::vector<std::vector<size_t>> sizes;
+    std::vector<int64_t> seen;
+    for (const Batch& b : loader) {
+      EXPECT_TRUE(b.arrays.empty());
+      std::vector<size_t> part_sizes;
+      size_t row = 0;
+      for (size_t k = 0; k < b.parts.size(); ++k) {
+        const Sample& part = b.parts[k];
+        const Device device = std::vector<Device>{cpu(2), cpu(0), cpu(1)}[k];
+        ASSERT_EQ(part.size(), 2u);
+        EXPECT_EQ(part[0].device(), device);
+        EXPECT_EQ(part[1].device(), device);
+        const std::vector<float> x = to_vector<float>(part[0]);
+        const std::vector<int32_t> y = to_vector<int32_t>(part[1]);
+        part_sizes.push_back(y.size());
+        for (size_t i = 0; i < y.size(); ++i, ++row) {
+          EXPECT_EQ(y[i], b.indices[row]);
+          EXPECT_EQ(x[i * 3 + 1], static_cast<float>(3 * b.indices[row] + 1));
+        }
+      }
+      EXPECT_EQ(row, b.indices.size());
+      sizes.push_back(part_sizes);
+      seen.insert(seen.end(), b.indices.begin(), b.indices.end());
+    }
+    EXPECT_EQ(sizes, (std::vector<std::vector<size_t>>{{2, 2, 1}, {2, 2, 1}, {1}}))
+        << workers << " workers";
+    std::sort(seen.begin(), seen.end());
+    std::vector<int64_t> all(11);
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(seen, all);
+  }
+}
+
+TEST(DataLoader, DevicesListedTwiceAreRefused) {
+  const ScopedCpuDevices scoped(2);
+  EXPECT_THAT(
+      error_of<ValueError>([] {
+        DataLoader loader(make_rows(4), {.batch_size = 2, .devices = {cpu(0), cpu(1), cpu(0)}});
+      }),
+      HasSubstr("DataLoader: devices lists cpu(0) twice (at 0 and 2), expected distinct "
+                "devices"));
+}
+
 }  // namespace
 }  // namespace janus::data

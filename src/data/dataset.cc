@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "janus/base/error.h"
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
+#include "janus/ops/ops.h"
 
 namespace janus::data {
 namespace {
@@ -111,6 +113,14 @@ Sample Dataset::get_batch(std::span<const int64_t> indices) const {
   return out;
 }
 
+Sample Dataset::get_batch_on(std::span<const int64_t> indices, Device device) const {
+  Sample out = get_batch(indices);
+  for (NDArray& a : out) {
+    if (a.device() != device) a = copyto(a, device);
+  }
+  return out;
+}
+
 ArrayDataset::ArrayDataset(std::vector<NDArray> arrays) : arrays_(std::move(arrays)) {
   JANUS_CHECK(!arrays_.empty(), ValueError, "ArrayDataset: needs at least one array");
   for (size_t j = 0; j < arrays_.size(); ++j) {
@@ -141,62 +151,96 @@ Sample ArrayDataset::get(int64_t index) const {
   return sample;
 }
 
-Sample ArrayDataset::get_batch(std::span<const int64_t> indices) const {
+void ArrayDataset::check_indices(std::span<const int64_t> indices) const {
   JANUS_CHECK(!indices.empty(), ValueError, "ArrayDataset: get_batch needs at least one index");
   for (int64_t index : indices) {
     JANUS_CHECK(0 <= index && index < size_, IndexError,
                 "ArrayDataset: index {} is out of range for {} samples", index, size_);
   }
-  const int64_t batch = static_cast<int64_t>(indices.size());
+}
+
+Sample ArrayDataset::empty_batch(int64_t batch, std::span<const Device> devices) const {
   Sample out;
   out.reserve(arrays_.size());
-  for (const NDArray& a : arrays_) {
+  for (size_t j = 0; j < arrays_.size(); ++j) {
+    const NDArray& a = arrays_[j];
     const Shape sample_shape(std::vector<int64_t>(a.shape().begin() + 1, a.shape().end()));
-    out.push_back(empty(batch_shape(batch, sample_shape), a.dtype(), a.device()));
+    out.push_back(empty(batch_shape(batch, sample_shape), a.dtype(), devices[j]));
   }
-  // One operation per device on its compute lane (the batch's images and labels: one), in line
-  // with the training step's kernels and over their threads: the step's OpenMP team holds every
-  // core of the device, so a gather on a thread of its own (a loader worker) would take a core
-  // from the team while it computes, and the team's barrier would wait for it. The engine
-  // orders the reads after the writes pending on the sources.
+  return out;
+}
+
+// One operation on `device`'s compute lane that gathers the rows `indices` of arrays_[j] into
+// out[j] for every j in `fields`, in line with the training step's kernels and over their
+// threads: the step's OpenMP team holds every core of the device, so a gather on a thread of
+// its own (a loader worker) would take a core from the team while it computes, and the team's
+// barrier would wait for it. The engine orders the reads after the writes pending on the
+// sources.
+void ArrayDataset::push_gather(const Sample& out, std::span<const size_t> fields,
+                               std::span<const int64_t> indices, Device device) const {
   struct Field {
     const char* src;
     char* dst;
     size_t row_bytes;
   };
+  const auto batch = static_cast<int64_t>(indices.size());
+  std::vector<Field> copies;
+  std::vector<Var*> reads, writes;
+  for (size_t j : fields) {
+    const NDArray& a = arrays_[j];
+    const size_t row_bytes = static_cast<size_t>(out[j].size() / batch) * dtype_size(a.dtype());
+    if (row_bytes == 0) continue;
+    copies.push_back(
+        {static_cast<const char*>(a.raw_data()), static_cast<char*>(out[j].raw_data()), row_bytes});
+    reads.push_back(a.var());
+    writes.push_back(out[j].var());
+  }
+  if (copies.empty()) return;
+  // Views of one array share its var: list each var once.
+  std::sort(reads.begin(), reads.end());
+  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  engine().push(
+      [copies = std::move(copies),
+       rows = std::vector<int64_t>(indices.begin(), indices.end())](const RunContext& ctx) {
+        for (const Field& f : copies) {
+          const size_t bytes = f.row_bytes * rows.size();
+          const auto threads = static_cast<int>(
+              std::clamp<size_t>(bytes / kParallelGatherBytes, 1, ctx.num_threads));
+          gather_rows(f.src, f.dst, f.row_bytes, rows, threads);
+        }
+      },
+      reads, writes, device, Lane::kCompute, 0, "gather_batch");
+}
+
+Sample ArrayDataset::get_batch(std::span<const int64_t> indices) const {
+  check_indices(indices);
+  std::vector<Device> devices;
+  for (const NDArray& a : arrays_) devices.push_back(a.device());
+  Sample out = empty_batch(std::ssize(indices), devices);
+  // One gather per device (the batch's images and labels: one), on the arrays' own devices.
   std::vector<bool> pushed(arrays_.size(), false);
   for (size_t i = 0; i < arrays_.size(); ++i) {
     if (pushed[i]) continue;
-    const Device device = arrays_[i].device();
-    std::vector<Field> fields;
-    std::vector<Var*> reads, writes;
+    std::vector<size_t> fields;
     for (size_t j = i; j < arrays_.size(); ++j) {
-      const NDArray& a = arrays_[j];
-      if (pushed[j] || a.device() != device) continue;
+      if (pushed[j] || devices[j] != devices[i]) continue;
       pushed[j] = true;
-      const size_t row_bytes = static_cast<size_t>(out[j].size() / batch) * dtype_size(a.dtype());
-      if (row_bytes == 0) continue;
-      fields.push_back({static_cast<const char*>(a.raw_data()),
-                        static_cast<char*>(out[j].raw_data()), row_bytes});
-      reads.push_back(a.var());
-      writes.push_back(out[j].var());
+      fields.push_back(j);
     }
-    if (fields.empty()) continue;
-    // Views of one array share its var: list each var once.
-    std::sort(reads.begin(), reads.end());
-    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
-    engine().push(
-        [fields = std::move(fields),
-         rows = std::vector<int64_t>(indices.begin(), indices.end())](const RunContext& ctx) {
-          for (const Field& f : fields) {
-            const size_t bytes = f.row_bytes * rows.size();
-            const auto threads = static_cast<int>(
-                std::clamp<size_t>(bytes / kParallelGatherBytes, 1, ctx.num_threads));
-            gather_rows(f.src, f.dst, f.row_bytes, rows, threads);
-          }
-        },
-        reads, writes, device, Lane::kCompute, 0, "gather_batch");
+    push_gather(out, fields, indices, devices[i]);
   }
+  return out;
+}
+
+Sample ArrayDataset::get_batch_on(std::span<const int64_t> indices, Device device) const {
+  for (const NDArray& a : arrays_) {
+    if (!peer_access(device, a.device())) return Dataset::get_batch_on(indices, device);
+  }
+  check_indices(indices);
+  Sample out = empty_batch(std::ssize(indices), std::vector<Device>(arrays_.size(), device));
+  std::vector<size_t> fields(arrays_.size());
+  std::iota(fields.begin(), fields.end(), size_t{0});
+  push_gather(out, fields, indices, device);
   return out;
 }
 

@@ -1,10 +1,16 @@
 // ArrayDataset (lengths, views, row gather), the default batch assembly and TransformDataset.
 #include "janus/data/dataset.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "janus/engine/array.h"
+#include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
 #include "janus/ops/transfer.h"
 
@@ -85,6 +91,52 @@ TEST(ArrayDataset, ArraysOnTwoDevicesGiveABatchOnBoth) {
     EXPECT_THAT(to_vector<float>(b[2]), ElementsAre(102, 100));
   }
   set_num_cpu_devices(saved);
+}
+
+// The operations that ran, by name, device and lane.
+class OpCounter : public OpListener {
+ public:
+  void on_operation(std::string_view name, const OpDetail&, Device device, Lane lane, int64_t,
+                    int64_t) override {
+    const std::lock_guard lock(mu);
+    ++counts[fmt::format("{} {} {}", name, device, lane == Lane::kCompute ? "compute" : "copy")];
+  }
+  std::mutex mu;
+  std::map<std::string, int> counts;
+};
+
+// A device that reads the dataset's memory in place gathers its rows itself: one operation on
+// its compute lane for every array, no gather elsewhere and no copy.
+TEST(ArrayDataset, GetBatchOnAPeerDeviceGathersThereInOneOperation) {
+  const ScopedCpuDevices devices(2);
+  ArrayDataset ds({arange(0, 12).reshape({4, 3}), arange(0, 4, 1, DType::kInt32)});
+  wait_all();
+  OpCounter counter;
+  set_op_listener(&counter);
+  std::vector<int64_t> indices{3, 1};
+  const Sample b = ds.get_batch_on(indices, cpu(1));
+  wait_all();
+  set_op_listener(nullptr);
+  EXPECT_EQ(counter.counts, (std::map<std::string, int>{{"gather_batch cpu(1) compute", 1}}));
+  EXPECT_EQ(b[0].device(), cpu(1));
+  EXPECT_EQ(b[1].device(), cpu(1));
+  EXPECT_THAT(to_vector<float>(b[0]), ElementsAre(9, 10, 11, 3, 4, 5));
+  EXPECT_THAT(to_vector<int32_t>(b[1]), ElementsAre(3, 1));
+  std::vector<int64_t> out_of_range{0, 4};
+  EXPECT_THAT(error_of<IndexError>([&] { ds.get_batch_on(out_of_range, cpu(1)); }),
+              HasSubstr("index 4 is out of range for 4 samples"));
+}
+
+// The default (a dataset without a gather of its own) stacks with get_batch, then copies the
+// arrays that are not on the device.
+TEST(TransformDataset, GetBatchOnCopiesTheBatchToTheDevice) {
+  const ScopedCpuDevices devices(2);
+  auto base = std::make_shared<ArrayDataset>(std::vector<NDArray>{arange(0, 4)});
+  TransformDataset ds(base, [](Sample s) { return Sample{mul(s[0], 2.0)}; });
+  std::vector<int64_t> indices{2, 0, 3};
+  const Sample b = ds.get_batch_on(indices, cpu(1));
+  EXPECT_EQ(b[0].device(), cpu(1));
+  EXPECT_THAT(to_vector<float>(b[0]), ElementsAre(4, 0, 6));
 }
 
 TEST(ArrayDataset, LargeBatchesGatherEveryRowOnTheKernelThreads) {

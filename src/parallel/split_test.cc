@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "janus/base/error.h"
+#include "janus/data/data_loader.h"
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
 #include "janus/ops/ops.h"
@@ -96,6 +99,39 @@ TEST(SplitAndLoad, ErrorsNameTheSizesAndDevices) {
   EXPECT_THAT(msg, HasSubstr("the batch is a scalar"));
   msg = error_of<DeviceError>([&] { split_and_load(x, {cpu(0), cpu(63)}, false); });
   EXPECT_THAT(msg, HasSubstr("cpu(63) does not exist"));
+}
+
+// A DataLoader with devices gathers on each device the rows that split_and_load would give it
+// from the whole batch: the same parts, in the same places (the training loop takes either).
+TEST(SplitAndLoad, TheDataLoadersPartsAreTheSlicesOfTheBatch) {
+  const ScopedCpuDevices scoped(3);
+  const std::vector<Device> devices{cpu(1), cpu(2), cpu(0)};
+  auto dataset = std::make_shared<data::ArrayDataset>(std::vector<NDArray>{
+      arange(0, 52, 1, DType::kFloat32).reshape(Shape{13, 4}), arange(0, 13, 1, DType::kInt32)});
+  const data::DataLoaderOptions whole{.batch_size = 8, .shuffle = true, .seed = 5};
+  data::DataLoaderOptions split = whole;
+  split.devices = devices;
+  data::DataLoader whole_loader(dataset, whole), split_loader(dataset, split);
+  int batches = 0;
+  while (auto a = whole_loader.next()) {
+    const std::optional<data::Batch> b = split_loader.next();
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(a->indices, b->indices);
+    for (size_t field = 0; field < 2; ++field) {
+      const std::vector<NDArray> slices = split_and_load((*a)[field], devices, false);
+      ASSERT_EQ(slices.size(), b->parts.size());
+      for (size_t k = 0; k < slices.size(); ++k) {
+        const NDArray& part = b->parts[k][field];
+        EXPECT_EQ(part.device(), slices[k].device());
+        EXPECT_EQ(part.shape(), slices[k].shape());
+        EXPECT_EQ(to_vector<double>(cast(part, DType::kFloat64)),
+                  to_vector<double>(cast(slices[k], DType::kFloat64)));
+      }
+    }
+    ++batches;
+  }
+  EXPECT_EQ(batches, 2);
+  EXPECT_FALSE(split_loader.next().has_value());
 }
 
 }  // namespace

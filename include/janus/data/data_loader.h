@@ -46,12 +46,24 @@ struct DataLoaderOptions {
   /// The number of the first epoch this loader starts (its order, and Batch::epoch): a run
   /// resumed after k epochs passes k to visit the samples as the uninterrupted run would.
   int64_t first_epoch = 0;
+  /// Data parallelism: with two or more devices, each batch comes as one part per device
+  /// (Batch::parts, no whole batch), the rows split as `parallel::split_and_load` splits a
+  /// batch with even_split=false (the first size % devices parts one row longer; a batch of
+  /// fewer rows than devices gives one part per row), part k gathered on devices[k] by
+  /// `Dataset::get_batch_on`. Where the devices read the dataset's memory in place, this
+  /// replaces a gather of the whole batch on one device and a copy of each slice to the others
+  /// by one gather of its own rows on each device. Empty (or one device): whole batches.
+  std::vector<Device> devices;
 };
 
 /// One batch: the samples' arrays stacked along a new first axis.
 struct Batch {
-  /// One array per sample field (e.g. {images, labels}), each [batch_size, ...].
+  /// One array per sample field (e.g. {images, labels}), each [batch_size, ...]; empty when
+  /// the loader splits batches over devices.
   std::vector<NDArray> arrays;
+  /// With DataLoaderOptions::devices: part k holds, on devices[k], one array per sample field of
+  /// the rows of device k, in batch order (the parts one after another are the batch).
+  std::vector<Sample> parts;
   /// The dataset indices of the samples, in batch order.
   std::vector<int64_t> indices;
   /// The epoch (from 0) and the position of the batch in it.

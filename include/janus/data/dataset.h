@@ -41,6 +41,12 @@ class Dataset {
   /// Throws ShapeError when samples do not agree in count, shape or dtype, and ValueError for
   /// an empty `indices`. Datasets with a faster gather (ArrayDataset) override it.
   virtual Sample get_batch(std::span<const int64_t> indices) const;
+
+  /// The samples at `indices` stacked as `get_batch` stacks them, every array of the batch on
+  /// `device`. The default gathers with `get_batch` and copies each array that lives elsewhere
+  /// (`copyto`); ArrayDataset gathers on `device` itself where it reads the dataset's memory in
+  /// place (logical CPU devices share the host's), with no copy. Same errors as `get_batch`.
+  virtual Sample get_batch_on(std::span<const int64_t> indices, Device device) const;
 };
 
 /// A dataset over whole arrays whose first axis indexes the samples: sample i is
@@ -60,11 +66,20 @@ class ArrayDataset : public Dataset {
   int64_t size() const override { return size_; }
   Sample get(int64_t index) const override;
   Sample get_batch(std::span<const int64_t> indices) const override;
+  /// One operation on `device`'s compute lane for all the arrays, where `device` reads each of
+  /// them in place; else the default's gather and copies.
+  Sample get_batch_on(std::span<const int64_t> indices, Device device) const override;
 
   /// The arrays, as given.
   const std::vector<NDArray>& arrays() const { return arrays_; }
 
  private:
+  void check_indices(std::span<const int64_t> indices) const;
+  // Array j of a batch of `batch` rows, uninitialised, on devices[j].
+  Sample empty_batch(int64_t batch, std::span<const Device> devices) const;
+  void push_gather(const Sample& out, std::span<const size_t> fields,
+                   std::span<const int64_t> indices, Device device) const;
+
   std::vector<NDArray> arrays_;
   int64_t size_ = 0;
 };
