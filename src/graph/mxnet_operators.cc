@@ -691,14 +691,28 @@ Outputs sequence_last(Call& c) {
   return {c.janus("take", {c.inputs(1, 2)[0], last}, {{"axis", axis}})};
 }
 
-// tile: copies along each axis that reps names, aligned with x's last axes (reps longer than
-// x's rank, which MXNet meets with new leading axes, fails in concat at run time).
+// x broadcast against the array `like` (numpy's rules): where(false, x, x) with a false
+// condition of like's shape, which holds for any dtype and for NaN.
+Symbol broadcast_against(const Call& c, const Symbol& x, const Symbol& like,
+                         std::string_view suffix) {
+  const Symbol never = c.janus("greater", {like, like}, {}, fmt::format("{}_never", suffix));
+  return c.janus("where", {never, x, x}, {}, suffix);
+}
+
+// tile: copies along each axis that reps names, aligned with x's last axes. More reps than x
+// has axes give x new leading axes first (MXNet's rule): x broadcast against a constant of
+// shape (1,) * len(reps), which adds them and leaves x as it is otherwise.
 Outputs tile(Call& c) {
   const Ints reps = c.ints("reps");
+  for (int64_t r : reps) {
+    if (r < 1) c.fail("attribute reps = ({}), expected positive counts", fmt::join(reps, ", "));
+  }
   Symbol y = c.inputs(1, 1)[0];
+  if (reps.size() > 1) {
+    const Symbol rank = constant(c, zeros(Shape(Ints(reps.size(), 1)), DType::kBool), "_rank");
+    y = c.janus("where", {rank, y, y}, {}, "_ranked");
+  }
   for (size_t i = 0; i < reps.size(); ++i) {
-    if (reps[i] < 1)
-      c.fail("attribute reps = ({}), expected positive counts", fmt::join(reps, ", "));
     const auto axis = static_cast<int64_t>(i) - static_cast<int64_t>(reps.size());
     y = copies(c, y, reps[i], axis, fmt::format("_axis{}", i));
   }
@@ -737,9 +751,23 @@ Symbol positions(const Call& c, const Symbol& p, std::string_view suffix) {
   return c.janus("cast", {p}, {{"dtype", DType::kInt64}}, suffix);
 }
 
-// take along axis. MXNet's 'clip' moves positions below 0 to 0 (done here) and past the end to
-// the last; Janus's take refuses those past the end (an IndexError at run time), as it does for
-// 'wrap' beyond [-n, n).
+// The extent of x along `axis` as an int64 scalar: the ones of x's shape summed along the
+// axis, the largest of those sums (every one is the extent).
+Symbol extent_along(const Call& c, const Symbol& x, int64_t axis) {
+  const Symbol one = constant(c, full(Shape{}, 1.0, DType::kFloat64), "_one");
+  const Symbol zero = constant(c, full(Shape{}, 0.0, DType::kFloat64), "_zero");
+  const Symbol never = c.janus("greater", {x, x}, {}, "_never");
+  const Symbol ones = c.janus("where", {never, zero, one}, {}, "_ones");
+  const Symbol sums =
+      c.janus("sum", {ones}, {{"axes", Ints{axis}}, {"keepdims", false}}, "_extents");
+  const Symbol n = c.janus("max", {sums}, {{"axes", Ints{}}, {"keepdims", false}}, "_extent");
+  return c.janus("cast", {n}, {{"dtype", DType::kInt64}}, "_extent_int");
+}
+
+// take along axis. MXNet truncates the positions to integers, then 'clip' moves those below 0
+// to 0 and those past the end to the last, 'wrap' takes them modulo the extent n (p - floor(p
+// / n) n, in float64: exact for |p| < 2^53); 'raise' is Janus's take, which refuses positions
+// outside [-n, n) when the result is read. n comes from x at run time (extent_along).
 Outputs take(Call& c) {
   const int64_t axis = c.integer("axis", 0);
   const std::string mode = c.str("mode", "clip");
@@ -748,8 +776,23 @@ Outputs take(Call& c) {
   }
   const auto& in = c.inputs(2, 2);
   Symbol p = in[1];
-  if (mode == "clip") p = with_scalar(c, "maximum_scalar", p, 0.0, "_clip");
-  return {c.janus("take", {in[0], positions(c, p, "_positions")}, {{"axis", axis}})};
+  if (mode == "clip") p = with_scalar(c, "maximum_scalar", p, 0.0, "_low");
+  p = positions(c, p, "_positions");
+  if (mode == "clip") {
+    const Symbol last =
+        with_scalar(c, "subtract_scalar", extent_along(c, in[0], axis), 1.0, "_last");
+    p = c.janus("minimum", {p, last}, {}, "_clipped");
+  } else if (mode == "wrap") {
+    const Symbol n =
+        c.janus("cast", {extent_along(c, in[0], axis)}, {{"dtype", DType::kFloat64}}, "_n");
+    const Symbol real = c.janus("cast", {p}, {{"dtype", DType::kFloat64}}, "_real");
+    const Symbol turns =
+        c.janus("floor", {c.janus("divide", {real, n}, {}, "_ratio")}, {}, "_turns");
+    const Symbol wrapped =
+        c.janus("subtract", {real, c.janus("mul", {turns, n}, {}, "_back")}, {}, "_wrapped_real");
+    p = c.janus("cast", {wrapped}, {{"dtype", DType::kInt64}}, "_wrapped");
+  }
+  return {c.janus("take", {in[0], p}, {{"axis", axis}})};
 }
 
 // Embedding: rows of the weight; MXNet clips the positions into [0, input_dim).
@@ -890,17 +933,26 @@ Outputs stack(Call& c) {
   return {y};
 }
 
-// numpy-mode comparisons (bool results) with a scalar: against x clamped to [s, s], which is s
+// A comparison of x with the scalar s (bool results): against x clamped to [s, s], which is s
 // in x's dtype and shape (a NaN in x compares false either way, and unequal). An integer x
 // truncates a fractional s, as MXNet 1.9.1 does (int32 [1, 2, 3] >= 2.5 is [False, True, True]
-// there). With another array they are Janus's comparison (binary).
+// there).
+Symbol compare_with_scalar(const Call& c, std::string_view op, const Symbol& x, double s,
+                           std::string_view suffix) {
+  const Symbol at_least =
+      with_scalar(c, "maximum_scalar", x, s, fmt::format("{}_at_least", suffix));
+  const Symbol scalar =
+      with_scalar(c, "minimum_scalar", at_least, s, fmt::format("{}_scalar", suffix));
+  return c.janus(op, {x, scalar}, {}, suffix);
+}
+
+// numpy-mode comparisons with a scalar (bool results); with another array they are Janus's
+// comparison (binary).
 Converter np_compare_scalar(std::string_view op) {
   return [op](Call& c) -> Outputs {
     const double s = c.real("scalar");
     c.ignore({"is_int"});
-    const Symbol x = c.inputs(1, 1)[0];
-    const Symbol at_least = with_scalar(c, "maximum_scalar", x, s, "_at_least");
-    return {c.janus(op, {x, with_scalar(c, "minimum_scalar", at_least, s, "_scalar")})};
+    return {compare_with_scalar(c, op, c.inputs(1, 1)[0], s, "")};
   };
 }
 
@@ -970,6 +1022,220 @@ Outputs cast(Call& c) {
                                  {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
                                   DType::kInt64, DType::kUInt8});
   return {c.janus("cast", {c.inputs(1, 1)[0]}, {{"dtype", dtype}})};
+}
+
+// 1 where `holds` (a comparison), 0 elsewhere, in x's dtype: the legacy comparisons give
+// numbers of their inputs' dtype. x^0 is 1 for every x, NaN included.
+Symbol as_numbers(const Call& c, const Symbol& holds, const Symbol& x) {
+  const Symbol one = with_scalar(c, "power_scalar", x, 0.0, "_one");
+  const Symbol zero = with_scalar(c, "mul_scalar", one, 0.0, "_zero");
+  return c.janus("where", {holds, one, zero});
+}
+
+// The legacy comparisons of two arrays (broadcast_equal, _greater, ...; the broadcast_ ones
+// broadcast, the others take one shape, which broadcasting also takes).
+Converter legacy_compare(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const auto& in = c.inputs(2, 2);
+    return {as_numbers(c, c.janus(op, {in[0], in[1]}, {}, "_holds"), in[0])};
+  };
+}
+
+// The legacy comparisons with a scalar (_equal_scalar, ...): the scalar in x's dtype, as the
+// numpy-mode ones (np_compare_scalar), then 1 or 0 in x's dtype.
+Converter legacy_compare_scalar(std::string_view op) {
+  return [op](Call& c) -> Outputs {
+    const double s = c.real("scalar");
+    c.ignore({"is_int"});
+    const Symbol x = c.inputs(1, 1)[0];
+    return {as_numbers(c, compare_with_scalar(c, op, x, s, "_holds"), x)};
+  };
+}
+
+// broadcast_axis / broadcast_axes: each named axis (of extent 1; MXNet 1.9.1 takes no
+// negative axis) to its size. x with its axes reversed is broadcast against a constant with
+// `size` first and 1 on the axis' a axes before it in x (where(false, x, x)), then reversed back.
+Outputs broadcast_axis(Call& c) {
+  const Ints axes = c.ints("axis", Ints{});
+  const Ints sizes = c.ints("size", Ints{});
+  if (axes.size() != sizes.size()) {
+    c.fail("attribute axis = ({}) and size = ({}) differ in length", fmt::join(axes, ", "),
+           fmt::join(sizes, ", "));
+  }
+  Symbol y = c.inputs(1, 1)[0];
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < 0) {
+      c.fail("attribute axis = ({}) has the negative axis {}, which MXNet refuses",
+             fmt::join(axes, ", "), axes[i]);
+    }
+    if (sizes[i] < 1) {
+      c.fail("attribute size = ({}) has the size {}, expected positive sizes",
+             fmt::join(sizes, ", "), sizes[i]);
+    }
+    Ints shape(static_cast<size_t>(axes[i] + 1), 1);
+    shape[0] = sizes[i];
+    const std::string step = fmt::format("_axis{}", i);
+    const Symbol like = constant(c, zeros(Shape(shape), DType::kBool), step + "_like");
+    const Symbol xt = reversed(c, y, step + "_xt");
+    const Symbol b = c.janus("where", {like, xt, xt}, {}, step + "_wide");
+    y = reversed(c, b, i + 1 == axes.size() ? std::string() : step);
+  }
+  return {y};
+}
+
+// broadcast_like: lhs broadcast to rhs's shape (lhs_axes and rhs_axes are not mapped).
+Outputs broadcast_like(Call& c) {
+  c.require("lhs_axes", {});
+  c.require("rhs_axes", {});
+  const auto& in = c.inputs(2, 2);
+  return {broadcast_against(c, in[0], in[1], "")};
+}
+
+// `parts` equal parts of x along `axis`: the axis split into (parts, n / parts) by
+// mxnet_reshape's code -4, and part i taken from it (a scalar position drops that axis). A
+// negative axis counts from the end: the same on x with its axes reversed.
+Outputs equal_parts(const Call& c, Symbol x, int64_t parts, int64_t axis, bool squeeze) {
+  const bool from_back = axis < 0;
+  if (from_back) {
+    x = reversed(c, x, "_xt");
+    axis = -axis - 1;
+  }
+  Ints codes(static_cast<size_t>(axis), 0);
+  codes.insert(codes.end(), {-4, parts, -1, -2});
+  const Symbol r = mxnet_reshape(c, x, codes, false, "_parts");
+  Outputs out;
+  for (int64_t i = 0; i < parts; ++i) {
+    const Symbol at =
+        constant(c, full(Shape{}, static_cast<double>(i), DType::kInt64), fmt::format("_at{}", i));
+    Symbol y = c.janus("take", {r, at}, {{"axis", axis}}, fmt::format("_part{}", i));
+    if (squeeze) y = c.janus("squeeze", {y}, {{"axes", Ints{axis}}}, fmt::format("_one{}", i));
+    out.push_back(from_back ? reversed(c, y, fmt::format("_output{}", i)) : y);
+  }
+  return out;
+}
+
+// SliceChannel / split: num_outputs equal parts along axis (default 1); squeeze_axis drops the
+// axis, which must then have extent num_outputs.
+Outputs slice_channel(Call& c) {
+  const int64_t parts = c.integer("num_outputs");
+  if (parts < 1) c.fail("attribute num_outputs = {}, expected a positive count", parts);
+  const int64_t axis = c.integer("axis", 1);
+  const bool squeeze = c.boolean("squeeze_axis", false);
+  return equal_parts(c, c.inputs(1, 1)[0], parts, axis, squeeze);
+}
+
+// numpy mode's split (_split_v2): `sections` equal parts, or (sections 0) the parts between
+// the boundaries `indices` (MXNet writes the first, 0, too) and from the last to the end.
+Outputs split_v2(Call& c) {
+  const int64_t axis = c.integer("axis", 0);
+  const bool squeeze = c.boolean("squeeze_axis", false);
+  const int64_t sections = c.integer("sections", 0);
+  const Ints indices = c.ints("indices", Ints{});
+  const Symbol x = c.inputs(1, 1)[0];
+  if (sections > 0) return equal_parts(c, x, sections, axis, squeeze);
+  if (indices.empty() || sections < 0) {
+    c.fail(
+        "attribute sections = {} with indices = ({}), expected positive sections or "
+        "boundaries",
+        sections, fmt::join(indices, ", "));
+  }
+  Outputs out;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    Symbol from = x;
+    const std::string part = fmt::format("_part{}", i);
+    const Bound bound = i + 1 < indices.size() ? Bound{indices[i], indices[i + 1]}
+                                               : open_end(c, from, axis, indices[i], part);
+    if (bound.begin < 0 || (i + 1 < indices.size() && indices[i + 1] < indices[i])) {
+      c.fail("attribute indices = ({}), expected ascending boundaries >= 0",
+             fmt::join(indices, ", "));
+    }
+    Symbol y = c.janus("slice_axis", {from},
+                       {{"axis", axis}, {"begin", bound.begin}, {"end", bound.end}}, part);
+    if (squeeze) {
+      y = c.janus("squeeze", {y}, {{"axes", Ints{axis}}}, fmt::format("_one{}", i));
+    }
+    out.push_back(y);
+  }
+  return out;
+}
+
+// LRN across channels (axis 1): x (knorm + alpha / nsize * S)^-beta, S the sum of x^2 over the
+// nsize channels centred on each (nothing past the edges). x^2 gets h = nsize / 2 channels of
+// zeros before and h + 1 after (extent C + nsize), and S adds its nsize slices [k, k - nsize).
+Outputs lrn(Call& c) {
+  const double alpha = c.real("alpha", 1e-4), beta = c.real("beta", 0.75);
+  const double knorm = c.real("knorm", 2.0);
+  const int64_t nsize = c.integer("nsize");
+  if (nsize < 1 || nsize % 2 == 0) {
+    c.fail("attribute nsize = {}, expected an odd positive window", nsize);
+  }
+  const Symbol x = c.inputs(1, 1)[0];
+  const Symbol sq = c.janus("square", {x}, {}, "_sq");
+  const Symbol channel =
+      c.janus("slice_axis", {sq},
+              {{"axis", int64_t{1}}, {"begin", int64_t{0}}, {"end", int64_t{1}}}, "_channel");
+  const Symbol zero = with_scalar(
+      c, "mul_scalar", with_scalar(c, "power_scalar", channel, 0.0, "_one"), 0.0, "_zero");
+  const int64_t h = nsize / 2;
+  Symbol padded = sq;
+  if (h > 0) {
+    padded = c.janus("concat", {copies(c, zero, h, 1, "_before"), padded}, {{"axis", int64_t{1}}},
+                     "_front");
+  }
+  padded = c.janus("concat", {padded, copies(c, zero, h + 1, 1, "_after")}, {{"axis", int64_t{1}}},
+                   "_padded");
+  Symbol sum;
+  for (int64_t k = 0; k < nsize; ++k) {
+    const Symbol s =
+        c.janus("slice_axis", {padded}, {{"axis", int64_t{1}}, {"begin", k}, {"end", k - nsize}},
+                fmt::format("_window{}", k));
+    sum = k == 0 ? s : c.janus("add", {sum, s}, {}, fmt::format("_sum{}", k));
+  }
+  const Symbol scaled =
+      with_scalar(c, "mul_scalar", sum, alpha / static_cast<double>(nsize), "_scaled");
+  const Symbol norm = with_scalar(c, "add_scalar", scaled, knorm, "_norm");
+  return {c.janus("mul", {x, with_scalar(c, "power_scalar", norm, -beta, "_factor")})};
+}
+
+// x reversed along `axis`: the positions n - 1 - i taken along it. A stable argsort of zeros
+// of x's shape gives each position i along the axis (ties keep their order), its largest
+// n - 1.
+Symbol reversed_along(const Call& c, const Symbol& x, int64_t axis, const std::string& suffix) {
+  const Symbol never = c.janus("greater", {x, x}, {}, suffix + "_never");
+  const Symbol flat = c.janus("cast", {never}, {{"dtype", DType::kInt32}}, suffix + "_zeros");
+  const Symbol i =
+      c.janus("argsort", {flat}, {{"axis", axis}, {"descending", false}, {"dtype", DType::kInt64}},
+              suffix + "_ramp");
+  const Symbol last =
+      c.janus("max", {i}, {{"axes", Ints{axis}}, {"keepdims", true}}, suffix + "_last");
+  const Symbol back = c.janus("subtract", {last, i}, {}, suffix + "_back");
+  return c.janus("take_along_axis", {x, back}, {{"axis", axis}}, suffix);
+}
+
+// reverse / flip (legacy), numpy's flip: x reversed along each axis named.
+Outputs reverse(Call& c) {
+  const Ints axes = c.ints("axis");
+  Symbol y = c.inputs(1, 1)[0];
+  for (size_t i = 0; i < axes.size(); ++i) {
+    y = reversed_along(c, y, axes[i], i + 1 == axes.size() ? "" : fmt::format("_axis{}", i));
+  }
+  return {y};
+}
+
+// SequenceReverse without sequence_length: the time steps (axis 0) in reverse order.
+Outputs sequence_reverse(Call& c) {
+  if (c.boolean("use_sequence_length", false)) {
+    c.fail("use_sequence_length = True (lengths per sequence) is not supported");
+  }
+  const int64_t axis = c.integer("axis", 0);
+  if (axis != 0) c.fail("attribute axis = {}, expected 0 (MXNet's only sequence axis)", axis);
+  return {reversed_along(c, c.inputs(1, 2)[0], 0, "")};
+}
+
+// Operators whose results need what an MXNet graph does not record and that no Janus operator
+// takes: a named refusal (`why`) rather than the generic "not supported".
+Converter refused(std::string_view why) {
+  return [why](Call& c) -> Outputs { c.fail("is not supported: {}", why); };
 }
 
 // Every MXNet operator that the importer maps, legacy and numpy-mode names side by side.
@@ -1071,6 +1337,25 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"cast", cast},
         {"_npx_cast", cast},
         {"_contrib_SyncBatchNorm", batch_norm},
+        {"broadcast_axis", broadcast_axis},
+        {"broadcast_axes", broadcast_axis},
+        {"broadcast_like", broadcast_like},
+        {"SliceChannel", slice_channel},
+        {"split", slice_channel},
+        {"_split_v2", split_v2},
+        {"LRN", lrn},
+        {"reverse", reverse},
+        {"flip", reverse},
+        {"_npi_flip", reverse},
+        {"SequenceReverse", sequence_reverse},
+        {"SwapAxis", refused("swapping two axes needs the input's rank, which an MXNet graph "
+                             "does not record")},
+        {"swapaxes", refused("swapping two axes needs the input's rank, which an MXNet graph "
+                             "does not record")},
+        {"slice_like", refused("its bounds are the second input's shape, which an MXNet graph "
+                               "does not record and Janus's slicing operators take as attributes")},
+        {"gather_nd", refused("the number of axes that the positions index is their first "
+                              "extent, which an MXNet graph does not record")},
     };
     for (const auto& [names, op] :
          std::vector<std::pair<std::vector<std::string>, std::string_view>>{
@@ -1132,6 +1417,18 @@ const std::unordered_map<std::string, Converter>& converters() {
          {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
       t.emplace(fmt::format("_npi_{}", op), binary(op));
       t.emplace(fmt::format("_npi_{}_scalar", op), np_compare_scalar(op));
+    }
+    // The legacy comparisons: MXNet 1.x says "lesser" where Janus and numpy say "less".
+    for (const auto& [mxnet, op] : std::vector<std::pair<std::string_view, std::string_view>>{
+             {"equal", "equal"},
+             {"not_equal", "not_equal"},
+             {"lesser", "less"},
+             {"lesser_equal", "less_equal"},
+             {"greater", "greater"},
+             {"greater_equal", "greater_equal"}}) {
+      t.emplace(fmt::format("broadcast_{}", mxnet), legacy_compare(op));
+      t.emplace(fmt::format("_{}", mxnet), legacy_compare(op));
+      t.emplace(fmt::format("_{}_scalar", mxnet), legacy_compare_scalar(op));
     }
     return t;
   }();
