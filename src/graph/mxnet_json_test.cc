@@ -129,14 +129,14 @@ TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
 // split and SliceChannel (squeeze_axis, a negative axis), reverse and flip, SequenceReverse,
 // broadcast_axis/broadcast_axes, broadcast_like, LRN (two windows), every legacy comparison
 // (broadcast_, elementwise, with a scalar; ties included), take in clip and wrap mode with
-// positions past the end and below -n, tile with more reps than axes.
+// positions past the end and below -n, tile with more reps than axes, SwapAxis.
 TEST(MxnetJson, ArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 34);
+  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 36);
 }
 
-// The numpy front end's split (sections and boundaries), flip and comparisons.
+// The numpy front end's split (sections and boundaries), flip, comparisons and swapaxes.
 TEST(MxnetJson, NumpyArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 13);
+  expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 14);
 }
 
 // reverse along two axes: the second reversal's subtract (its positions' largest, [2, 6, 1],
@@ -348,9 +348,8 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(SequenceReverse): attribute axis = 1, expected 0 (MXNet's only sequence axis)"},
       {one_op("_greater_scalar", R"("scalar": "x")"),
        "(_greater_scalar): attribute scalar = 'x', expected a number"},
-      {one_op("SwapAxis", R"("dim1": "0", "dim2": "2")"),
-       "(SwapAxis): is not supported: swapping two axes needs the input's rank, which an MXNet "
-       "graph does not record"},
+      {one_op("SwapAxis", R"("dim1": "x", "dim2": "2")"),
+       "(SwapAxis): attribute dim1 = 'x', expected an integer"},
       {one_op("slice_like", "", 2),
        "(slice_like): is not supported: its bounds are the second "
        "input's shape"},

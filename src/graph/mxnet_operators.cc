@@ -1232,6 +1232,13 @@ Outputs sequence_reverse(Call& c) {
   return {reversed_along(c, c.inputs(1, 2)[0], 0, "")};
 }
 
+// SwapAxis / swapaxes (dim1, dim2 default 0): Janus's swapaxes, which finds the permutation
+// from the input's rank at run time.
+Outputs swap_axis(Call& c) {
+  const int64_t dim1 = c.integer("dim1", 0), dim2 = c.integer("dim2", 0);
+  return {c.janus("swapaxes", {c.inputs(1, 1)[0]}, {{"dim1", dim1}, {"dim2", dim2}})};
+}
+
 // Operators whose results need what an MXNet graph does not record and that no Janus operator
 // takes: a named refusal (`why`) rather than the generic "not supported".
 Converter refused(std::string_view why) {
@@ -1348,10 +1355,8 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"flip", reverse},
         {"_npi_flip", reverse},
         {"SequenceReverse", sequence_reverse},
-        {"SwapAxis", refused("swapping two axes needs the input's rank, which an MXNet graph "
-                             "does not record")},
-        {"swapaxes", refused("swapping two axes needs the input's rank, which an MXNet graph "
-                             "does not record")},
+        {"SwapAxis", swap_axis},
+        {"swapaxes", swap_axis},
         {"slice_like", refused("its bounds are the second input's shape, which an MXNet graph "
                                "does not record and Janus's slicing operators take as attributes")},
         {"gather_nd", refused("the number of axes that the positions index is their first "
