@@ -161,6 +161,28 @@ TEST(MxnetJson, ReverseAlongTwoAxes) {
   }
 }
 
+// take along axis 0 (the extent counted without slicing leading axes): clip moves 5 to the last
+// row and -3 to the first, wrap takes 5 to 2 and -4 to 2, as MXNet.
+TEST(MxnetJson, TakeClipsAndWrapsAlongTheFirstAxis) {
+  for (const auto& [mode, want] : std::vector<std::pair<std::string, std::vector<float>>>{
+           {"clip", {4, 5, 0, 1, 2, 3}}, {"wrap", {4, 5, 4, 5, 2, 3}}}) {
+    SCOPED_TRACE(mode);
+    const std::string text =
+        fmt::format(R"J({{"nodes": [{{"op": "null", "name": "data", "inputs": []}},
+      {{"op": "null", "name": "idx", "inputs": []}},
+      {{"op": "take", "name": "t", "attrs": {{"mode": "{}"}}, "inputs": [[0, 0, 0], [1, 0, 0]]}}],
+      "arg_nodes": [0, 1], "heads": [[2, 0, 0]]}})J",
+                    mode);
+    const Symbol net = mxnet_symbol_from_json(text, "take-symbol.json");
+    const NDArray idx = mode == "clip" ? from_vector<float>({5, -3, 1}, Shape{3})
+                                       : from_vector<float>({5, -4, 1}, Shape{3});
+    const std::vector<NDArray> ys =
+        net.eval({{"data", arange(0, 6, 1, DType::kFloat32).reshape(Shape{3, 2})}, {"idx", idx}});
+    ASSERT_EQ(ys[0].shape(), (Shape{3, 2}));
+    EXPECT_EQ(to_vector<float>(ys[0]), want);
+  }
+}
+
 TEST(MxnetJson, ArgumentsAreTheMxnetVariablesThatTheOutputsUse) {
   const Symbol net = mxnet_symbol_from_json(
       read_text(mxnet_fixture("legacy", "symops") + "-symbol.json"), "symops");

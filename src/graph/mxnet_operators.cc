@@ -751,16 +751,40 @@ Symbol positions(const Call& c, const Symbol& p, std::string_view suffix) {
   return c.janus("cast", {p}, {{"dtype", DType::kInt64}}, suffix);
 }
 
-// The extent of x along `axis` as an int64 scalar: the ones of x's shape summed along the
-// axis, the largest of those sums (every one is the extent).
+// The extent n of x along `axis` as an int64 scalar, counted from a small corner of x: the
+// axes after `axis` merged into one (mxnet_reshape, a view) and cut to their first element, and
+// for axis >= 0 the axes before it too, which leaves [1, ..., 1, n, 1] (n elements) to count;
+// for a negative axis, the axes before it are merged and cut ([1, n, trailing...]), and the
+// counts along it of the trailing columns, all n, give their largest.
 Symbol extent_along(const Call& c, const Symbol& x, int64_t axis) {
+  Symbol corner;
+  if (axis >= 0) {
+    Ints codes(static_cast<size_t>(axis + 1), 0);
+    codes.push_back(-1);
+    const Symbol rows = mxnet_reshape(c, x, codes, false, "_rows");  // [d0 .. d_axis, rest]
+    corner = c.janus("slice_axis", {rows},
+                     {{"axis", axis + 1}, {"begin", int64_t{0}}, {"end", int64_t{1}}}, "_column");
+    if (axis > 0) {
+      corner = c.janus("slice", {corner},
+                       {{"begin", Ints(static_cast<size_t>(axis), 0)},
+                        {"end", Ints(static_cast<size_t>(axis), 1)},
+                        {"step", Ints{}}},
+                       "_corner");
+    }
+  } else {
+    Ints codes{-1};
+    codes.insert(codes.end(), static_cast<size_t>(-axis), 0);
+    const Symbol rows = mxnet_reshape(c, x, codes, true, "_rows");  // [rest, d_axis .. d_-1]
+    corner = c.janus("slice_axis", {rows},
+                     {{"axis", int64_t{0}}, {"begin", int64_t{0}}, {"end", int64_t{1}}}, "_corner");
+  }
   const Symbol one = constant(c, full(Shape{}, 1.0, DType::kFloat64), "_one");
   const Symbol zero = constant(c, full(Shape{}, 0.0, DType::kFloat64), "_zero");
-  const Symbol never = c.janus("greater", {x, x}, {}, "_never");
+  const Symbol never = c.janus("greater", {corner, corner}, {}, "_never");
   const Symbol ones = c.janus("where", {never, zero, one}, {}, "_ones");
-  const Symbol sums =
-      c.janus("sum", {ones}, {{"axes", Ints{axis}}, {"keepdims", false}}, "_extents");
-  const Symbol n = c.janus("max", {sums}, {{"axes", Ints{}}, {"keepdims", false}}, "_extent");
+  const Ints along{axis >= 0 ? axis : 1};
+  const Symbol counts = c.janus("sum", {ones}, {{"axes", along}, {"keepdims", false}}, "_counts");
+  const Symbol n = c.janus("max", {counts}, {{"axes", Ints{}}, {"keepdims", false}}, "_extent");
   return c.janus("cast", {n}, {{"dtype", DType::kInt64}}, "_extent_int");
 }
 
