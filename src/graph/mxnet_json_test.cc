@@ -363,7 +363,12 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(broadcast_axis): attribute size = (0) has the size 0, expected positive sizes"},
       {one_op("broadcast_like", R"j("lhs_axes": "(0,)")j", 2),
        "(broadcast_like): attribute lhs_axes = '(0,)' is not supported"},
-      {one_op("reverse", ""), "(reverse): lacks the attribute axis"},
+      {one_op("reverse", ""),
+       "(reverse): axis None (every axis) is not supported: it needs the "
+       "input's rank"},
+      {one_op("_npi_flip", R"("axis": "None")"),
+       "(_npi_flip): axis None (every axis) is not "
+       "supported"},
       {one_op("SequenceReverse", R"("use_sequence_length": "True")", 2),
        "(SequenceReverse): use_sequence_length = True (lengths per sequence) is not supported"},
       {one_op("SequenceReverse", R"("axis": "1")"),

@@ -1238,6 +1238,11 @@ Symbol reversed_along(const Call& c, const Symbol& x, int64_t axis, const std::s
 
 // reverse / flip (legacy), numpy's flip: x reversed along each axis named.
 Outputs reverse(Call& c) {
+  if (c.str("axis", "None") == "None") {
+    c.fail(
+        "axis None (every axis) is not supported: it needs the input's rank, which an MXNet "
+        "graph does not record (name the axes)");
+  }
   const Ints axes = c.ints("axis");
   Symbol y = c.inputs(1, 1)[0];
   for (size_t i = 0; i < axes.size(); ++i) {
