@@ -446,6 +446,16 @@ void lower_transpose(Builder& b, const Call& c) {
   set_ints(b.node("Transpose", c.in, {c.out[0]}, c.name), "perm", perm);
 }
 
+// swapaxes: a Transpose whose permutation exchanges the two axes.
+void lower_swapaxes(Builder& b, const Call& c) {
+  const int64_t ndim = c.in_specs[0].shape.ndim();
+  std::vector<int64_t> perm(static_cast<size_t>(ndim));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[static_cast<size_t>(normalized_axis(c.attr<int64_t>("dim1"), ndim))],
+            perm[static_cast<size_t>(normalized_axis(c.attr<int64_t>("dim2"), ndim))]);
+  set_ints(b.node("Transpose", c.in, {c.out[0]}, c.name), "perm", perm);
+}
+
 Lowering with_axis(std::string_view type) {
   return [type](Builder& b, const Call& c) {
     set_int(b.node(type, c.in, {c.out[0]}, c.name), "axis", c.attr<int64_t>("axis"));
@@ -730,6 +740,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"reshape", lower_reshape},
       {"mxnet_reshape", lower_reshape},
       {"transpose", lower_transpose},
+      {"swapaxes", lower_swapaxes},
       {"concat", with_axis("Concat")},
       {"stack", lower_stack},
       {"expand_dims", lower_expand_dims},

@@ -43,10 +43,11 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
       fixtures.emplace_back(flavour, model);
     }
   }
-  for (const std::string model : {"symops", "orderops", "normops", "shapeops"}) {
+  for (const std::string model : {"symops", "orderops", "normops", "shapeops", "arrayops"}) {
     fixtures.emplace_back("legacy", model);
   }
   fixtures.emplace_back("numpy", "npops");
+  fixtures.emplace_back("numpy", "nparrayops");
   for (const auto& [flavour, model] : fixtures) {
     SCOPED_TRACE(flavour + "/" + model);
     const std::string prefix = mxnet_fixture(flavour, model);

@@ -126,6 +126,63 @@ TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
   expect_fixture_outputs(mxnet_fixture("numpy", "npops"), 17);
 }
 
+// split and SliceChannel (squeeze_axis, a negative axis), reverse and flip, SequenceReverse,
+// broadcast_axis/broadcast_axes, broadcast_like, LRN (two windows), every legacy comparison
+// (broadcast_, elementwise, with a scalar; ties included), take in clip and wrap mode with
+// positions past the end and below -n, tile with more reps than axes, SwapAxis.
+TEST(MxnetJson, ArrayFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 36);
+}
+
+// The numpy front end's split (sections and boundaries), flip, comparisons and swapaxes.
+TEST(MxnetJson, NumpyArrayFixtureMatchesMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 14);
+}
+
+// reverse along two axes: the second reversal's subtract (its positions' largest, [2, 6, 1],
+// minus the positions) must not be planned over its broadcast input, which lands in a freed
+// buffer of the output's size (a bug of plan_memory's in-place reuse that this caught).
+TEST(MxnetJson, ReverseAlongTwoAxes) {
+  const std::string text = R"J({"nodes": [{"op": "null", "name": "data", "inputs": []},
+    {"op": "reverse", "name": "r", "attrs": {"axis": "(0, 2)"}, "inputs": [[0, 0, 0]]}],
+    "arg_nodes": [0], "heads": [[1, 0, 0]]})J";
+  const Symbol net = mxnet_symbol_from_json(text, "reverse-symbol.json");
+  const std::vector<NDArray> ys =
+      net.eval({{"data", arange(0, 48, 1, DType::kFloat32).reshape(Shape{2, 6, 4})}});
+  ASSERT_EQ(ys[0].shape(), (Shape{2, 6, 4}));
+  const std::vector<float> y = to_vector<float>(ys[0]);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 6; ++j) {
+      for (int64_t k = 0; k < 4; ++k) {
+        EXPECT_EQ(y[static_cast<size_t>((i * 6 + j) * 4 + k)],
+                  static_cast<float>(((1 - i) * 6 + j) * 4 + (3 - k)));
+      }
+    }
+  }
+}
+
+// take along axis 0 (the extent counted without slicing leading axes): clip moves 5 to the last
+// row and -3 to the first, wrap takes 5 to 2 and -4 to 2, as MXNet.
+TEST(MxnetJson, TakeClipsAndWrapsAlongTheFirstAxis) {
+  for (const auto& [mode, want] : std::vector<std::pair<std::string, std::vector<float>>>{
+           {"clip", {4, 5, 0, 1, 2, 3}}, {"wrap", {4, 5, 4, 5, 2, 3}}}) {
+    SCOPED_TRACE(mode);
+    const std::string text =
+        fmt::format(R"J({{"nodes": [{{"op": "null", "name": "data", "inputs": []}},
+      {{"op": "null", "name": "idx", "inputs": []}},
+      {{"op": "take", "name": "t", "attrs": {{"mode": "{}"}}, "inputs": [[0, 0, 0], [1, 0, 0]]}}],
+      "arg_nodes": [0, 1], "heads": [[2, 0, 0]]}})J",
+                    mode);
+    const Symbol net = mxnet_symbol_from_json(text, "take-symbol.json");
+    const NDArray idx = mode == "clip" ? from_vector<float>({5, -3, 1}, Shape{3})
+                                       : from_vector<float>({5, -4, 1}, Shape{3});
+    const std::vector<NDArray> ys =
+        net.eval({{"data", arange(0, 6, 1, DType::kFloat32).reshape(Shape{3, 2})}, {"idx", idx}});
+    ASSERT_EQ(ys[0].shape(), (Shape{3, 2}));
+    EXPECT_EQ(to_vector<float>(ys[0]), want);
+  }
+}
+
 TEST(MxnetJson, ArgumentsAreTheMxnetVariablesThatTheOutputsUse) {
   const Symbol net = mxnet_symbol_from_json(
       read_text(mxnet_fixture("legacy", "symops") + "-symbol.json"), "symops");
@@ -284,6 +341,48 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
       {one_op("broadcast_to", R"j("shape": "(0, 3)")j"),
        "(broadcast_to): attribute shape = (0, 3) has the extent 0, which is not supported"},
       {one_op("Cast", R"("dtype": "int8")"), "(Cast): attribute dtype = 'int8' is not supported"},
+      {one_op("SliceChannel", R"("num_outputs": "0")"),
+       "(SliceChannel): attribute num_outputs = 0, expected a positive count"},
+      {one_op("split", R"("axis": "1")"), "(split): lacks the attribute num_outputs"},
+      {one_op("split", R"("num_outputs": "2", "squeeze_axis": "maybe")"),
+       "(split): attribute squeeze_axis = 'maybe', expected True or False"},
+      {one_op("_split_v2", R"j("indices": "[]", "sections": "0")j"),
+       "(_split_v2): attribute sections = 0 with indices = (), expected positive sections or "
+       "boundaries"},
+      {one_op("_split_v2", R"j("indices": "[0, 3, 1]")j"),
+       "(_split_v2): attribute indices = (0, 3, 1), expected ascending boundaries >= 0"},
+      {one_op("LRN", R"("nsize": "4")"),
+       "(LRN): attribute nsize = 4, expected an odd positive window"},
+      {one_op("LRN", R"("nsize": "3", "beta": "x")"),
+       "(LRN): attribute beta = 'x', expected a number"},
+      {one_op("broadcast_axis", R"j("axis": "(0, 1)", "size": "(2,)")j"),
+       "(broadcast_axis): attribute axis = (0, 1) and size = (2) differ in length"},
+      {one_op("broadcast_axes", R"j("axis": "(-1,)", "size": "(2,)")j"),
+       "(broadcast_axes): attribute axis = (-1) has the negative axis -1, which MXNet refuses"},
+      {one_op("broadcast_axis", R"j("axis": "1", "size": "0")j"),
+       "(broadcast_axis): attribute size = (0) has the size 0, expected positive sizes"},
+      {one_op("broadcast_like", R"j("lhs_axes": "(0,)")j", 2),
+       "(broadcast_like): attribute lhs_axes = '(0,)' is not supported"},
+      {one_op("reverse", ""),
+       "(reverse): axis None (every axis) is not supported: it needs the "
+       "input's rank"},
+      {one_op("_npi_flip", R"("axis": "None")"),
+       "(_npi_flip): axis None (every axis) is not "
+       "supported"},
+      {one_op("SequenceReverse", R"("use_sequence_length": "True")", 2),
+       "(SequenceReverse): use_sequence_length = True (lengths per sequence) is not supported"},
+      {one_op("SequenceReverse", R"("axis": "1")"),
+       "(SequenceReverse): attribute axis = 1, expected 0 (MXNet's only sequence axis)"},
+      {one_op("_greater_scalar", R"("scalar": "x")"),
+       "(_greater_scalar): attribute scalar = 'x', expected a number"},
+      {one_op("SwapAxis", R"("dim1": "x", "dim2": "2")"),
+       "(SwapAxis): attribute dim1 = 'x', expected an integer"},
+      {one_op("slice_like", "", 2),
+       "(slice_like): is not supported: its bounds are the second "
+       "input's shape"},
+      {one_op("gather_nd", "", 2),
+       "(gather_nd): is not supported: the number of axes that the "
+       "positions index"},
   };
   for (const auto& [text, message] : cases) {
     SCOPED_TRACE(message);

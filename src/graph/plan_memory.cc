@@ -57,7 +57,10 @@ void CachedOp::Impl::plan_memory() {
         const int i = step.in[static_cast<size_t>(hint)];
         const Slot& in = slots[static_cast<size_t>(i)];
         const bool read_once = std::count(step.in.begin(), step.in.end(), i) == 1;
+        // A broadcast input is read again after the first outputs are written: only an input
+        // with as many elements as the output (its shape, or a reshape's) may be overwritten.
         if (in.kind == SlotKind::kIntermediate && in.last_use == static_cast<int>(s) && read_once &&
+            in.spec.shape.numel() == out.spec.shape.numel() &&
             buffer_bytes[static_cast<size_t>(in.buffer)] >= bytes) {
           out.buffer = in.buffer;
           taken.push_back(in.buffer);

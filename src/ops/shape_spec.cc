@@ -94,6 +94,27 @@ JANUS_OP_SPEC({.op = "transpose",
                            {{{}}, {Ints{}}},
                            {{{0, 3}}, {Ints{1, 0}}}}});
 
+JANUS_OP_SPEC({.op = "swapaxes",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+                     const Shape& s = in[0].shape;
+                     Ints perm;
+                     for (int i = 0; i < s.ndim(); ++i) perm.push_back(i);
+                     std::swap(perm[static_cast<size_t>(wrap(attrs.get<int64_t>(0), s.ndim()))],
+                               perm[static_cast<size_t>(wrap(attrs.get<int64_t>(1), s.ndim()))]);
+                     const auto st = strides_of(s);
+                     Ints dims, in_strides;
+                     for (int64_t p : perm) {
+                       dims.push_back(s[static_cast<int>(p)]);
+                       in_strides.push_back(st[static_cast<size_t>(p)]);
+                     }
+                     return std::vector<RefTensor>{gather_ref(in[0], 0, in_strides, Shape(dims))};
+                   },
+               .samples = {{{{2, 3, 4}}, {int64_t{0}, int64_t{2}}},
+                           {{{2, 3, 4}}, {int64_t{-1}, int64_t{1}}},
+                           {{{2, 3}}, {int64_t{1}, int64_t{1}}},
+                           {{{0, 3}}, {int64_t{1}, int64_t{0}}}}});
+
 JANUS_OP_SPEC({.op = "expand_dims",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {

@@ -16,9 +16,9 @@ namespace janus::testing {
 /// legacy: MXNet's default front end; numpy: npx.set_np() (numpy operators, NDArray V3).
 inline const char* const kMxnetFlavours[] = {"legacy", "numpy"};
 /// Exported in both flavours, one output each; also pools ("full" pooling, four outputs, both
-/// flavours), symops (the Module-era operators, three outputs, legacy only), orderops, normops
-/// and shapeops (the newer operators, one output per case, legacy only) and npops (their
-/// numpy-mode names, numpy only).
+/// flavours), symops (the Module-era operators, three outputs, legacy only), orderops, normops,
+/// shapeops and arrayops (the newer operators, one output per case, legacy only) and npops and
+/// nparrayops (their numpy-mode names, numpy only).
 inline const char* const kMxnetModels[] = {"mlp", "lenet", "blocks"};
 
 /// tests/fixtures/mxnet/FLAVOUR/MODEL (a prefix: -symbol.json, -0000.params, -input.npy,
