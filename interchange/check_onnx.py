@@ -9,10 +9,11 @@ equal Janus's within 1e-5 (relative and absolute). The Apache MXNet 1.9.1 fixtur
 (tests/fixtures/mxnet/, both flavours) are converted from MXNet's files the same way, and ONNX
 Runtime's outputs for their saved input equal both MXNet's saved outputs and Janus's (`janus
 run --output`). Models whose graphs hold at any batch size (the demo models, two_in_two_out,
-the MXNet fixtures but symops, shapeops, arrayops and nparrayops) are exported with a symbolic batch (axis 0 of every
-input is `batch`) and run by ONNX Runtime at two batch sizes; the others are exported with
---fixed-batch, and converting them without it must fail naming a node. The MXNet fixture
-orderops holds an operator that ONNX export refuses: converting it must fail naming the node.
+the MXNet fixtures but symops, shapeops, arrayops and nparrayops) are exported with a symbolic
+batch (axis 0 of every input is `batch`) and run by ONNX Runtime at two batch sizes; the others
+are exported with --fixed-batch, and converting them without it must fail naming a node. The
+MXNet fixtures orderops, mathops and npmathops hold an operator that ONNX export refuses:
+converting them must fail naming the node.
 Runs in the venv of onnx_venv.sh.
 """
 import argparse
@@ -117,8 +118,10 @@ def numbered(stem, count=None):
 # 0 to 2 and, as nparrayops, reverses axis 0 by ordering it).
 FIXED_BATCH_FIXTURES = {"symops", "shapeops", "arrayops", "nparrayops"}
 # The fixtures that hold an operator that ONNX export refuses, and what the refusal must say
-# (orderops: topk's mask).
-REFUSED_FIXTURES = {"orderops": "node 'topk_mask' (operator 'topk'): ret_typ 'mask'"}
+# (orderops: topk's mask; mathops and npmathops: hypot and arctan2, which ONNX lacks).
+REFUSED_FIXTURES = {"orderops": "node 'topk_mask' (operator 'topk'): ret_typ 'mask'",
+                    "mathops": "node 'b_hypot' (operator 'hypot')",
+                    "npmathops": "node 'numpymathops0_arctan20' (operator 'arctan2')"}
 
 
 def janus_run(janus, fixture, input_file, out, count):

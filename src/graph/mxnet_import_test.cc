@@ -43,11 +43,13 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
       fixtures.emplace_back(flavour, model);
     }
   }
-  for (const std::string model : {"symops", "orderops", "normops", "shapeops", "arrayops"}) {
+  for (const std::string model :
+       {"symops", "orderops", "normops", "shapeops", "arrayops", "mathops"}) {
     fixtures.emplace_back("legacy", model);
   }
   fixtures.emplace_back("numpy", "npops");
   fixtures.emplace_back("numpy", "nparrayops");
+  fixtures.emplace_back("numpy", "npmathops");
   for (const auto& [flavour, model] : fixtures) {
     SCOPED_TRACE(flavour + "/" + model);
     const std::string prefix = mxnet_fixture(flavour, model);

@@ -139,6 +139,13 @@ TEST(MxnetJson, NumpyArrayFixtureMatchesMxnetOutputs) {
   expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 14);
 }
 
+// The remainders with MXNet's 0 for a zero divisor (broadcast, elementwise, with a scalar and
+// reversed) and hypot; numpy mode's mod, arctan2, hypot and copysign.
+TEST(MxnetJson, MathFixturesMatchMxnetOutputs) {
+  expect_fixture_outputs(mxnet_fixture("legacy", "mathops"), 7);
+  expect_fixture_outputs(mxnet_fixture("numpy", "npmathops"), 6);
+}
+
 // reverse along two axes: the second reversal's subtract (its positions' largest, [2, 6, 1],
 // minus the positions) must not be planned over its broadcast input, which lands in a freed
 // buffer of the output's size (a bug of plan_memory's in-place reuse that this caught).
@@ -276,6 +283,8 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
               HasSubstr("MXNet graph file 'bad-symbol.json': node 'n' (Pad): mode 'edge' is not "
                         "supported (constant)"));
   const std::pair<std::string, std::string> cases[] = {
+      {one_op("_mod_scalar", R"("scalar": "0")"),
+       "(_mod_scalar): attribute scalar = 0: every element would be 0"},
       {one_op("topk", R"("k": "0")"),
        "(topk): attribute k = 0 (a sort of the whole axis) is not supported"},
       {one_op("topk", R"("ret_typ": "values")"), "(topk): ret_typ 'values' is not supported"},

@@ -1076,6 +1076,36 @@ Converter legacy_compare_scalar(std::string_view op) {
   };
 }
 
+// MXNet's remainder takes the divisor's sign, as Janus's mod, but x % 0 is 0 there (NaN in
+// NumPy and Janus): where(b == 0, 0, mod(a, b)), the zero being 0 * b.
+Symbol mxnet_mod(const Call& c, const Symbol& a, const Symbol& b, std::string_view suffix) {
+  const Symbol zero = with_scalar(c, "mul_scalar", b, 0.0, fmt::format("{}_zero", suffix));
+  const Symbol by_zero = c.janus("equal", {b, zero}, {}, fmt::format("{}_by_zero", suffix));
+  return c.janus("where",
+                 {by_zero, zero, c.janus("mod", {a, b}, {}, fmt::format("{}_mod", suffix))}, {},
+                 suffix);
+}
+
+Outputs mod(Call& c) {
+  const auto& in = c.inputs(2, 2);
+  return {mxnet_mod(c, in[0], in[1], "")};
+}
+
+// _mod_scalar (x % s) and _rmod_scalar (s % x): the scalar as an array in x's dtype (as the
+// comparisons with a scalar make it). A zero divisor scalar would give 0 for every element,
+// also where x is NaN, which that array cannot express: it is refused.
+Converter mod_scalar(bool reversed) {
+  return [reversed](Call& c) -> Outputs {
+    const double s = c.real("scalar");
+    c.ignore({"is_int"});
+    if (!reversed && s == 0) c.fail("attribute scalar = 0: every element would be 0");
+    const Symbol x = c.inputs(1, 1)[0];
+    const Symbol at_least = with_scalar(c, "maximum_scalar", x, s, "_at_least");
+    const Symbol scalar = with_scalar(c, "minimum_scalar", at_least, s, "_scalar");
+    return {reversed ? mxnet_mod(c, scalar, x, "") : mxnet_mod(c, x, scalar, "")};
+  };
+}
+
 // broadcast_axis / broadcast_axes: each named axis (of extent 1; MXNet 1.9.1 takes no
 // negative axis) to its size. x with its axes reversed is broadcast against a constant with
 // `size` first and 1 on the axis' a axes before it in x (where(false, x, x)), then reversed back.
@@ -1422,7 +1452,10 @@ const std::unordered_map<std::string, Converter>& converters() {
              {{"elemwise_div", "_div", "_Div", "broadcast_div", "_npi_true_divide"}, "divide"},
              {{"_maximum", "broadcast_maximum", "_npi_maximum"}, "maximum"},
              {{"_minimum", "broadcast_minimum", "_npi_minimum"}, "minimum"},
-             {{"_power", "broadcast_power", "_npi_power"}, "power"}}) {
+             {{"_power", "broadcast_power", "_npi_power"}, "power"},
+             {{"_hypot", "broadcast_hypot", "_npi_hypot"}, "hypot"},
+             {{"_npi_arctan2"}, "arctan2"},
+             {{"_npi_copysign"}, "copysign"}}) {
       for (const std::string& n : names) t.emplace(n, binary(op));
     }
     for (const auto& [names, op] :
@@ -1446,6 +1479,13 @@ const std::unordered_map<std::string, Converter>& converters() {
              {{"max", "_np_max"}, "max"},
              {{"min", "_np_min"}, "min"}}) {
       for (const std::string& n : names) t.emplace(n, reduce(op));
+    }
+    for (const char* n : {"_mod", "_Mod", "broadcast_mod", "_npi_mod"}) t.emplace(n, mod);
+    for (const char* n : {"_mod_scalar", "_ModScalar", "_npi_mod_scalar"}) {
+      t.emplace(n, mod_scalar(/*reversed=*/false));
+    }
+    for (const char* n : {"_rmod_scalar", "_RModScalar", "_npi_rmod_scalar"}) {
+      t.emplace(n, mod_scalar(/*reversed=*/true));
     }
     for (std::string_view op :
          {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
