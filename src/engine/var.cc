@@ -59,7 +59,7 @@ OprBlock* Var::pop() {
 // value the lock holder saw (with reads_granted_ it gives the active reads) to the active
 // count. Each interleaving:
 // - a read completes between the holder's load and its compare-and-swap: the swap fails, the
-//   holder recomputes; a read that completes before the swap never sees the flag and stops.
+//   holder recomputes; a read that completes before the swap sees no write waiting and stops.
 // - every read completes before the swap: the holder sees none active and grants the write
 //   itself (no flag); the reads touched nothing after their decrements.
 // - the swap succeeds: every later decrement sees the active count; the last one returns 1 and
@@ -67,6 +67,17 @@ OprBlock* Var::pop() {
 //   decrement follows the swap, made inside the holder's critical section).
 // - several reads complete at once: the decrements are one atomic sequence, so one of them is
 //   the last whatever their order.
+// - reads pushed while a write waits queue behind it (append_read sees the queue), and so do
+//   further writes; they are granted after that write completes, so no read granted after
+//   the swap decrements the count that the swap set.
+// - the var's release queued as a write: delete_var frees at once only when is_idle (under
+//   lock_, loading reads_ with acquire) sees no read active, that is after every read's
+//   decrement, which is each read's last access; otherwise the release is a write like any
+//   other, waiting for the reads itself or behind the waiting write.
+// - the last read grants the waiting write by adding it to `granted`; the engine dispatches
+//   it after complete_read has returned, and the read touches the var no more, so even a
+//   write that frees the var, or the release behind it, runs only after the read is done
+//   with it.
 // Orders: a decrement releases (the read's accesses happen before those of the write that is
 // granted after it) and acquires (the last read sees every earlier read's release, through the
 // sequence of decrements); the holder's load and swap acquire likewise. When the write is
