@@ -28,6 +28,8 @@ void Var::enqueue(OprBlock* op, bool write) {
   }
 }
 
+std::atomic<bool> Var::any_poisoned_{false};
+
 // Removes the head of the queue and returns its operation. Caller holds lock_.
 OprBlock* Var::pop() {
   Waiter* w = head_;
@@ -157,6 +159,7 @@ void Var::complete_write(const std::shared_ptr<ErrorRecord>& error, OprList& gra
   if (error) {
     error_ = error;
     poisoned_.store(true, std::memory_order_release);
+    any_poisoned_.store(true, std::memory_order_relaxed);
   }
   grant_queued(granted);
 }

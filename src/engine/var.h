@@ -81,6 +81,10 @@ class Var {
   /// checks every var of every operation this way writes none of their lines and reads only
   /// the completions' line, not the pushers'.
   bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
+  /// False while no var of this process was ever poisoned: then a worker need not look at the
+  /// vars of its operation at all (a line that another thread writes). An operation granted
+  /// after a poisoning write completed sees it true (set before the grant).
+  static bool any_poisoned() { return any_poisoned_.load(std::memory_order_relaxed); }
 
  private:
   struct Waiter {
@@ -117,6 +121,8 @@ class Var {
   std::atomic<int64_t> reads_{0};
   std::atomic<bool> poisoned_{false};  // error_ is set (never cleared)
   [[maybe_unused]] char tail_gap_[55];
+
+  static std::atomic<bool> any_poisoned_;
 };
 
 }  // namespace janus
