@@ -534,11 +534,11 @@ TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
   e->delete_var(x, nullptr);
 }
 
-// A completing read touches its var after its decrement only when it must grant a waiting
-// write (var.cc). Each round releases a var while reads of it complete on two lanes: the
-// release is a write queued behind them (odd rounds), or behind reads, a write and reads queued
-// behind that write (even rounds). The release must see every operation before it, and under
-// the sanitizers a read that touched the var after its release fails the test.
+// Each round releases a var while reads of it complete on two lanes: the release is a write
+// queued behind them (odd rounds), or behind reads, a write and reads queued behind that write
+// (even rounds). The release must see every operation before it, and under the sanitizers a
+// completing read that touched the var after the release freed it fails the test (stop 19's
+// race: a read that looked at the var after its count made it visibly done).
 TEST(ThreadedEngine, AVarReleasedWhileItsReadsCompleteIsFreedAfterTheLastOfThem) {
   EngineOptions options;
   options.cpu_compute_workers = 2;

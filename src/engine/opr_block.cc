@@ -42,8 +42,6 @@ std::shared_ptr<ErrorRecord> ErrorLog::take_unreported() {
 namespace {
 
 std::shared_ptr<ErrorRecord> inherited_error(const OprBlock* op) {
-  if (!Var::any_poisoned()) [[likely]]
-    return nullptr;
   for (Var* v : op->reads) {
     if (v->poisoned()) return v->error();
   }

@@ -2,15 +2,8 @@
 //
 // A var keeps the operations that want it in FIFO order. Granted reads run together; a write
 // is granted only when no read or write is active and it is first in the queue; reads behind a
-// write wait for it.
-//
-// The fields sit on two cache lines: the pushers' line (the queue, the active write, the count
-// of reads granted; guarded by `lock_`, a spinlock whose critical sections are a few
-// instructions) and the completions' line (one atomic word that completing reads count
-// themselves in, and the poisoned flag). A read registers on the first line and completes on
-// the second, so an array that many operations read (a weight, an input used again and again)
-// costs its pushing thread no cache-line hand-off per operation: the worker that completes a
-// read writes a line that the pusher touches only when it queues a write behind the reads.
+// write wait for it. Every field is guarded by `lock` (a spinlock: critical sections are a few
+// instructions).
 #pragma once
 
 #include <atomic>
@@ -78,13 +71,8 @@ class Var {
   std::shared_ptr<ErrorRecord> error();
   /// Whether the var carries an error, without the lock: an operation that the var granted
   /// sees the error of every write before it (a var is poisoned for good), and a worker that
-  /// checks every var of every operation this way writes none of their lines and reads only
-  /// the completions' line, not the pushers'.
+  /// checks every var of every operation this way writes none of their lines.
   bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
-  /// False while no var of this process was ever poisoned: then a worker need not look at the
-  /// vars of its operation at all (a line that another thread writes). An operation granted
-  /// after a poisoning write completed sees it true (set before the grant).
-  static bool any_poisoned() { return any_poisoned_.load(std::memory_order_relaxed); }
 
  private:
   struct Waiter {
@@ -94,35 +82,15 @@ class Var {
     Waiter* next;
   };
   void enqueue(OprBlock* op, bool write);
-  OprBlock* pop();
-  /// Reads granted and not completed. Caller holds lock_.
-  int64_t active_reads() const;
-  /// For a write that is next (no write active or waiting): true when no read is active, so
-  /// the write may be granted now; otherwise makes the last active read grant it. Caller
-  /// holds lock_.
-  bool no_reads_or_wait_for_them();
   void grant_queued(OprList& granted);
 
-  // The pushers' line: guarded by lock_.
   SpinLock lock_;
+  int active_reads_ = 0;
   bool write_active_ = false;
-  bool write_waits_ = false;   // the write at the head waits for the active reads to complete
-  int64_t reads_granted_ = 0;  // since the last write was granted
   Waiter* head_ = nullptr;
   Waiter* tail_ = nullptr;
   std::shared_ptr<ErrorRecord> error_;
-  // Keeps the completions' fields a line away from the pushers' (and, below, from whatever
-  // follows the var in memory): the recycler does not align objects to a line.
-  [[maybe_unused]] char line_gap_[64];
-  // The completions' line. `reads_` is one word so that a completing read learns from its own
-  // decrement whether a write waits for it (see var.cc): while no write waits it is minus the
-  // reads completed since the last write was granted (<= 0; active reads = reads_granted_ +
-  // reads_); while a write waits (write_waits_) it is the number of reads still active (> 0).
-  std::atomic<int64_t> reads_{0};
   std::atomic<bool> poisoned_{false};  // error_ is set (never cleared)
-  [[maybe_unused]] char tail_gap_[55];
-
-  static std::atomic<bool> any_poisoned_;
 };
 
 }  // namespace janus
