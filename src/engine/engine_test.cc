@@ -534,6 +534,58 @@ TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
   e->delete_var(x, nullptr);
 }
 
+// Each round releases a var while reads of it complete on two lanes: the release is a write
+// queued behind them (odd rounds), or behind reads, a write and reads queued behind that write
+// (even rounds). The release must see every operation before it, and under the sanitizers a
+// completing read that touched the var after the release freed it fails the test (stop 19's
+// race: a read that looked at the var after its count made it visibly done).
+TEST(ThreadedEngine, AVarReleasedWhileItsReadsCompleteIsFreedAfterTheLastOfThem) {
+  EngineOptions options;
+  options.cpu_compute_workers = 2;
+  auto e = make_engine(EngineKind::kThreaded, options);
+  constexpr int kRounds = 400;
+  constexpr int kReads = 3;
+  std::vector<std::atomic<int>> done(kRounds);
+  std::vector<int> write_saw(kRounds, -1);
+  std::vector<int> release_saw(kRounds, -1);
+  auto push_reads = [&](Var* x, int r) {
+    for (int i = 0; i < kReads; ++i) {
+      e->push(
+          [&done, r, spin = (r * 5 + i * 11) % 17](const RunContext&) {
+            for (volatile int k = 0; k < spin * 10; k = k + 1) {
+            }
+            done[static_cast<size_t>(r)].fetch_add(1);
+          },
+          {x}, {}, cpu(), i % 2 == 0 ? Lane::kCompute : Lane::kCopy);
+    }
+  };
+  for (int r = 0; r < kRounds; ++r) {
+    const auto ri = static_cast<size_t>(r);
+    Var* x = e->new_var();
+    push_reads(x, r);
+    if (r % 2 == 0) {
+      e->push(
+          [&, ri](const RunContext&) {
+            write_saw[ri] = done[ri].load();
+            done[ri].fetch_add(1);
+          },
+          {}, {x}, cpu(), Lane::kCopy);
+      push_reads(x, r);
+    }
+    e->delete_var(x, [&, ri] { release_saw[ri] = done[ri].load(); });
+  }
+  e->wait_all();
+  for (int r = 0; r < kRounds; ++r) {
+    const auto ri = static_cast<size_t>(r);
+    if (r % 2 == 0) {
+      ASSERT_EQ(write_saw[ri], kReads) << "round " << r;
+      ASSERT_EQ(release_saw[ri], 2 * kReads + 1) << "round " << r;
+    } else {
+      ASSERT_EQ(release_saw[ri], kReads) << "round " << r;
+    }
+  }
+}
+
 TEST(ThreadedEngine, CopyLaneRunsWhileComputeIsBusy) {
   auto e = make_engine(EngineKind::kThreaded);
   Var* a = e->new_var();
