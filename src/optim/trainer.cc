@@ -320,9 +320,22 @@ void Trainer::update(int64_t batch_size) {
               "Trainer: update: batch_size is {}, expected a positive number", batch_size);
   prepare("update");
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  if (uses_store() && update_on_kvstore_) {  // the store updates: a push and a pull each
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (is_trained(*params_[i].second)) update_one(i);
+    }
+    return;
+  }
+  // Every parameter's update (its kernels run in the order of the parameters, as before) in
+  // one engine operation per device: a step costs one push, one wake-up of the device's worker
+  // and one dependency check instead of one per parameter. It reads every gradient, so it
+  // starts after the last of them is written; on one device the worker runs backward's
+  // operations one at a time anyway, so the updates had nothing to overlap with.
+  FusedUpdates fused(/*priority=*/0);
   for (size_t i = 0; i < params_.size(); ++i) {
     if (is_trained(*params_[i].second)) update_one(i);
   }
+  fused.push();
 }
 
 void Trainer::update_one(size_t i) {

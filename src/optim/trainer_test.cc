@@ -8,6 +8,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "janus/autograd/autograd.h"
 #include "janus/engine/array.h"
@@ -16,6 +18,7 @@
 #include "janus/nn/loss.h"
 #include "janus/nn/serialization.h"
 #include "janus/ops/ops.h"
+#include "janus/optim/lr_scheduler.h"
 
 #include "testing/test_util.h"
 
@@ -71,6 +74,109 @@ TEST_P(TrainerConverges, OnALinearRegression) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, TrainerConverges, ::testing::Values("sgd", "adam"));
+
+// A two-layer perceptron (four parameters) with the same initial values on every call.
+std::shared_ptr<nn::Sequential> small_mlp() {
+  seed(7);
+  auto net = std::make_shared<nn::Sequential>();
+  net->add(std::make_shared<nn::Dense>(16, "relu", true, true, /*in_units=*/8),
+           std::make_shared<nn::Dense>(4, "", true, true, /*in_units=*/16));
+  net->initialize(nn::Normal(0.1));
+  return net;
+}
+
+std::vector<std::vector<float>> states_of(const Optimizer& opt, size_t params) {
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < params; ++i) {
+    for (const NDArray& s : opt.state(static_cast<int>(i))) out.push_back(to_vector<float>(s));
+  }
+  return out;
+}
+
+class TrainerFusedUpdate : public ::testing::TestWithParam<const char*> {};
+
+// Trainer::step runs every parameter's update in one engine operation: after several steps the
+// weights and the optimizer's state are bitwise those of one Optimizer::update per parameter,
+// with weight decay, lr_mult and wd_mult, clipping, rescale_grad and a schedule.
+TEST_P(TrainerFusedUpdate, EqualsOneUpdatePerParameterBitForBit) {
+  const std::string name = GetParam();
+  auto options = [] {
+    return OptimizerOptions{.momentum = 0.9,
+                            .wd = 1e-2,
+                            .clip_gradient = 0.05,
+                            .lr_scheduler = std::make_shared<FactorScheduler>(2, 0.5)};
+  };
+  const auto fused_net = small_mlp(), alone_net = small_mlp();
+  const nn::ParameterDict fused_params = fused_net->collect_params();
+  const nn::ParameterDict alone_params = alone_net->collect_params();
+  fused_params.at("0.weight")->set_lr_mult(0.5);
+  alone_params.at("0.weight")->set_lr_mult(0.5);
+  fused_params.at("1.bias")->set_wd_mult(0.0);
+  alone_params.at("1.bias")->set_wd_mult(0.0);
+  OptimizerPtr fused = make_optimizer(name, 0.1, options());
+  fused->set_rescale_grad(2.0);  // the trainer's scale: it steps with 2 / batch_size
+  Trainer trainer(fused_params, fused);
+  const OptimizerPtr alone = make_optimizer(name, 0.1, options());
+  seed(11);
+  for (int step = 0; step < 5; ++step) {
+    const NDArray x = random_normal(0, 1, {8, 8});
+    const NDArray y = random_normal(0, 1, {8, 4});
+    forward_backward(*fused_net, nn::L2Loss(), x, y);
+    trainer.step(8);
+    forward_backward(*alone_net, nn::L2Loss(), x, y);
+    alone->set_rescale_grad(2.0 / 8);
+    int index = 0;
+    for (const auto& [pname, p] : alone_params) {
+      alone->set_mults(index, p->lr_mult(), p->wd_mult());
+      alone->update(index++, p->data(), p->grad());
+    }
+  }
+  EXPECT_EQ(values_of(fused_params), values_of(alone_params));
+  EXPECT_EQ(states_of(trainer.optimizer(), 4), states_of(*alone, 4));
+  EXPECT_EQ(trainer.optimizer().num_update(), alone->num_update());
+  EXPECT_EQ(trainer.optimizer().learning_rate(), alone->learning_rate());
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, TrainerFusedUpdate, ::testing::Values("sgd", "adam"));
+
+// Counts the operations that ran, by name.
+class OperationCounter : public OpListener {
+ public:
+  void on_operation(std::string_view name, const OpDetail&, Device, Lane, int64_t,
+                    int64_t) override {
+    const std::lock_guard lock(mu_);
+    ++counts_[std::string(name)];
+  }
+  std::map<std::string, int> snapshot() {
+    const std::lock_guard lock(mu_);
+    return counts_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> counts_;
+};
+
+// After the first step (which creates the momentum buffers, each an operation of its own),
+// a step of the four parameters is one engine operation, not four.
+TEST(Trainer, UpdatesEveryParameterOfADeviceInOneEngineOperation) {
+  const auto net = small_mlp();
+  Trainer trainer(net->collect_params(), make_optimizer("sgd", 0.1, {.momentum = 0.9}));
+  const NDArray x = random_normal(0, 1, {8, 8});
+  const NDArray y = random_normal(0, 1, {8, 4});
+  forward_backward(*net, nn::L2Loss(), x, y);
+  trainer.step(8);
+  forward_backward(*net, nn::L2Loss(), x, y);
+  wait_all();
+  OperationCounter counter;
+  set_op_listener(&counter);
+  trainer.step(8);
+  wait_all();
+  set_op_listener(nullptr);
+  const std::map<std::string, int> counts = counter.snapshot();
+  EXPECT_EQ(counts, (std::map<std::string, int>{{"fused_update", 1}}));
+  EXPECT_EQ(trainer.optimizer().update_count(3), 2);
+}
 
 TEST(Trainer, SkipsParametersWithoutGradients) {
   seed(1);

@@ -71,7 +71,9 @@ class Trainer {
   /// with one replica each, or when the store updates (update_on_kvstore).
   void allreduce_grads();
   /// The optimizer step of step(), after allreduce_grads(): with update_on_kvstore, pushes the
-  /// gradients to the store and pulls the updated weights into every replica.
+  /// gradients to the store and pulls the updated weights into every replica; otherwise every
+  /// parameter's update runs in one engine operation per device (the same kernels, in the
+  /// order of the parameters, with the same results as one operation each).
   void update(int64_t batch_size);
 
   /// Gradients are reduced in buckets of about this many bytes (several small gradients as one
