@@ -40,6 +40,9 @@ PassStats fuse_bias_activation(Graph& graph);
 /// relu_backward followed by a sum over axis 0 of its 2-D result (a fully_connected layer's
 /// relu and bias gradients) becomes one relu_backward_bias call.
 PassStats fuse_relu_backward_bias(Graph& graph);
+/// relu_backward(x, max_pool2d_backward(x, dy)) (relu then max pooling), with the
+/// conv2d_backward_bias that reads it if any, becomes one max_pool2d_relu_backward call.
+PassStats fuse_max_pool_relu_backward(Graph& graph);
 /// Trees of elementwise operators on same-shaped float arrays become one fused_elementwise
 /// node that runs them tile by tile (inputs read once, output written once).
 PassStats fuse_elementwise(Graph& graph);
@@ -48,8 +51,8 @@ PassStats fuse_elementwise(Graph& graph);
 PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_relu_backward_bias, fuse_elementwise, schedule. Memory planning runs in the executor
-/// (CachedOp), which owns the buffers.
+/// fuse_relu_backward_bias, fuse_max_pool_relu_backward, fuse_elementwise, schedule. Memory
+/// planning runs in the executor (CachedOp), which owns the buffers.
 const std::vector<PassInfo>& pass_pipeline();
 
 /// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.

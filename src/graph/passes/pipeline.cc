@@ -16,6 +16,8 @@ const std::vector<PassInfo>& pass_pipeline() {
        fuse_bias_activation},
       {"fuse_relu_backward_bias", "relu_backward and the bias gradient's sum in one call",
        fuse_relu_backward_bias},
+      {"fuse_max_pool_relu_backward", "max pooling's, relu's and the bias gradients in one call",
+       fuse_max_pool_relu_backward},
       {"fuse_elementwise", "one kernel for each tree of elementwise calls", fuse_elementwise},
       {"schedule", "run order: each output's work as early as it can go", schedule},
   };

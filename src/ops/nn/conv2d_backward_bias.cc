@@ -3,8 +3,8 @@
 #include "janus/ops/ops.h"
 #include "janus/ops/shape.h"
 
-#include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
+#include "plane_sum.h"
 
 namespace janus::ops {
 namespace {
@@ -20,24 +20,6 @@ std::vector<TensorSpec> infer(const InferArgs& args) {
   JANUS_CHECK(dy.dtype == DType::kFloat32 || dy.dtype == DType::kFloat64, TypeError,
               "{}: dtype {} is not supported, expected float32 or float64", kName, dy.dtype);
   return {TensorSpec{Shape{dy.shape[1]}, dy.dtype, dy.device}};
-}
-
-// The sum of one contiguous plane in double, in eight interleaved partial sums: independent
-// additions, which vectorize, where one running sum waits on each addition before the next
-// (sum's generic reduction keeps one, and took 6% of a LeNet training step's CPU time on the
-// bias gradients of its two convolutions).
-template <typename T>
-JANUS_TARGET_CLONES double plane_sum(const T* __restrict p, int64_t n) {
-  constexpr int kLanes = 8;
-  double part[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int k = 0; k < kLanes; ++k) part[k] += static_cast<double>(p[i + k]);
-  }
-  for (; i < n; ++i) part[i % kLanes] += static_cast<double>(p[i]);
-  double total = 0;
-  for (double v : part) total += v;
-  return total;
 }
 
 // Channel by channel (in parallel), the planes of every sample in batch order; each channel's

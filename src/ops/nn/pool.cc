@@ -13,8 +13,10 @@
 
 #include "janus/base/error.h"
 
+#include "../elementwise/relu_rule.h"
 #include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
+#include "plane_sum.h"
 
 namespace janus::ops {
 namespace {
@@ -96,7 +98,9 @@ void max_pool_2x2_plane(const PoolGeom& g, const T* in, T* out) {
 // the loop vectorizes (one copy per instruction set, simd_loop.h), and its scalar remainder,
 // which is most of a short row (LeNet's are 14 and 5 windows), stays branch-free too (GCC turns
 // selects of floating-point values back into branches there).
-template <typename T>
+// With kRelu, each tap's gradient then passes relu's gradient with the tap as relu's output
+// (relu_backward(x, dx)): one more mask, the bits of the two calls.
+template <bool kRelu, typename T>
 JANUS_TARGET_CLONES void max_pool_2x2_backward_row(const T* __restrict r0, const T* __restrict r1,
                                                    const T* __restrict d, T* __restrict o0,
                                                    T* __restrict o1, int64_t ow) {
@@ -113,10 +117,15 @@ JANUS_TARGET_CLONES void max_pool_2x2_backward_row(const T* __restrict r0, const
     const U m3 = -U(e > pick(m2, c, best1));
     const U v3 = std::bit_cast<U>(T(0) + d[ox]);  // as 0 += dy: -0.0 becomes +0.0
     const U v2 = v3 & ~m3, v1 = v2 & ~m2;         // what is left for the earlier taps
-    o1[x + 1] = std::bit_cast<T>(v3 & m3);
-    o1[x] = std::bit_cast<T>(v2 & m2);
-    o0[x + 1] = std::bit_cast<T>(v1 & m1);
-    o0[x] = std::bit_cast<T>(v1 & ~m1);
+    U ra = ~U(0), rb = ~U(0), rc = ~U(0), re = ~U(0);
+    if constexpr (kRelu) {
+      ra = -U(relu_passes(a)), rb = -U(relu_passes(b));
+      rc = -U(relu_passes(c)), re = -U(relu_passes(e));
+    }
+    o1[x + 1] = std::bit_cast<T>(v3 & m3 & re);
+    o1[x] = std::bit_cast<T>(v2 & m2 & rc);
+    o0[x + 1] = std::bit_cast<T>(v1 & m1 & rb);
+    o0[x] = std::bit_cast<T>(v1 & ~m1 & ra);
   }
 }
 
@@ -125,7 +134,9 @@ JANUS_TARGET_CLONES void max_pool_2x2_backward_row(const T* __restrict r0, const
 // only) group of a row masked: the same comparisons (ordered >, false at NaN) and selections on
 // the same values, so the same bits. The rows of LeNet (14 and 5 windows) are shorter than the
 // generic loop's vector body, which left them to its scalar remainder (6 cycles a window, the
-// backward took 3 times the forward pooling's time).
+// backward took 3 times the forward pooling's time). kRelu: as in the generic row, relu's
+// gradient too (a tap passes where !(tap <= 0): ordered or not, NaN passes).
+template <bool kRelu>
 __attribute__((target("avx512f"))) void max_pool_2x2_backward_row_avx512(const float* r0,
                                                                          const float* r1,
                                                                          const float* d, float* o0,
@@ -157,7 +168,13 @@ __attribute__((target("avx512f"))) void max_pool_2x2_backward_row_avx512(const f
     const __mmask16 m3 = _mm512_cmp_ps_mask(e, _mm512_mask_blend_ps(m2, best1, c), _CMP_GT_OQ);
     // As 0 += dy: -0.0 becomes +0.0.
     const __m512 v = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(windows, d + ox));
-    const __mmask16 k3 = m3, k2 = m2 & ~m3, k1 = m1 & ~m2 & ~m3, k0 = ~m1 & ~m2 & ~m3;
+    __mmask16 k3 = m3, k2 = m2 & ~m3, k1 = m1 & ~m2 & ~m3, k0 = ~m1 & ~m2 & ~m3;
+    if constexpr (kRelu) {
+      k0 &= _mm512_cmp_ps_mask(a, zero, _CMP_NLE_UQ);
+      k1 &= _mm512_cmp_ps_mask(b, zero, _CMP_NLE_UQ);
+      k2 &= _mm512_cmp_ps_mask(c, zero, _CMP_NLE_UQ);
+      k3 &= _mm512_cmp_ps_mask(e, zero, _CMP_NLE_UQ);
+    }
     const __m512 t0 = _mm512_maskz_mov_ps(k0, v), t1 = _mm512_maskz_mov_ps(k1, v);
     const __m512 t2 = _mm512_maskz_mov_ps(k2, v), t3 = _mm512_maskz_mov_ps(k3, v);
     _mm512_mask_storeu_ps(o0 + x, taps_lo, _mm512_permutex2var_ps(t0, low, t1));
@@ -173,7 +190,7 @@ bool has_avx512f() {
 }
 #endif
 
-template <typename T>
+template <bool kRelu, typename T>
 void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* out) {
   if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(out, out + g.h * g.w, T(0));  // rows no window reads
 #if defined(__x86_64__)
@@ -182,7 +199,7 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         const float* r0 = in + 2 * oy * g.w;
         float* o0 = out + 2 * oy * g.w;
-        max_pool_2x2_backward_row_avx512(r0, r0 + g.w, d + oy * g.ow, o0, o0 + g.w, g.ow);
+        max_pool_2x2_backward_row_avx512<kRelu>(r0, r0 + g.w, d + oy * g.ow, o0, o0 + g.w, g.ow);
       }
       return;
     }
@@ -191,7 +208,7 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const T* r0 = in + 2 * oy * g.w;
     T* o0 = out + 2 * oy * g.w;
-    max_pool_2x2_backward_row(r0, r0 + g.w, d + oy * g.ow, o0, o0 + g.w, g.ow);
+    max_pool_2x2_backward_row<kRelu>(r0, r0 + g.w, d + oy * g.ow, o0, o0 + g.w, g.ow);
   }
 }
 
@@ -333,8 +350,21 @@ void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y,
   });
 }
 
-void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, const NDArray& dx,
-                       const RunContext& ctx) {
+namespace {
+
+// out[i] = relu_backward(in[i], out[i]) over a plane: the mask on the gradient's bits, as
+// relu_fold_row does (a select becomes a branch on the sign of the input).
+template <typename T>
+JANUS_TARGET_CLONES void relu_mask_plane(const T* __restrict in, T* __restrict out, int64_t n) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = std::bit_cast<T>(std::bit_cast<U>(out[i]) & -U(relu_passes(in[i])));
+}
+
+// max_pool_backward, and with kRelu relu's gradient and each plane's sum (plane_sums[p]).
+template <bool kRelu>
+void max_pool_backward_planes(const PoolGeom& g, const NDArray& x, const NDArray& dy,
+                              const NDArray& dx, double* plane_sums, const RunContext& ctx) {
   float_dispatch(x.dtype(), [&]<typename T>() {
     const T* xp = x.data<T>();
     const T* dyp = dy.data<T>();
@@ -344,25 +374,39 @@ void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, c
       const T* d = dyp + p * g.oh * g.ow;
       T* out = dxp + p * g.h * g.w;
       if (is_2x2_stride_2(g)) {
-        max_pool_2x2_backward_plane(g, in, d, out);
-        return;
-      }
-      std::fill(out, out + g.h * g.w, T(0));
-      for (int64_t oy = 0; oy < g.oh; ++oy) {
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          const Window win = window(g, oy, ox);
-          if (win.empty()) continue;  // its output read no input
-          int64_t arg = win.y0 * g.w + win.x0;
-          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
-            for (int64_t ix = win.x0; ix < win.x1; ++ix) {
-              if (in[iy * g.w + ix] > in[arg]) arg = iy * g.w + ix;
+        max_pool_2x2_backward_plane<kRelu>(g, in, d, out);
+      } else {
+        std::fill(out, out + g.h * g.w, T(0));
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const Window win = window(g, oy, ox);
+            if (win.empty()) continue;  // its output read no input
+            int64_t arg = win.y0 * g.w + win.x0;
+            for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+              for (int64_t ix = win.x0; ix < win.x1; ++ix) {
+                if (in[iy * g.w + ix] > in[arg]) arg = iy * g.w + ix;
+              }
             }
+            out[arg] += d[oy * g.ow + ox];
           }
-          out[arg] += d[oy * g.ow + ox];
         }
+        if constexpr (kRelu) relu_mask_plane(in, out, g.h * g.w);
       }
+      if constexpr (kRelu) plane_sums[p] = plane_sum(out, g.h * g.w);
     });
   });
+}
+
+}  // namespace
+
+void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, const NDArray& dx,
+                       const RunContext& ctx) {
+  max_pool_backward_planes<false>(g, x, dy, dx, nullptr, ctx);
+}
+
+void max_pool_relu_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy,
+                            const NDArray& dx, double* plane_sums, const RunContext& ctx) {
+  max_pool_backward_planes<true>(g, x, dy, dx, plane_sums, ctx);
 }
 
 void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,

@@ -34,6 +34,11 @@ void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y, con
 /// dx: each window's dy goes to the first position holding the window's maximum.
 void max_pool_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy, const NDArray& dx,
                        const RunContext& ctx);
+/// max_pool_backward, then relu's gradient with x as relu's output: dx = relu_backward(x,
+/// max_pool_backward's dx), the bits of the two; and plane_sums[p] = plane_sum of dx's plane p
+/// (n * c of them, plane_sum.h's order), for a convolution's bias gradient.
+void max_pool_relu_backward(const PoolGeom& g, const NDArray& x, const NDArray& dy,
+                            const NDArray& dx, double* plane_sums, const RunContext& ctx);
 /// y = mean over the window; the divisor counts the padding when `count_pad`.
 void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
                       const RunContext& ctx);
