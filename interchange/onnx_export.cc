@@ -210,17 +210,25 @@ Lowering same(std::string_view type) {
   return [type](Builder& b, const Call& c) { b.node(type, c.in, {c.out[0]}, c.name); };
 }
 
-// The value that a product (Gemm, Conv) writes: the output, or with the relu that
-// fuse_bias_activation put into the call, an intermediate that a Relu reads.
-std::string product_output(Builder& b, const Call& c, std::string_view type) {
+// The ONNX operator of the activation that fuse_bias_activation put into a product's call
+// (Gemm, Conv); "" for none.
+std::string_view activation_type(const Call& c) {
   const std::string& activation = c.attr<std::string>("activation");
-  if (activation.empty()) return c.out[0];
-  if (activation != "relu") c.unsupported(fmt::format("activation '{}'", activation));
+  if (activation.empty()) return "";
+  if (activation == "relu") return "Relu";
+  if (activation == "sigmoid") return "Sigmoid";
+  if (activation == "tanh") return "Tanh";
+  c.unsupported(fmt::format("activation '{}'", activation));
+}
+// The value that a product writes: the output, or with an activation, an intermediate that the
+// activation's node reads.
+std::string product_output(Builder& b, const Call& c, std::string_view type) {
+  if (activation_type(c).empty()) return c.out[0];
   return b.unique(fmt::format("{}/{}", c.name, type));
 }
-// After the product: its Relu, when product_output chose an intermediate.
+// After the product: its activation's node, when product_output chose an intermediate.
 void apply_activation(Builder& b, const Call& c, const std::string& product) {
-  if (product != c.out[0]) b.node("Relu", {product}, {c.out[0]}, c.name);
+  if (product != c.out[0]) b.node(activation_type(c), {product}, {c.out[0]}, c.name);
 }
 
 void lower_fully_connected(Builder& b, const Call& c) {

@@ -89,6 +89,24 @@ TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
   EXPECT_EQ(m.graph().initializer(0).raw_data().size(), 12 * sizeof(float));
 }
 
+// The sigmoid and tanh that fuse_bias_activation puts into a product's call come back out as
+// their own ONNX nodes, as relu does; an activation that is not a post-op is refused by the
+// operator before the exporter sees it.
+TEST(OnnxExport, ProductsWithSigmoidOrTanhAreFollowedByTheirNode) {
+  const Symbol x = Symbol::var("data", Shape{2, 1, 6, 6});
+  const Symbol conv = Symbol::op("conv2d", {x, Symbol::var("w"), Symbol::var("b")},
+                                 {{"activation", std::string("sigmoid")}}, "conv");
+  const Symbol y = Symbol::op("fully_connected",
+                              {Symbol::op("flatten", {conv}), Symbol::var("w2"), Symbol::var("b2")},
+                              {{"activation", std::string("tanh")}}, "fc");
+  const graph::NamedArrays params = {
+      {"w", ones({3, 1, 3, 3})}, {"b", zeros({3})}, {"w2", ones({4, 48})}, {"b2", zeros({4})}};
+  const ::onnx::ModelProto m = parse(export_onnx(y, params));
+  EXPECT_THAT(op_types(m), ElementsAre("Conv", "Sigmoid", "Flatten", "Gemm", "Tanh"));
+  EXPECT_EQ(m.graph().node(1).input(0), m.graph().node(0).output(0));
+  EXPECT_EQ(m.graph().node(4).output(0), y.list_outputs()[0]);
+}
+
 TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
   const Symbol y = Symbol::op("flatten", {Symbol::var("data", Shape{2, 3, 4})});
   OnnxExportOptions o;

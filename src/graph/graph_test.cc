@@ -506,6 +506,71 @@ TEST(Passes, FusedReluKeepsNanAsTheImperativeCallsDo) {
   EXPECT_TRUE(std::isnan(to_vector<float>(y)[0]));
 }
 
+// sigmoid and tanh fuse into the product as relu does, and the fused kernels apply the very
+// functions of the sigmoid and tanh operators: bit for bit what the separate calls give, on
+// every path that computes the product (conv2d: oneDNN and the single-channel kernel; the
+// matmul and the one-row loop of fully_connected), at NaN, infinities, -0, large |x| and
+// values that round to 0 or 1.
+TEST(Passes, FusedSigmoidAndTanhGiveTheSeparateCallsBitForBit) {
+  const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            -0.0f,
+                            0.0f,
+                            1e30f,
+                            -1e30f,
+                            88.5f,
+                            -88.5f,
+                            -104.5f,
+                            17.0f,
+                            -17.0f,
+                            9.0f,
+                            -9.0f,
+                            1e-7f,
+                            -1e-7f};
+  // Values with the special ones first; the rest spread over [-12, 12).
+  auto values = [&](const Shape& shape, uint32_t seed) {
+    std::vector<float> v(kSpecial, kSpecial + std::size(kSpecial));
+    std::mt19937 rng(seed);
+    while (static_cast<int64_t>(v.size()) < shape.numel()) {
+      v.push_back(static_cast<float>(rng() % 2400) / 100 - 12);
+    }
+    v.resize(static_cast<size_t>(shape.numel()));
+    return from_vector<float>(v, shape);
+  };
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  // The 1x1 convolutions of one channel with weights of one pass the special values through
+  // (as they are or as +0 for -0); the others mix them.
+  struct Case {
+    const char* op;
+    Shape xs, ws, bs;
+    bool ones;
+  };
+  const Case cases[] = {{"conv2d", {2, 1, 6, 7}, {3, 1, 1, 1}, {3}, true},    // single channel
+                        {"conv2d", {2, 1, 6, 7}, {3, 1, 3, 3}, {3}, false},   // single channel
+                        {"conv2d", {2, 1, 6, 6}, {20, 1, 1, 1}, {20}, true},  // oneDNN
+                        {"conv2d", {2, 3, 6, 6}, {8, 3, 3, 3}, {8}, false},   // oneDNN
+                        {"fully_connected", {5, 8}, {7, 8}, {7}, false},      // matmul
+                        {"fully_connected", {1, 37}, {6, 37}, {6}, false}};   // one row
+  for (const Case& c : cases) {
+    for (const std::string act : {"sigmoid", "tanh"}) {
+      SCOPED_TRACE(std::string(c.op) + " " + act);
+      const Symbol y = Symbol::op(act, {Symbol::op(c.op, {x, w, b})});
+      CachedOp fused(y, {ops::TensorSpec{c.xs, DType::kFloat32, cpu()},
+                         ops::TensorSpec{c.ws, DType::kFloat32, cpu()},
+                         ops::TensorSpec{c.bs, DType::kFloat32, cpu()}});
+      ASSERT_EQ(op_count(fused.graph()), 1u);  // the pass fused the activation
+      EXPECT_EQ(attr_of<std::string>(*fused.graph().outputs[0].node, "activation"), act);
+      const NDArray xv = values(c.xs, 1), bv = c.ones ? zeros(c.bs) : randn(c.bs, 3);
+      const NDArray wv = c.ones ? ones(c.ws) : values(c.ws, 2) * 0.25;
+      const NDArray args[] = {xv, wv, bv};
+      const NDArray product = ops::invoke(ops::get_op(c.op), {xv, wv, bv})[0];
+      const NDArray want = ops::invoke(ops::get_op(act), {product})[0];
+      expect_same_bits(fused(args)[0], want);
+    }
+  }
+}
+
 TEST(Passes, ScheduleRunsTheLastOutputsWorkFirst) {
   // A backward graph lists the first layer's gradient first; its work should run last.
   auto a = Symbol::var("a"), b = Symbol::var("b");

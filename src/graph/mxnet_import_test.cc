@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
 #include <filesystem>
 #include <map>
 
 #include "janus/base/error.h"
+#include "janus/graph/cached_op.h"
 #include "janus/graph/npy.h"
 
 #include "testing/mxnet_fixtures.h"
@@ -65,6 +67,51 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// d2l's LeNet as MXNet exports it (sigmoid after both convolutions and two dense layers): the
+// compiled graph computes each of the four sigmoids inside its product's call
+// (fuse_bias_activation), bit for bit what the imported graph gives call by call, and MXNet's
+// outputs.
+TEST(MxnetImport, LenetsSigmoidsFuseIntoTheirProducts) {
+  for (const std::string flavour : {"legacy", "numpy"}) {
+    SCOPED_TRACE(flavour);
+    const std::string prefix = mxnet_fixture(flavour, "lenet");
+    const Symbol net = load_symbol_file(prefix + "-symbol.json");
+    const NamedArrays params = load_params_file(prefix + "-0000.params");
+    std::map<std::string, NDArray> named(params.begin(), params.end());
+    named["data"] = load_npy(prefix + "-input.npy");
+    std::vector<NDArray> args;
+    std::vector<ops::TensorSpec> specs;
+    for (const std::string& name : net.list_arguments()) {
+      args.push_back(named.at(name));
+      specs.push_back(ops::TensorSpec{args.back().shape(), args.back().dtype(), cpu()});
+    }
+    const CachedOp op(net, specs);
+    std::map<std::string, int> calls;  // operator[activation] -> count
+    for (const NodePtr& n : op.graph().nodes) {
+      if (n->is_variable()) continue;
+      std::string call(n->op->name);
+      const int a = n->op->attr_index("activation");
+      if (a >= 0) {  // attributes past the ones given keep their default ("": none)
+        const auto at = static_cast<size_t>(a);
+        call += "[" + (at < n->attrs.values().size() ? n->attrs.get<std::string>(at) : "") + "]";
+      }
+      ++calls[call];
+    }
+    EXPECT_EQ(calls["conv2d[sigmoid]"], 2);
+    EXPECT_EQ(calls["fully_connected[sigmoid]"], 2);
+    EXPECT_EQ(calls["fully_connected[]"], 1);
+    EXPECT_FALSE(calls.contains("sigmoid"));
+    const std::vector<NDArray> fused = op(args), separate = op.run_imperative(args);
+    ASSERT_EQ(fused.size(), 1u);
+    ASSERT_EQ(fused[0].shape(), separate[0].shape());
+    const std::vector<float> a = to_vector<float>(fused[0]), b = to_vector<float>(separate[0]);
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << i;
+    }
+    testing::expect_matches_mxnet(fused[0], prefix + "-output0.npy");
+  }
 }
 
 TEST(MxnetImport, DetectsEachFormatFromTheContents) {

@@ -304,6 +304,18 @@ std::shared_ptr<Sequential> lenet() {
   return net;
 }
 
+// d2l's LeNet: sigmoid after the convolutions and the hidden dense layers, average pooling.
+std::shared_ptr<Sequential> sigmoid_lenet() {
+  auto net = std::make_shared<Sequential>();
+  using V = std::vector<int64_t>;
+  net->add(std::make_shared<Conv2D>(6, V{5}, V{1}, V{2}, V{1}, 1, "sigmoid"),
+           std::make_shared<AvgPool2D>(),
+           std::make_shared<Conv2D>(16, V{5}, V{1}, V{0}, V{1}, 1, "sigmoid"),
+           std::make_shared<AvgPool2D>(), std::make_shared<Dense>(120, "sigmoid"),
+           std::make_shared<Dense>(84, "tanh"), std::make_shared<Dense>(10));
+  return net;
+}
+
 std::shared_ptr<Sequential> mlp() {
   auto net = std::make_shared<Sequential>();
   net->add(std::make_shared<Flatten>(), std::make_shared<Dense>(256, "relu"),
@@ -311,16 +323,21 @@ std::shared_ptr<Sequential> mlp() {
   return net;
 }
 
-// Gradients through a hybridized model equal the imperative ones, so Trainer works.
-TEST(Hybridize, TrainingStepsMatchImperativeTraining) {
+// Gradients through a hybridized model equal the imperative ones, so Trainer works: with relu
+// and with sigmoid and tanh, which the hybridized graph computes inside the products' calls
+// (fuse_bias_activation) and differentiates from their outputs.
+class HybridLenet : public ::testing::TestWithParam<bool> {};
+
+TEST_P(HybridLenet, TrainingStepsMatchImperativeTraining) {
+  const auto make = GetParam() ? sigmoid_lenet : lenet;
   const NDArray x = randn({8, 1, 28, 28}, 21);
   const NDArray label = from_vector<int64_t>({0, 1, 2, 3, 4, 5, 6, 7}, {8});
   // Deferred initialisation happens in the first call: same seed, same draws for both.
-  auto a = lenet();
+  auto a = make();
   a->initialize(Xavier());
   seed(2);
   (*a)(x);
-  auto b = lenet();
+  auto b = make();
   b->initialize(Xavier());
   b->hybridize();
   seed(2);
@@ -342,6 +359,9 @@ TEST(Hybridize, TrainingStepsMatchImperativeTraining) {
   const ParameterDict pa = a->collect_params(), pb = b->collect_params();
   for (const auto& [name, p] : pa) expect_bitwise(p->data(), pb.at(name)->data());
 }
+
+INSTANTIATE_TEST_SUITE_P(Hybridize, HybridLenet, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Sigmoid" : "Relu"; });
 
 class ExportTest : public ::testing::Test {
  protected:

@@ -96,9 +96,7 @@ std::vector<RefTensor> ref_conv(const std::vector<RefTensor>& in, const ops::Att
   for (int64_t i = 0; i < y.size(); ++i) y[i] = in[2][(i / plane) % y.shape[1]];
   conv_products(in[0].shape, in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
-  if (a.activation == ops::Activation::kRelu) {
-    for (int64_t i = 0; i < y.size(); ++i) y[i] = y[i] < 0 ? 0.0 : y[i];
-  }
+  for (int64_t i = 0; i < y.size(); ++i) y[i] = ref_post_op(a.activation, y[i]);
   return {y};
 }
 
@@ -186,6 +184,13 @@ JANUS_OP_SPEC({.op = "conv2d",
                .samples = {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
                            {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
                             conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
+                           {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
+                            conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
+                           // One input channel: conv_single_channel's epilogue.
+                           {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}},
+                            conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
+                           {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}},
+                            conv_with_activation(conv({1}, {0}, {1}, 1), "tanh")},
                            {{{1, 2, 6, 5}, {2, 2, 3, 2}, {2}}, conv({2, 1}, {1, 0}, {1}, 1)},
                            {{{1, 4, 5, 5}, {6, 2, 2, 2}, {6}}, conv({1}, {1}, {2}, 2)},
                            {{{2, 1, 4, 4}, {2, 1, 5, 5}, {2}}, conv({1}, {2}, {1}, 1)},
@@ -198,6 +203,8 @@ JANUS_OP_SPEC({.op = "conv1d",
                .samples = {{{{2, 3, 7}, {4, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
                            {{{2, 3, 7}, {4, 3, 3}, {4}},
                             conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
+                           {{{2, 3, 7}, {4, 3, 3}, {4}},
+                            conv_with_activation(conv({1}, {1}, {1}, 1), "tanh")},
                            {{{1, 4, 9}, {6, 2, 2}, {6}}, conv({2}, {1}, {2}, 2)},
                            {{{0, 2, 3}, {1, 2, 1}, {1}}, conv({1}, {0}, {1}, 1)}},
                .rtol32 = 1e-4,

@@ -121,13 +121,13 @@ JANUS_OP_SPEC({.op = "one_hot",
 std::vector<RefTensor> ref_fully_connected(const std::vector<RefTensor>& in,
                                            const ops::Attrs& attrs) {
   const int64_t n = in[0].shape[0], k = in[0].shape[1], m = in[1].shape[0];
-  const bool relu = ops::FullyConnectedAttrs::from(attrs).activation == ops::Activation::kRelu;
+  const ops::Activation activation = ops::FullyConnectedAttrs::from(attrs).activation;
   RefTensor y = ref_zeros(Shape{n, m});
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
       double acc = in[2][j];
       for (int64_t p = 0; p < k; ++p) acc += in[0][i * k + p] * in[1][j * k + p];
-      y[i * m + j] = relu && acc < 0 ? 0.0 : acc;
+      y[i * m + j] = ref_post_op(activation, acc);
     }
   }
   return {y};
@@ -137,10 +137,13 @@ JANUS_OP_SPEC({.op = "fully_connected",
                .reference = ref_fully_connected,
                .samples = {{{{3, 4}, {5, 4}, {5}}},
                            {{{3, 4}, {5, 4}, {5}}, {std::string("relu")}},
+                           {{{3, 4}, {5, 4}, {5}}, {std::string("sigmoid")}},
+                           {{{3, 4}, {5, 4}, {5}}, {std::string("tanh")}},
                            {{{1, 7}, {2, 7}, {2}}},
                            // One row: our matrix-vector loop (16-wide body, 4-row blocks, tails).
                            {{{1, 37}, {6, 37}, {6}}},
                            {{{1, 37}, {6, 37}, {6}}, {std::string("relu")}},
+                           {{{1, 37}, {6, 37}, {6}}, {std::string("sigmoid")}},
                            {{{2, 0}, {3, 0}, {3}}},
                            {{{0, 3}, {2, 3}, {2}}}},
                .rtol32 = 1e-4,

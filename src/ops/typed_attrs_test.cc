@@ -35,8 +35,9 @@ TEST(Activation, AnUnknownNameIsAValueErrorNamingTheOpTheAttributeAndTheAllowedN
             "'sigmoid', 'tanh', 'softrelu', 'gelu', 'leaky'");
   // A name that exists but is not allowed here.
   EXPECT_EQ(error_of<ValueError>(
-                [] { parse_activation("tanh", "conv2d", "activation", kPostOpActivations); }),
-            "conv2d: attribute 'activation' is 'tanh', expected one of '' (none), 'relu'");
+                [] { parse_activation("gelu", "conv2d", "activation", kPostOpActivations); }),
+            "conv2d: attribute 'activation' is 'gelu', expected one of '' (none), 'relu', "
+            "'sigmoid', 'tanh'");
   EXPECT_EQ(parse_activation("relu", "conv2d", "activation", kPostOpActivations),
             Activation::kRelu);
 }
@@ -84,15 +85,16 @@ TEST(TypedAttrs, ABadActivationIsAValueErrorNamingTheOperator) {
   EXPECT_EQ(error_of<ValueError>([&] {
               invoke(conv, {x, w, b},
                      {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{1},
-                      int64_t{1}, std::string("sigmoid")});
+                      int64_t{1}, std::string("softrelu")});
             }),
-            "conv2d: attribute 'activation' is 'sigmoid', expected one of '' (none), 'relu'");
+            "conv2d: attribute 'activation' is 'softrelu', expected one of '' (none), 'relu', "
+            "'sigmoid', 'tanh'");
   static const OpDef& fc = get_op("fully_connected");
   EXPECT_EQ(error_of<ValueError>([&] {
               invoke(fc, {zeros({2, 4}), zeros({3, 4}), zeros({3})}, {std::string("rleu")});
             }),
             "fully_connected: attribute 'activation' is 'rleu', expected one of '' (none), "
-            "'relu'");
+            "'relu', 'sigmoid', 'tanh'");
   // The valid names still run.
   const NDArray y =
       invoke(fc, {ones({2, 4}), ones({3, 4}), full({3}, -10.0)}, {std::string("relu")})[0];

@@ -1,6 +1,8 @@
 // The specification registry and reference helpers.
 #include "op_spec.h"
 
+#include <cmath>
+
 #include "janus/base/error.h"
 
 namespace janus::testing {
@@ -53,6 +55,23 @@ RefTensor ref_broadcast(const RefTensor& a, const RefTensor& b,
     out[o] = f(a[offset(a)], b[offset(b)]);
   }
   return out;
+}
+
+double ref_post_op(ops::Activation a, double x) {
+  switch (a) {
+    case ops::Activation::kNone:
+      return x;
+    case ops::Activation::kRelu:
+      return x < 0 ? 0.0 : x;
+    case ops::Activation::kSigmoid:
+      return 1 / (1 + std::exp(-x));
+    case ops::Activation::kTanh:
+      return std::tanh(x);
+    default:
+      break;
+  }
+  JANUS_THROW(InternalError, "ref_post_op: '{}' is not a post-op activation",
+              ops::activation_name(a));
 }
 
 }  // namespace janus::testing

@@ -10,6 +10,7 @@
 
 #include "janus/core/dtype.h"
 #include "janus/core/shape.h"
+#include "janus/ops/activation.h"
 #include "janus/ops/registry.h"
 
 namespace janus::testing {
@@ -72,6 +73,8 @@ RefTensor ref_zeros(const Shape& shape);
 RefTensor ref_broadcast(const RefTensor& a, const RefTensor& b,
                         const std::function<double(double, double)>& f);
 RefTensor ref_map(const RefTensor& a, const std::function<double(double)>& f);
+/// The activation `a` of fully_connected and conv (none, relu, sigmoid, tanh) of x, in double.
+double ref_post_op(ops::Activation a, double x);
 
 }  // namespace janus::testing
 

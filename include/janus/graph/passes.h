@@ -34,8 +34,8 @@ PassStats eliminate_common_subexpressions(Graph& graph);
 /// Computes, once, every deterministic call whose inputs are all constants; the result becomes a
 /// constant.
 PassStats fold_constants(Graph& graph);
-/// fully_connected or conv2d followed by relu (its only reader) becomes one call with a relu
-/// post-op.
+/// fully_connected or conv{1,2,3}d followed by relu, sigmoid or tanh (its only reader) becomes
+/// one call with that activation as a post-op.
 PassStats fuse_bias_activation(Graph& graph);
 /// relu_backward followed by a sum over axis 0 of its 2-D result (a fully_connected layer's
 /// relu and bias gradients) becomes one relu_backward_bias call.

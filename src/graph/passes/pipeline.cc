@@ -12,7 +12,7 @@ const std::vector<PassInfo>& pass_pipeline() {
       {"dead_code", "drop nodes that no output depends on", eliminate_dead_code},
       {"cse", "merge identical deterministic calls", eliminate_common_subexpressions},
       {"constant_fold", "compute calls on constants once", fold_constants},
-      {"fuse_bias_activation", "relu inside the call of fully_connected or conv2d",
+      {"fuse_bias_activation", "relu, sigmoid or tanh inside the call of fully_connected or conv",
        fuse_bias_activation},
       {"fuse_relu_backward_bias", "relu_backward and the bias gradient's sum in one call",
        fuse_relu_backward_bias},

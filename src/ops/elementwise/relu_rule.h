@@ -1,6 +1,6 @@
 // relu's value and gradient at every input, NaN included, in one place: relu, relu_backward and
-// the relu that fully_connected and conv2d apply to their result all use these, so an
-// imperative relu and a fused one (hybridized) give bit-identical results. Private to src/ops.
+// the relu that fully_connected and conv2d apply to their result (nn/post_op.h) all use these, so
+// an imperative relu and a fused one (hybridized) give bit-identical results. Private to src/ops.
 #pragma once
 
 #include <cstdint>
@@ -28,14 +28,6 @@ constexpr C relu_value(C x) {
 template <typename C>
 constexpr bool relu_passes(C y) {
   return !(y <= C(0));
-}
-
-/// y[i] = relu_value(y[i]) in place, on the kernel's threads: the activation of
-/// fully_connected and conv2d. Not oneDNN's relu post-op: its vectorized max turns NaN into 0.
-inline void relu_in_place(float* y, int64_t n, const RunContext& ctx) {
-  parallel_for(n, ctx, [y](int64_t lo, int64_t hi) {
-    simd::map1(y + lo, y + lo, hi - lo, [](float v) { return relu_value(v); });
-  });
 }
 
 }  // namespace janus::ops

@@ -14,9 +14,9 @@
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
 
-#include "../elementwise/relu_rule.h"
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
+#include "post_op.h"
 
 namespace janus::ops {
 namespace {
@@ -241,9 +241,10 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
 
 size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
 
-// The relu is not part of the primitive (conv_forward applies it), so both activations share one.
+// The activation is not part of the primitive (conv_forward applies it), so every activation
+// shares one.
 const Cached<dnnl::convolution_forward>& cached_forward(ConvGeom g) {
-  g.relu = false;
+  g.activation = Activation::kNone;
   using Value = Cached<dnnl::convolution_forward>;
   return primitive_cache<ConvGeom, Value>().get(g, [&g](const Value& probe) {
     const ConvDescs d = conv_descs(g);
@@ -314,9 +315,7 @@ void forward_loop(const ConvGeom& g, const T* x, const T* w, const T* b, T* y) {
   const int64_t plane = g.out_size();
   for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = b[(i / plane) % g.o];
   for_each_tap(g, [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
-  if (g.relu) {
-    for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = relu_value(y[i]);
-  }
+  for (int64_t i = 0; i < g.n * g.o * plane; ++i) y[i] = post_op_value(g.activation, y[i]);
 }
 
 template <typename T>
@@ -499,8 +498,8 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
                           static_cast<const float*>(bias), static_cast<float*>(y), ctx);
     } else {
       execute(cached_forward(g), {x, weight, bias, y});
+      post_op_in_place(g.activation, static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
     }
-    if (g.relu) relu_in_place(static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
   }
 }
 

@@ -27,7 +27,8 @@ struct ConvGeom {
   int64_t n = 0, c = 0, o = 0;
   std::array<int64_t, kMaxConvDims> in{}, k{}, out{}, stride{}, pad{}, dil{};
   int64_t groups = 1;
-  bool relu = false;  // forward only: y = relu(conv + bias), relu's rule (relu_rule.h)
+  // Forward only: y = activation(conv + bias), the activation operator's function (post_op.h).
+  Activation activation = Activation::kNone;
   auto operator<=>(const ConvGeom&) const = default;
 
   /// The product of the spatial extents of x, of y, and of the kernel.
@@ -71,13 +72,14 @@ void prepare_conv_forward(const ConvGeom& g);
 void prepare_conv_backward_data(const ConvGeom& g);
 void prepare_conv_backward_weight(const ConvGeom& g);
 
-/// y = conv(x, weight) + bias, then relu (NaN stays NaN, relu_rule.h) when g.relu.
+/// y = g.activation(conv(x, weight) + bias) (post_op.h).
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
                   const void* bias, void* y, const RunContext& ctx);
 /// Whether conv_forward takes conv_single_channel for float32: 2 spatial axes, one input
 /// channel, fewer than 16 output channels, stride and dilation 1 (conv_single_channel.cc).
 bool conv_single_channel_applies(const ConvGeom& g);
-/// y = conv(x, weight) + bias (NCHW) for a geometry where conv_single_channel_applies.
+/// y = g.activation(conv(x, weight) + bias) (NCHW) for a geometry where
+/// conv_single_channel_applies; the activation runs on each image's outputs while in cache.
 void conv_single_channel(const ConvGeom& g, const float* x, const float* weight, const float* bias,
                          float* y, const RunContext& ctx);
 /// dx from dy and weight.

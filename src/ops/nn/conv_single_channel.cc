@@ -11,7 +11,8 @@
 // from the output's index, so a run of consecutive wide outputs accumulates each tap with one
 // contiguous load, in registers, and feeds up to kGroup output channels at once (their taps are
 // scalars broadcast from memory). Every output is (bias + its even taps) + (its odd taps), each
-// sum in the kernel's row-major order, whatever the vector width.
+// sum in the kernel's row-major order, whatever the vector width. The activation (post_op.h)
+// runs on each image's outputs right after they are written.
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -20,6 +21,7 @@
 #include "../elementwise/simd_loop.h"
 #include "../op_utils.h"
 #include "conv.h"
+#include "post_op.h"
 
 namespace janus::ops {
 namespace {
@@ -154,6 +156,8 @@ void conv_single_channel(const ConvGeom& g, const float* x, const float* weight,
               copy_rows(wide.data() + k * count, pw, y + (n * g.o + oc0 + k) * oh * ow, ow, oh);
             }
           }
+          // The image's outputs are still in cache (LeNet's first layer: 18 KiB).
+          post_op_block(g.activation, y + n * g.o * oh * ow, g.o * oh * ow);
         }
       },
       g.o * g.out_size() * g.k_size());

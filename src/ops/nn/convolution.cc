@@ -2,18 +2,18 @@
 // padding, dilation and groups (oneDNN). One definition, registered once per number of axes.
 #include "janus/ops/ops.h"
 
-#include "../elementwise/relu_backward.h"
 #include "../op_utils.h"
 #include "conv.h"
+#include "post_op.h"
 
 namespace janus::ops {
 namespace {
 
-// The geometry of a call, with its activation (none or relu); `dims` spatial axes.
+// The geometry of a call, with its activation; `dims` spatial axes.
 ConvGeom geometry(int dims, const Shape& x, const Shape& w, const Attrs& attrs) {
   const ConvolutionAttrs a = ConvolutionAttrs::from(attrs);
   ConvGeom g = conv_geometry(conv_op_name("forward", dims), dims, x, w, a);
-  g.relu = a.activation == Activation::kRelu;
+  g.activation = a.activation;
   return g;
 }
 
@@ -38,19 +38,21 @@ constexpr std::array<std::string_view, 4> kDocs = {
     "1-D convolution (cross-correlation) of x [N, C, W] with weight [O, C / groups, KW], plus "
     "bias [O]: y [N, O, OW].\n\n"
     "OW = (W + 2 * padding - dilation * (KW - 1) - 1) / stride + 1. float32 runs through "
-    "oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" applies relu to y in "
-    "the same call, with relu's rule (NaN stays NaN).",
+    "oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\", \"sigmoid\" or "
+    "\"tanh\" applies that operator's function to y in the same call, bit for bit.",
     "2-D convolution (cross-correlation) of x [N, C, H, W] with weight [O, C / groups, KH, KW], "
     "plus bias [O]: y [N, O, OH, OW].\n\n"
     "OH = (H + 2 * padding - dilation * (KH - 1) - 1) / stride + 1, and likewise OW. float32 "
-    "runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" applies "
-    "relu to y in the same call (the graph's fuse_bias_activation pass sets it), with relu's "
-    "rule: NaN stays NaN, so the fused call and a separate relu give identical results.",
+    "runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\", "
+    "\"sigmoid\" or \"tanh\" applies that operator's function to y in the same call (the "
+    "graph's fuse_bias_activation pass sets it): the fused call and the separate operator give "
+    "identical results, NaN included.",
     "3-D convolution (cross-correlation) of x [N, C, D, H, W] with weight [O, C / groups, KD, KH, "
     "KW], plus bias [O]: y [N, O, OD, OH, OW].\n\n"
     "OD = (D + 2 * padding - dilation * (KD - 1) - 1) / stride + 1, and likewise OH and OW. "
-    "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\" "
-    "applies relu to y in the same call, with relu's rule (NaN stays NaN)."};
+    "float32 runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\", "
+    "\"sigmoid\" or \"tanh\" applies that operator's function to y in the same call, bit for "
+    "bit."};
 
 OpDef definition(int dims) {
   const std::string_view name = conv_op_name("forward", dims);
@@ -60,7 +62,7 @@ OpDef definition(int dims) {
       .inputs = {"x", "weight", "bias"},
       .outputs = {"y"},
       .attrs = conv_attrs(dims, {{"activation", AttrType::kString, std::string(),
-                                  "'' or 'relu', applied to the result"}}),
+                                  "'', 'relu', 'sigmoid' or 'tanh', applied to the result"}}),
       .attr_fields = attr_fields<ConvolutionAttrs>(),
       .infer = [dims, name](const InferArgs& args) -> std::vector<TensorSpec> {
         const TensorSpec& x = args.inputs[0];
@@ -77,9 +79,8 @@ OpDef definition(int dims) {
       .prepare = prepare,
       .grad = [dims](const GradArgs& g) -> std::vector<NDArray> {
         const ConvolutionAttrs a = ConvolutionAttrs::from(g.attrs);
-        // With relu, dy first passes where y > 0 (y > 0 exactly where the convolution was).
-        const NDArray dy =
-            a.activation == Activation::kRelu ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
+        // dy first goes back through the activation, from its output y.
+        const NDArray dy = post_op_backward(a.activation, g.y(0), g.dy(0));
         return {
             g.needs(0)
                 ? invoke_conv_backward_data(dims, dy, g.x(1), spatial_extents(g.x(0).shape()), a)

@@ -11,13 +11,12 @@
 #include "janus/ops/elementwise.h"
 #include "janus/ops/ops.h"
 
-#include "../elementwise/relu_backward.h"
-#include "../elementwise/relu_rule.h"
 #include "../linalg/gemv.h"
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
 #include "../op_utils.h"
 #include "nn_attrs.h"
+#include "post_op.h"
 
 namespace janus::ops {
 namespace {
@@ -25,7 +24,8 @@ namespace {
 // x: [n, k], weight: [m, k], bias: [m] -> y: [n, m].
 struct FcKey {
   int64_t n, k, m;
-  bool relu = false;  // y = relu(x · Wᵀ + b), applied after the primitive (relu_rule.h)
+  // y = activation(x · Wᵀ + b), applied after the primitive (post_op.h).
+  Activation activation = Activation::kNone;
   auto operator<=>(const FcKey&) const = default;
 };
 
@@ -79,10 +79,10 @@ void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, 
   stream.wait();
 }
 
-// Built once per shape on the caller's thread (prepare), shared by every worker. The relu is
-// not part of the primitive, so both activations share one.
+// Built once per shape on the caller's thread (prepare), shared by every worker. The activation
+// is not part of the primitive, so every activation shares one.
 const CachedFc& cached_fc(FcKey key) {
-  key.relu = false;
+  key.activation = Activation::kNone;
   return primitive_cache<FcKey, CachedFc>().get(key, [&key](const CachedFc& probe) {
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
@@ -90,12 +90,10 @@ const CachedFc& cached_fc(FcKey key) {
   });
 }
 
-bool relu_of(const Attrs& attrs) {
-  return FullyConnectedAttrs::from(attrs).activation == Activation::kRelu;
-}
+Activation activation_of(const Attrs& attrs) { return FullyConnectedAttrs::from(attrs).activation; }
 
 FcKey fc_key(const Shape& x, const Shape& w, const Attrs& attrs) {
-  return FcKey{x[0], x[1], w[0], relu_of(attrs)};
+  return FcKey{x[0], x[1], w[0], activation_of(attrs)};
 }
 
 bool uses_onednn(const FcKey& key, DType dtype) {
@@ -109,7 +107,7 @@ void fc_reference(const T* x, const T* w, const T* b, T* y, const FcKey& s) {
     for (int64_t j = 0; j < s.m; ++j) {
       T acc = b[j];
       for (int64_t p = 0; p < s.k; ++p) acc += x[i * s.k + p] * w[j * s.k + p];
-      y[i * s.m + j] = s.relu ? relu_value(acc) : acc;
+      y[i * s.m + j] = post_op_value(s.activation, acc);
     }
   }
 }
@@ -128,8 +126,11 @@ void fully_connected_cpu(const KernelArgs& args) {
     return;
   }
   if (use_gemv(key.n, key.k, key.m)) {
+    // The loop applies relu itself; the other activations follow on its row.
+    const bool relu = key.activation == Activation::kRelu;
     gemv_bias(args.in(0).data<float>(), args.in(1).data<float>(), args.in(2).data<float>(),
-              y.data<float>(), key.k, key.m, key.relu);
+              y.data<float>(), key.k, key.m, relu);
+    if (!relu) post_op_block(key.activation, y.data<float>(), key.m);
     return;
   }
   if (!uses_onednn(key, y.dtype())) {  // an empty extent: K = 0 leaves the bias
@@ -139,7 +140,7 @@ void fully_connected_cpu(const KernelArgs& args) {
   }
   run_fc(cached_fc(key), key, args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
          y.raw_data());
-  if (key.relu) relu_in_place(y.data<float>(), y.size(), args.ctx);
+  post_op_in_place(key.activation, y.data<float>(), y.size(), args.ctx);
 }
 
 std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
@@ -166,7 +167,7 @@ std::vector<TensorSpec> infer_fully_connected(const InferArgs& args) {
       x.dtype, w.dtype, b.dtype);
   JANUS_CHECK(x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64, TypeError,
               "fully_connected: dtype {} is not supported, expected float32 or float64", x.dtype);
-  FullyConnectedAttrs::from(args.attrs);  // throws for an activation other than none or relu
+  FullyConnectedAttrs::from(args.attrs);  // throws for an activation that is not a post-op
   return {TensorSpec{Shape{x.shape[0], w.shape[0]}, x.dtype, x.device}};
 }
 
@@ -177,21 +178,21 @@ JANUS_DEFINE_OP({
     .doc = "y = x · weightᵀ + bias for x [N, K], weight [M, K], bias [M] (oneDNN matmul; "
            "for N = 1 and a small weight, a single-threaded matrix-vector loop).\n\n"
            "Without a bias, pass zeros of shape [M]: the bias gradient is then simply unused. "
-           "activation \"relu\" applies relu to y in the same call (the graph's "
-           "fuse_bias_activation pass sets it), with relu's rule: NaN stays NaN, so the fused "
-           "call and a separate relu give identical results.",
+           "activation \"relu\", \"sigmoid\" or \"tanh\" applies that operator's function to y "
+           "in the same call (the graph's fuse_bias_activation pass sets it): the fused call and "
+           "the separate operator give identical results, NaN included.",
     .inputs = {"x", "weight", "bias"},
     .outputs = {"y"},
     .attrs = {{"activation", AttrType::kString, std::string(),
-               "'' or 'relu', applied to the result"}},
+               "'', 'relu', 'sigmoid' or 'tanh', applied to the result"}},
     .attr_fields = attr_fields<FullyConnectedAttrs>(),
     .infer = infer_fully_connected,
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
-    // With relu, dy first passes where y > 0 (y > 0 exactly where the product was).
+    // dy first goes back through the activation, from its output y.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
-      const NDArray dy = relu_of(g.attrs) ? relu_backward(g.y(0), g.dy(0)) : g.dy(0);
+      const NDArray dy = post_op_backward(activation_of(g.attrs), g.y(0), g.dy(0));
       return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
               g.needs(1) ? dot(dy, g.x(0), /*transpose_a=*/true, false) : NDArray(),
               g.needs(2) ? sum(dy, {0}) : NDArray()};

@@ -23,7 +23,7 @@ struct ConvAttrs {
 
 /// conv1d, conv2d and conv3d.
 struct ConvolutionAttrs : ConvAttrs {
-  Activation activation = Activation::kNone;  // a oneDNN post-op: none or relu
+  Activation activation = Activation::kNone;  // a post-op (post_op.h): none, relu, sigmoid, tanh
   static constexpr auto fields() {
     return std::tuple_cat(
         ConvAttrs::fields(),
@@ -101,7 +101,7 @@ struct AvgPoolBackwardAttrs : AvgPoolAttrs {
 };
 
 struct FullyConnectedAttrs {
-  Activation activation = Activation::kNone;  // a oneDNN post-op: none or relu
+  Activation activation = Activation::kNone;  // a post-op (post_op.h): none, relu, sigmoid, tanh
   static constexpr auto fields() {
     return std::tuple{field("activation", &FullyConnectedAttrs::activation, kPostOpActivations)};
   }

@@ -5,6 +5,7 @@
 
 #include "janus/ops/ops.h"
 
+#include "../nn/post_op.h"
 #include "unary_op.h"
 #include "vector_math.h"
 
@@ -51,7 +52,9 @@ JANUS_DEFINE_OP({floating_unary_op(
 
 JANUS_DEFINE_OP({floating_unary_op(
     "tanh", "Hyperbolic tangent, elementwise.", [](auto x) { return vmath::tanh(x); },
-    [](const GradArgs& g) -> Grads { return {g.dy(0) * (1.0 - square(g.y(0)))}; })});
+    [](const GradArgs& g) -> Grads {
+      return {post_op_backward(Activation::kTanh, g.y(0), g.dy(0))};
+    })});
 
 JANUS_DEFINE_OP({floating_unary_op(
     "erf", "Gauss error function, elementwise.", [](auto x) { return std::erf(x); },
@@ -62,7 +65,9 @@ JANUS_DEFINE_OP({floating_unary_op(
 JANUS_DEFINE_OP({floating_unary_op(
     "sigmoid", "Logistic function 1 / (1 + exp(-x)), elementwise.",
     [](auto x) { return vmath::sigmoid(x); },
-    [](const GradArgs& g) -> Grads { return {g.dy(0) * g.y(0) * (1.0 - g.y(0))}; })});
+    [](const GradArgs& g) -> Grads {
+      return {post_op_backward(Activation::kSigmoid, g.y(0), g.dy(0))};
+    })});
 
 JANUS_DEFINE_OP({floating_unary_op(
     "gelu", "Gaussian error linear unit x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))), elementwise.",
