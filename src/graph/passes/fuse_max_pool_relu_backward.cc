@@ -13,6 +13,8 @@
 #include "janus/graph/passes.h"
 #include "janus/ops/registry.h"
 
+#include "replace_nodes.h"
+
 namespace janus::graph {
 namespace {
 
@@ -65,21 +67,10 @@ PassStats fuse_max_pool_relu_backward(Graph& graph) {
     n->specs = {x, ops::TensorSpec{Shape{x.shape[1]}, x.dtype, x.device}};
     removed.insert(&pool);
     const auto bias = bias_of.find(n.get());
-    if (bias != bias_of.end()) {
-      moved.emplace(bias->second, NodeEntry{n, 1});
-      removed.insert(bias->second);
-    }
+    if (bias != bias_of.end()) moved.emplace(bias->second, NodeEntry{n, 1});
     ++stats.changed;
   }
-  auto rewire = [&](NodeEntry& e) {
-    const auto it = moved.find(e.node.get());
-    if (it != moved.end()) e = it->second;
-  };
-  for (const NodePtr& n : graph.nodes) {
-    for (NodeEntry& e : n->inputs) rewire(e);
-  }
-  for (NodeEntry& e : graph.outputs) rewire(e);
-  std::erase_if(graph.nodes, [&](const NodePtr& n) { return removed.contains(n.get()); });
+  replace_nodes(graph, moved, removed);
   return stats;
 }
 

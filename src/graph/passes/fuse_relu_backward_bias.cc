@@ -10,6 +10,8 @@
 #include "janus/graph/passes.h"
 #include "janus/ops/registry.h"
 
+#include "replace_nodes.h"
+
 namespace janus::graph {
 namespace {
 
@@ -58,15 +60,7 @@ PassStats fuse_relu_backward_bias(Graph& graph) {
     moved.emplace(&sum, NodeEntry{n, 1});
     ++stats.changed;
   }
-  auto rewire = [&](NodeEntry& e) {
-    const auto it = moved.find(e.node.get());
-    if (it != moved.end()) e = it->second;
-  };
-  for (const NodePtr& n : graph.nodes) {
-    for (NodeEntry& e : n->inputs) rewire(e);
-  }
-  for (NodeEntry& e : graph.outputs) rewire(e);
-  std::erase_if(graph.nodes, [&](const NodePtr& n) { return moved.contains(n.get()); });
+  replace_nodes(graph, moved);
   return stats;
 }
 

@@ -17,14 +17,7 @@ constexpr std::string_view kName = "max_pool2d_relu_backward";
 
 std::vector<TensorSpec> infer(const InferArgs& args) {
   const TensorSpec& x = args.inputs[0];
-  const TensorSpec& dy = args.inputs[1];
-  const PoolGeom g = pool_geometry(kName, x.shape, PoolAttrs::from(args.attrs));
-  JANUS_CHECK(dy.shape == (Shape{g.n, g.c, g.oh, g.ow}), ShapeError,
-              "{}: dy has shape {}, expected {} (the pooled shape of input {})", kName, dy.shape,
-              Shape{g.n, g.c, g.oh, g.ow}, x.shape);
-  JANUS_CHECK(dy.dtype == x.dtype, TypeError, "{}: input is {} but dy is {}, expected one dtype",
-              kName, x.dtype, dy.dtype);
-  check_pool_dtype(kName, x.dtype);
+  const PoolGeom g = check_max_pool_backward(kName, args);
   return {x, TensorSpec{Shape{g.c}, x.dtype, x.device}};
 }
 

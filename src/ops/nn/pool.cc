@@ -320,6 +320,19 @@ void check_pool_dtype(std::string_view op, DType dtype) {
               "{}: dtype {} is not supported, expected float32 or float64", op, dtype);
 }
 
+PoolGeom check_max_pool_backward(std::string_view op, const InferArgs& args) {
+  const TensorSpec& x = args.inputs[0];
+  const TensorSpec& dy = args.inputs[1];
+  const PoolGeom g = pool_geometry(op, x.shape, PoolAttrs::from(args.attrs));
+  JANUS_CHECK(dy.shape == (Shape{g.n, g.c, g.oh, g.ow}), ShapeError,
+              "{}: dy has shape {}, expected {} (the pooled shape of input {})", op, dy.shape,
+              Shape{g.n, g.c, g.oh, g.ow}, x.shape);
+  JANUS_CHECK(dy.dtype == x.dtype, TypeError, "{}: input is {} but dy is {}, expected one dtype",
+              op, x.dtype, dy.dtype);
+  check_pool_dtype(op, x.dtype);
+  return g;
+}
+
 void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y,
                       const RunContext& ctx) {
   float_dispatch(x.dtype(), [&]<typename T>() {

@@ -29,6 +29,10 @@ PoolGeom pool_geometry(std::string_view op, const Shape& x, const PoolAttrs& att
 /// Checks that `dtype` is float32 or float64.
 void check_pool_dtype(std::string_view op, DType dtype);
 
+/// The checks of a max pooling gradient's inputs (x [n, c, h, w], dy the pooled shape, one
+/// floating dtype), errors naming `op`; returns the geometry.
+PoolGeom check_max_pool_backward(std::string_view op, const InferArgs& args);
+
 /// y[n, c, oy, ox] = max over the window (padding never wins).
 void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y, const RunContext& ctx);
 /// dx: each window's dy goes to the first position holding the window's maximum.
