@@ -537,8 +537,9 @@ TEST(ThreadedEngine, AWriteQueuedBehindReadsRunsAfterTheLastOfThem) {
 // Each round releases a var while reads of it complete on two lanes: the release is a write
 // queued behind them (odd rounds), or behind reads, a write and reads queued behind that write
 // (even rounds). The release must see every operation before it, and under the sanitizers a
-// completing read that touched the var after the release freed it fails the test (stop 19's
-// race: a read that looked at the var after its count made it visibly done).
+// completing read that touched the var after the release freed it fails the test (the race
+// that a split read count must avoid: a read that looks at the var after its count made it
+// visibly done).
 TEST(ThreadedEngine, AVarReleasedWhileItsReadsCompleteIsFreedAfterTheLastOfThem) {
   EngineOptions options;
   options.cpu_compute_workers = 2;
