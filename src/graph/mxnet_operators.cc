@@ -789,9 +789,9 @@ Symbol extent_along(const Call& c, const Symbol& x, int64_t axis) {
 }
 
 // take along axis. MXNet truncates the positions to integers, then 'clip' moves those below 0
-// to 0 and those past the end to the last, 'wrap' takes them modulo the extent n (p - floor(p
-// / n) n, in float64: exact for |p| < 2^53); 'raise' is Janus's take, which refuses positions
-// outside [-n, n) when the result is read. n comes from x at run time (extent_along).
+// to 0 and those past the end to the last, 'wrap' takes them modulo the extent n (int64 mod,
+// the divisor's sign: in [0, n)); 'raise' is Janus's take, which refuses positions outside
+// [-n, n) when the result is read. n comes from x at run time (extent_along).
 Outputs take(Call& c) {
   const int64_t axis = c.integer("axis", 0);
   const std::string mode = c.str("mode", "clip");
@@ -807,14 +807,7 @@ Outputs take(Call& c) {
         with_scalar(c, "subtract_scalar", extent_along(c, in[0], axis), 1.0, "_last");
     p = c.janus("minimum", {p, last}, {}, "_clipped");
   } else if (mode == "wrap") {
-    const Symbol n =
-        c.janus("cast", {extent_along(c, in[0], axis)}, {{"dtype", DType::kFloat64}}, "_n");
-    const Symbol real = c.janus("cast", {p}, {{"dtype", DType::kFloat64}}, "_real");
-    const Symbol turns =
-        c.janus("floor", {c.janus("divide", {real, n}, {}, "_ratio")}, {}, "_turns");
-    const Symbol wrapped =
-        c.janus("subtract", {real, c.janus("mul", {turns, n}, {}, "_back")}, {}, "_wrapped_real");
-    p = c.janus("cast", {wrapped}, {{"dtype", DType::kInt64}}, "_wrapped");
+    p = c.janus("mod", {p, extent_along(c, in[0], axis)}, {}, "_wrapped");
   }
   return {c.janus("take", {in[0], p}, {{"axis", axis}})};
 }
