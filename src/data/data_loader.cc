@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "janus/base/error.h"
+#include "janus/base/split_ranges.h"
 
 namespace janus::data {
 namespace {
@@ -104,18 +105,15 @@ struct DataLoader::Impl {
       if (options.devices.size() < 2) {
         out.arrays = dataset->get_batch(rows);
       } else {
-        // split_and_load's split (parallel/split.cc) with even_split=false.
-        const auto n = std::ssize(rows);
-        const int64_t parts = std::min(std::ssize(options.devices), n);
-        const int64_t base = n / parts, extra = n % parts;
+        // split_and_load's split, with even_split=false.
         const std::span<const int64_t> all(rows);
-        int64_t begin = 0;
-        for (int64_t p = 0; p < parts; ++p) {
-          const int64_t size = base + (p < extra ? 1 : 0);
+        const auto ranges = split_ranges(std::ssize(rows), std::ssize(options.devices),
+                                         /*even_split=*/false);
+        for (size_t p = 0; p < ranges.size(); ++p) {
+          const auto [begin, end] = ranges[p];
           out.parts.push_back(dataset->get_batch_on(
-              all.subspan(static_cast<size_t>(begin), static_cast<size_t>(size)),
-              options.devices[static_cast<size_t>(p)]));
-          begin += size;
+              all.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin)),
+              options.devices[p]));
         }
       }
     } catch (Error& err) {

@@ -1,4 +1,4 @@
-// split_and_load and split_ranges: slices, placement, uneven batches, and the errors.
+// split_and_load: slices, placement, uneven batches, and the errors.
 #include "janus/parallel/split.h"
 
 #include <fmt/format.h>
@@ -23,14 +23,6 @@ namespace janus::parallel {
 namespace {
 
 using ::testing::HasSubstr;
-
-TEST(SplitRanges, EvenAndUneven) {
-  using R = std::vector<std::pair<int64_t, int64_t>>;
-  EXPECT_EQ(split_ranges(8, 2), (R{{0, 4}, {4, 8}}));
-  EXPECT_EQ(split_ranges(10, 4, false), (R{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
-  EXPECT_EQ(split_ranges(2, 4, false), (R{{0, 1}, {1, 2}}));  // fewer rows than parts
-  EXPECT_EQ(split_ranges(0, 3), (R{{0, 0}, {0, 0}, {0, 0}}));
-}
 
 TEST(SplitAndLoad, OneSlicePerDeviceInOrder) {
   const ScopedCpuDevices devices(4);

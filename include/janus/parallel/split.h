@@ -13,13 +13,6 @@
 
 namespace janus::parallel {
 
-/// The row ranges [begin, end) along axis 0 that split `size` rows into `parts`: equal parts
-/// when `even_split` (a size that `parts` does not divide is a ValueError naming both), else
-/// the first size % parts parts get one row more. With fewer rows than parts (and not
-/// even_split) there are only `size` parts, as in Gluon.
-std::vector<std::pair<int64_t, int64_t>> split_ranges(int64_t size, int64_t parts,
-                                                      bool even_split = true);
-
 /// One slice of `batch` (along axis 0) per device, each a copy on its device made on that
 /// device's copy lane (a slice already on its device is a view of `batch`, not a copy). An
 /// empty device list, a device named twice, a scalar batch or an uneven split with
