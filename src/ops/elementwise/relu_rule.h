@@ -3,6 +3,7 @@
 // an imperative relu and a fused one (hybridized) give bit-identical results. Private to src/ops.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 
@@ -28,6 +29,14 @@ constexpr C relu_value(C x) {
 template <typename C>
 constexpr bool relu_passes(C y) {
   return !(y <= C(0));
+}
+
+/// relu's gradient dy where relu_passes(y), else +0, as a mask on dy's bits rather than a
+/// select, which GCC may turn into a branch on y's sign (half mispredicted in a loop).
+template <typename T>
+T relu_masked(T y, T dy) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  return std::bit_cast<T>(std::bit_cast<U>(dy) & -U(relu_passes(y)));
 }
 
 }  // namespace janus::ops

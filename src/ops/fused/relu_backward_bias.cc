@@ -3,7 +3,6 @@
 // gradient of a fully_connected layer's relu and bias. Built by the graph pass
 // fuse_relu_backward_bias from relu_backward followed by sum(axes=[0]); it gives their bits.
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -34,15 +33,12 @@ std::vector<TensorSpec> infer(const InferArgs& args) {
 }
 
 // One row's piece: dx = relu_backward's value, acc += dx in double (sum's accumulator, one
-// addition per row in row order: sum(dx, {0})'s bits). The mask is applied to dy's bits, not
-// by a select that GCC may turn into a branch on the sign of y (half mispredicted).
+// addition per row in row order: sum(dx, {0})'s bits).
 template <typename T>
 JANUS_TARGET_CLONES void relu_fold_row(const T* __restrict y, const T* __restrict dy,
                                        T* __restrict dx, double* __restrict acc, int64_t n) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   for (int64_t j = 0; j < n; ++j) {
-    const U mask = -U(relu_passes(y[j]));
-    const T v = std::bit_cast<T>(std::bit_cast<U>(dy[j]) & mask);
+    const T v = relu_masked(y[j], dy[j]);
     dx[j] = v;
     acc[j] += static_cast<double>(v);
   }

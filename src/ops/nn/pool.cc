@@ -365,13 +365,10 @@ void max_pool_forward(const PoolGeom& g, const NDArray& x, const NDArray& y,
 
 namespace {
 
-// out[i] = relu_backward(in[i], out[i]) over a plane: the mask on the gradient's bits, as
-// relu_fold_row does (a select becomes a branch on the sign of the input).
+// out[i] = relu_backward(in[i], out[i]) over a plane.
 template <typename T>
 JANUS_TARGET_CLONES void relu_mask_plane(const T* __restrict in, T* __restrict out, int64_t n) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = std::bit_cast<T>(std::bit_cast<U>(out[i]) & -U(relu_passes(in[i])));
+  for (int64_t i = 0; i < n; ++i) out[i] = relu_masked(in[i], out[i]);
 }
 
 // max_pool_backward, and with kRelu relu's gradient and each plane's sum (plane_sums[p]).
