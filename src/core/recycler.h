@@ -14,7 +14,8 @@
 //     lock-free stack (a compare-and-swap) once it holds kKeep entries;
 //   - allocate pops from the calling thread's own list, and when that is empty takes its spill
 //     chain, or else the whole shared stack at once (one exchange), falling back to ::operator
-//     new when all are empty.
+//     new when all are empty; it prefetches the next entry of the list for writing, so that
+//     the lines of storage that another thread freed move before the caller writes them.
 //
 // So a thread that frees what another allocates (a worker, the engine's operations) touches
 // the shared stack once per kKeep releases and the allocating thread once per kKeep
@@ -35,6 +36,8 @@
 #include <cstddef>
 #include <new>
 
+#include "janus/base/prefetch.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
@@ -51,6 +54,9 @@ class Recycler {
     if (n == nullptr) return ::operator new(kSize);
     local.head = n->next;
     if (local.count > 0) --local.count;
+    // The next allocation's storage, often last written by another thread: its lines move
+    // now, while the caller fills this one (prefetch.h).
+    if (local.head != nullptr) prefetch_for_write(local.head, kSize);
     unpoison(n);
     return n;
   }
