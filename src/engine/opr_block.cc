@@ -129,8 +129,13 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
 }  // namespace
 
 void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log, std::string_view hint) {
-  op->error = inherited_error(op);
-  if (op->error) return;
+  // Assigned only when set: the worker writes no line of the operation when nothing failed
+  // (the pusher rewrites every line of a recycled operation, and a line that the worker wrote
+  // last costs it a core-to-core hand-off).
+  if (std::shared_ptr<ErrorRecord> inherited = inherited_error(op)) {
+    op->error = std::move(inherited);
+    return;
+  }
   try {
     run_timed(op, ctx);
   } catch (...) {
