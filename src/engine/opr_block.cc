@@ -129,9 +129,8 @@ void run_timed(OprBlock* op, const RunContext& ctx) {
 }  // namespace
 
 void run_operation(OprBlock* op, const RunContext& ctx, ErrorLog& log, std::string_view hint) {
-  // Assigned only when set: the worker writes no line of the operation when nothing failed
-  // (the pusher rewrites every line of a recycled operation, and a line that the worker wrote
-  // last costs it a core-to-core hand-off).
+  // Assigned only when set, so that a worker writes the error's line only when something
+  // failed: the pusher rewrites every line of a recycled operation.
   if (std::shared_ptr<ErrorRecord> inherited = inherited_error(op)) {
     op->error = std::move(inherited);
     return;
