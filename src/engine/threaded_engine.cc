@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "janus/base/error.h"
-#include "janus/base/prefetch.h"
 #include "janus/core/device_backend.h"
 #include "janus/engine/gate.h"
 #include "janus/engine/wait_poll.h"
@@ -146,9 +145,6 @@ class WorkerPool {
         queue_.pop();
         queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
         more = !queue_.empty();
-        // The next operation's block, written by its pusher: its lines move while this one
-        // runs (prefetch.h). Only a hint: another worker may take and free it meanwhile.
-        if (more) prefetch_for_write(queue_.top(), sizeof(OprBlock));
       }
       // A batch taken from incoming_ may hold work for a sleeping worker of this pool.
       if (more && sleeping_.load(std::memory_order_relaxed) > 0) wake_one();

@@ -13,7 +13,6 @@
 
 #include "janus/base/error.h"
 #include "janus/base/omp_threads.h"
-#include "janus/base/prefetch.h"
 #include "janus/engine/array.h"
 
 #include "invoke_one.h"
@@ -412,13 +411,6 @@ void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars
 // a one-output operator (invoke_one) needs no vector for them.
 void invoke_into(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
                  std::span<NDArray> outputs) {
-  // The push at the end registers the call with each input's var, whose spinlock and counts
-  // (the start of the object, src/engine/var.h) the worker completing the input's previous
-  // operation wrote last: that line moves while the call is checked and its outputs made
-  // (a hint, janus/base/prefetch.h).
-  for (const NDArray& a : inputs) {
-    if (a.defined() && a.var() != nullptr) prefetch_for_write(a.var(), 16);
-  }
   ThreadCalls& calls = tls_calls;
   const InputSpecs input_specs_of_call(calls, op, inputs);
   const std::span<const TensorSpec> in_specs = input_specs_of_call.get();
