@@ -1,10 +1,10 @@
 // prefetch_for_write: asks the cache for lines this thread is about to write. Layer: base.
 //
-// Objects that one thread makes and another frees (recycler.h) come back to the making thread
-// with their lines in the other core's cache. Writing them then costs a core-to-core hand-off
-// per line (30-150 ns on the 2-CPU development VM), and the pushing thread waits for the
-// outstanding ones at its next atomic read-modify-write, which drains its store buffer. A
-// prefetch issued an operation earlier moves the lines while the thread does other work.
+// Objects that one thread makes and another frees (src/core/recycler.h) come back to the
+// making thread with their lines in the other core's cache. Writing them then costs a
+// core-to-core hand-off per line (30-160 ns on the 2-CPU development VM), and the thread waits
+// for the outstanding ones at its next atomic read-modify-write, which drains its store buffer.
+// A prefetch issued an allocation earlier moves the lines while the thread does other work.
 //
 // PREFETCHW (exclusive ownership, so that the write needs no second request) where the CPU has
 // it (CPUID PRFCHW, looked up once); otherwise a plain prefetch. Both are hints: they change
