@@ -51,7 +51,7 @@ class Recycler {
     Local& local = local_list;
     if (local.head == nullptr) refill(local);
     Node* n = local.head;
-    if (n == nullptr) return ::operator new(kSize);
+    if (n == nullptr) return ::operator new (kSize, std::align_val_t{kCacheLine});
     local.head = n->next;
     if (local.count > 0) --local.count;
     // The next allocation's storage, often last written by another thread: its lines move
@@ -90,7 +90,12 @@ class Recycler {
   struct Node {
     Node* next;
   };
-  static constexpr size_t kSize = sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T);
+  // Whole cache lines, aligned to them: an object shares no line with another, so that the
+  // prefetch of a free entry (allocate) never takes a line that a live neighbour's thread is
+  // using, and two objects that different threads use never share a line.
+  static constexpr size_t kSize =
+      ((sizeof(T) < sizeof(Node) ? sizeof(Node) : sizeof(T)) + kCacheLine - 1) / kCacheLine *
+      kCacheLine;
   // Small, so that the objects in circulation between two threads (up to about 2 kKeep of
   // each class) stay within a core's caches.
   static constexpr int kKeep = 16;
