@@ -108,5 +108,25 @@ TEST(Recycler, AllocateSharedReusesAnotherThreadsRelease) {
   EXPECT_TRUE(weak.expired());
 }
 
+// A 56-byte object still gets a line of its own, aligned to it: the prefetch of a free entry
+// (allocate) must never take a line that a live object shares.
+TEST(Recycler, EveryObjectHasCacheLinesOfItsOwn) {
+  struct Small {
+    JANUS_RECYCLED(Small)
+    int64_t payload[7] = {};
+  };
+  std::vector<Small*> objects;
+  std::set<uintptr_t> lines;
+  for (int i = 0; i < 100; ++i) objects.push_back(new Small());
+  for (Small* o : objects) {
+    const auto at = reinterpret_cast<uintptr_t>(o);
+    EXPECT_EQ(at % kCacheLine, 0u);
+    for (uintptr_t line = at / kCacheLine; line <= (at + sizeof(Small) - 1) / kCacheLine; ++line) {
+      EXPECT_TRUE(lines.insert(line).second) << "two objects share line " << line;
+    }
+  }
+  for (Small* o : objects) delete o;
+}
+
 }  // namespace
 }  // namespace janus
