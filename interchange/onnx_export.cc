@@ -220,21 +220,25 @@ std::string_view activation_type(const Call& c) {
   if (activation == "tanh") return "Tanh";
   c.unsupported(fmt::format("activation '{}'", activation));
 }
-// The value that a product writes: the output, or with an activation, an intermediate that the
-// activation's node reads.
-std::string product_output(Builder& b, const Call& c, std::string_view type) {
-  if (activation_type(c).empty()) return c.out[0];
+// The value that a product writes: `result` (the output), or with an activation, an
+// intermediate that the activation's node reads.
+std::string product_output(Builder& b, const Call& c, std::string_view type,
+                           const std::string& result) {
+  if (activation_type(c).empty()) return result;
   return b.unique(fmt::format("{}/{}", c.name, type));
 }
-// After the product: its activation's node, when product_output chose an intermediate.
-void apply_activation(Builder& b, const Call& c, const std::string& product) {
-  if (product != c.out[0]) b.node(activation_type(c), {product}, {c.out[0]}, c.name);
+// After the product: its activation's node into `result`, when product_output chose an
+// intermediate.
+void apply_activation(Builder& b, const Call& c, const std::string& product,
+                      const std::string& result) {
+  if (product != result) b.node(activation_type(c), {product}, {result}, c.name);
 }
 
+
 void lower_fully_connected(Builder& b, const Call& c) {
-  const std::string out = product_output(b, c, "Gemm");
+  const std::string out = product_output(b, c, "Gemm", c.out[0]);
   set_int(b.node("Gemm", c.in, {out}, c.name), "transB", 1);
-  apply_activation(b, c, out);
+  apply_activation(b, c, out, c.out[0]);
 }
 
 // `attr` of a convolution with one value per spatial axis of `weight` (one value repeats).
@@ -263,11 +267,21 @@ std::vector<int64_t> per_axis(const Call& c, std::string_view attr, const Shape&
   return conv;
 }
 
-// conv1d, conv2d, conv3d.
+// conv1d, conv2d, conv3d: Conv, its activation if any, and with avg_pool_2x2 (the
+// fuse_conv_avg_pool pass) an AveragePool of 2x2 windows with stride 2, each step's node.
 void lower_conv(Builder& b, const Call& c) {
-  const std::string out = product_output(b, c, "Conv");
+  const bool pooled = c.attr<bool>("avg_pool_2x2");
+  const std::string activated =
+      pooled ? b.unique(fmt::format("{}/{}", c.name, activation_type(c).empty() ? "Conv" : "act"))
+             : c.out[0];
+  const std::string out = product_output(b, c, "Conv", activated);
   conv_node(b, c, "Conv", out);
-  apply_activation(b, c, out);
+  apply_activation(b, c, out, activated);
+  if (!pooled) return;
+  ::onnx::NodeProto& pool = b.node("AveragePool", {activated}, {c.out[0]}, c.name);
+  set_ints(pool, "kernel_shape", {2, 2});
+  set_ints(pool, "strides", {2, 2});
+  set_ints(pool, "pads", {0, 0, 0, 0});
 }
 
 // conv1d_transpose, conv2d_transpose, conv3d_transpose: the same weight layout [C, O / groups,

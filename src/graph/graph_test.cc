@@ -1,5 +1,6 @@
 // Tests of the graph layer: the Symbol API, the JSON format, the passes (before and after),
 // memory planning, tracing and the executor against imperative execution.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -506,12 +507,9 @@ TEST(Passes, FusedReluKeepsNanAsTheImperativeCallsDo) {
   EXPECT_TRUE(std::isnan(to_vector<float>(y)[0]));
 }
 
-// sigmoid and tanh fuse into the product as relu does, and the fused kernels apply the very
-// functions of the sigmoid and tanh operators: bit for bit what the separate calls give, on
-// every path that computes the product (conv2d: oneDNN and the single-channel kernel; the
-// matmul and the one-row loop of fully_connected), at NaN, infinities, -0, large |x| and
-// values that round to 0 or 1.
-TEST(Passes, FusedSigmoidAndTanhGiveTheSeparateCallsBitForBit) {
+// Values of `shape` for the fused activations' tests: NaN, the infinities, -0, large |x| and
+// values whose sigmoid or tanh rounds to 0 or 1 first; the rest spread over [-12, 12).
+NDArray special_values(const Shape& shape, uint32_t seed) {
   const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
                             std::numeric_limits<float>::infinity(),
                             -std::numeric_limits<float>::infinity(),
@@ -528,16 +526,22 @@ TEST(Passes, FusedSigmoidAndTanhGiveTheSeparateCallsBitForBit) {
                             -9.0f,
                             1e-7f,
                             -1e-7f};
-  // Values with the special ones first; the rest spread over [-12, 12).
-  auto values = [&](const Shape& shape, uint32_t seed) {
-    std::vector<float> v(kSpecial, kSpecial + std::size(kSpecial));
-    std::mt19937 rng(seed);
-    while (static_cast<int64_t>(v.size()) < shape.numel()) {
-      v.push_back(static_cast<float>(rng() % 2400) / 100 - 12);
-    }
-    v.resize(static_cast<size_t>(shape.numel()));
-    return from_vector<float>(v, shape);
-  };
+  std::vector<float> v(kSpecial, kSpecial + std::size(kSpecial));
+  std::mt19937 rng(seed);
+  while (static_cast<int64_t>(v.size()) < shape.numel()) {
+    v.push_back(static_cast<float>(rng() % 2400) / 100 - 12);
+  }
+  v.resize(static_cast<size_t>(shape.numel()));
+  return from_vector<float>(v, shape);
+}
+
+// sigmoid and tanh fuse into the product as relu does, and the fused kernels apply the very
+// functions of the sigmoid and tanh operators: bit for bit what the separate calls give, on
+// every path that computes the product (conv2d: oneDNN and the single-channel kernel; the
+// matmul and the one-row loop of fully_connected), at NaN, infinities, -0, large |x| and
+// values that round to 0 or 1.
+TEST(Passes, FusedSigmoidAndTanhGiveTheSeparateCallsBitForBit) {
+  const auto values = special_values;
   auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
   // The 1x1 convolutions of one channel with weights of one pass the special values through
   // (as they are or as +0 for -0); the others mix them.
@@ -568,6 +572,117 @@ TEST(Passes, FusedSigmoidAndTanhGiveTheSeparateCallsBitForBit) {
       const NDArray want = ops::invoke(ops::get_op(act), {product})[0];
       expect_same_bits(fused(args)[0], want);
     }
+  }
+}
+
+// A 2x2 stride-2 average pooling of a convolution's (activated) result goes into the
+// convolution's call (fuse_conv_avg_pool, after fuse_bias_activation): one node, bit for bit the
+// separate conv2d, activation and avg_pool2d calls, on every path that computes the convolution
+// (the single-channel kernel, oneDNN with its channels-last output and with one output channel,
+// the float64 loops, without an activation: fuse_bias_activation fuses float32 only), with odd
+// extents (the last row and column are in no window), at NaN,
+// infinities and -0.
+TEST(Passes, AveragePoolingGoesIntoTheConvolutionsCall) {
+  using Ints = std::vector<int64_t>;
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  struct Case {
+    Shape xs, ws;
+    Ints padding;
+    std::string act;  // "" for none
+    DType dtype;
+  };
+  const Case cases[] = {
+      {{3, 1, 12, 12}, {6, 1, 5, 5}, {2}, "sigmoid", DType::kFloat32},  // LeNet's first layer
+      {{2, 1, 11, 9}, {3, 1, 3, 3}, {1}, "tanh", DType::kFloat32},      // single channel, odd
+      {{2, 1, 6, 6}, {2, 1, 1, 1}, {0}, "", DType::kFloat32},           // single channel
+      {{3, 6, 9, 9}, {16, 6, 5, 5}, {2}, "sigmoid", DType::kFloat32},   // oneDNN, odd
+      {{2, 3, 8, 8}, {20, 3, 3, 3}, {1}, "relu", DType::kFloat32},      // oneDNN
+      {{2, 3, 6, 7}, {1, 3, 3, 3}, {0}, "tanh", DType::kFloat32},       // oneDNN, one channel
+      {{2, 3, 7, 6}, {4, 3, 3, 3}, {1}, "", DType::kFloat64},           // loops
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("x {} weight {} {}", c.xs, c.ws, c.act));
+    const Shape bs{c.ws[0]};
+    Symbol y = Symbol::op("conv2d", {x, w, b}, {{"padding", c.padding}});
+    if (!c.act.empty()) y = Symbol::op(c.act, {y});
+    y = Symbol::op("avg_pool2d", {y}, {{"kernel_size", Ints{2}}, {"stride", Ints{2}}});
+    CachedOp fused(y, {ops::TensorSpec{c.xs, c.dtype, cpu()}, ops::TensorSpec{c.ws, c.dtype, cpu()},
+                       ops::TensorSpec{bs, c.dtype, cpu()}});
+    ASSERT_EQ(op_count(fused.graph()), 1u);
+    const Node& call = *fused.graph().outputs[0].node;
+    EXPECT_EQ(call.op->name, "conv2d");
+    EXPECT_TRUE(attr_of<bool>(call, "avg_pool_2x2"));
+    EXPECT_EQ(attr_of<Ints>(call, "padding"), c.padding);
+    const NDArray xv = cast(special_values(c.xs, 1), c.dtype);
+    const NDArray wv = cast(special_values(c.ws, 2) * 0.25, c.dtype);
+    const NDArray bv = cast(randn(bs, 3), c.dtype);
+    const NDArray args[] = {xv, wv, bv};
+    NDArray want = conv2d(xv, wv, bv, {1}, c.padding);
+    if (!c.act.empty()) want = ops::invoke(ops::get_op(c.act), {want})[0];
+    want = avg_pool2d(want, {2}, {2});
+    const NDArray got = fused(args)[0];
+    if (c.dtype == DType::kFloat32) {
+      expect_same_bits(got, want);
+    } else {
+      ASSERT_EQ(got.shape(), want.shape());
+      const std::vector<double> a = to_vector<double>(got), e = to_vector<double>(want);
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(a[i]), std::bit_cast<uint64_t>(e[i])) << i;
+      }
+    }
+  }
+}
+
+// Only the windows that the fused call computes fuse: kernel 2x2 and stride 2 without padding
+// (count_include_pad then changes nothing; ceil mode only on even extents), and only when the
+// convolution's result has no other reader (a training graph's activation gradient reads it).
+TEST(Passes, AveragePoolingStaysApartWhereTheCallWouldDiffer) {
+  using Ints = std::vector<int64_t>;
+  auto x = Symbol::var("x"), w = Symbol::var("w"), b = Symbol::var("b");
+  auto changed = [&](const Shape& xs, const NamedAttrs& pool, bool shared = false) {
+    const Symbol conv = Symbol::op("sigmoid", {Symbol::op("conv2d", {x, w, b})});
+    const Symbol pooled = Symbol::op("avg_pool2d", {conv}, pool);
+    Graph g = (shared ? Symbol::group({pooled, conv}) : pooled).graph().clone();
+    const Shape shapes[] = {xs, {4, 3, 3, 3}, {4}};
+    for (size_t i = 0; i < 3; ++i)
+      g.arguments()[i]->specs = {ops::TensorSpec{shapes[i], DType::kFloat32, cpu()}};
+    infer_specs(g);
+    fuse_bias_activation(g);
+    return fuse_conv_avg_pool(g).changed;
+  };
+  const Shape even{2, 3, 8, 8}, odd{2, 3, 9, 9};  // results 6x6 and 7x7
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}}), 1);  // stride: the kernel's
+  EXPECT_EQ(changed(odd, {{"kernel_size", Ints{2, 2}}, {"stride", Ints{2, 2}}}), 1);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}, {"count_include_pad", false}}), 1);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}, {"ceil_mode", true}}), 1);
+  EXPECT_EQ(changed(odd, {{"kernel_size", Ints{2}}, {"ceil_mode", true}}), 0);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}, {"padding", Ints{1}}}), 0);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{3}}, {"stride", Ints{2}}}), 0);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}, {"stride", Ints{1}}}), 0);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2, 1}}, {"stride", Ints{2}}}), 0);
+  EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}}, /*shared=*/true), 0);
+
+  // Training: the forward graph saves the sigmoid's output for its gradient, so the pooling
+  // stays apart; without an activation the convolution's gradient reads x and w only, and the
+  // pooling goes into the call.
+  const std::vector<ops::TensorSpec> specs = {
+      ops::TensorSpec{even, DType::kFloat32, cpu()},
+      ops::TensorSpec{{4, 3, 3, 3}, DType::kFloat32, cpu()},
+      ops::TensorSpec{{4}, DType::kFloat32, cpu()}};
+  for (const bool sigmoid : {true, false}) {
+    SCOPED_TRACE(sigmoid ? "sigmoid" : "no activation");
+    Symbol conv = Symbol::op("conv2d", {x, w, b});
+    if (sigmoid) conv = Symbol::op("sigmoid", {conv});
+    const Symbol y = Symbol::op("avg_pool2d", {conv}, {{"kernel_size", Ints{2}}});
+    const GradientGraphs gg = make_gradient_graphs(y, specs, {"x", "w", "b"});
+    std::vector<ops::TensorSpec> forward_specs;
+    for (size_t i : gg.forward_args) forward_specs.push_back(specs[i]);
+    const CachedOp forward(gg.forward, forward_specs);
+    size_t pools = 0;
+    for (const NodePtr& n : forward.graph().nodes) {
+      pools += !n->is_variable() && n->op->name == "avg_pool2d" ? 1 : 0;
+    }
+    EXPECT_EQ(pools, sigmoid ? 1u : 0u);
   }
 }
 

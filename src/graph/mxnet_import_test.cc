@@ -69,10 +69,11 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
   std::filesystem::remove_all(dir);
 }
 
-// d2l's LeNet as MXNet exports it (sigmoid after both convolutions and two dense layers): the
-// compiled graph computes each of the four sigmoids inside its product's call
-// (fuse_bias_activation), bit for bit what the imported graph gives call by call, and MXNet's
-// outputs.
+// d2l's LeNet as MXNet exports it (sigmoid after both convolutions and two dense layers, a 2x2
+// average pooling after each convolution's): the compiled graph computes each of the four
+// sigmoids inside its product's call (fuse_bias_activation) and each pooling inside its
+// convolution's (fuse_conv_avg_pool), bit for bit what the imported graph gives call by call,
+// and MXNet's outputs.
 TEST(MxnetImport, LenetsSigmoidsFuseIntoTheirProducts) {
   for (const std::string flavour : {"legacy", "numpy"}) {
     SCOPED_TRACE(flavour);
@@ -88,7 +89,7 @@ TEST(MxnetImport, LenetsSigmoidsFuseIntoTheirProducts) {
       specs.push_back(ops::TensorSpec{args.back().shape(), args.back().dtype(), cpu()});
     }
     const CachedOp op(net, specs);
-    std::map<std::string, int> calls;  // operator[activation] -> count
+    std::map<std::string, int> calls;  // operator[activation] (+ "pooled") -> count
     for (const NodePtr& n : op.graph().nodes) {
       if (n->is_variable()) continue;
       std::string call(n->op->name);
@@ -97,9 +98,12 @@ TEST(MxnetImport, LenetsSigmoidsFuseIntoTheirProducts) {
         const auto at = static_cast<size_t>(a);
         call += "[" + (at < n->attrs.values().size() ? n->attrs.get<std::string>(at) : "") + "]";
       }
+      const auto pooled = static_cast<size_t>(n->op->attr_index("avg_pool_2x2"));
+      if (pooled < n->attrs.values().size() && n->attrs.get<bool>(pooled)) call += " pooled";
       ++calls[call];
     }
-    EXPECT_EQ(calls["conv2d[sigmoid]"], 2);
+    EXPECT_EQ(calls["conv2d[sigmoid] pooled"], 2);
+    EXPECT_FALSE(calls.contains("avg_pool2d"));
     EXPECT_EQ(calls["fully_connected[sigmoid]"], 2);
     EXPECT_EQ(calls["fully_connected[]"], 1);
     EXPECT_FALSE(calls.contains("sigmoid"));

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -218,6 +219,48 @@ TEST(OpConv2d, GradientsFlowToEveryInput) {
   EXPECT_EQ(to_vector<float>(autograd::grad(x))[2 * 6 + 2], 36.0f);
 }
 
+// conv2d(x, w, b) with `activation` and avg_pool_2x2, as the fuse_conv_avg_pool pass leaves it.
+NDArray conv2d_pooled(const NDArray& x, const NDArray& w, const NDArray& b,
+                      const std::string& activation) {
+  return ops::invoke(ops::get_op("conv2d"), {x, w, b},
+                     {std::vector<int64_t>{1}, std::vector<int64_t>{1}, std::vector<int64_t>{1},
+                      int64_t{1}, activation, true})[0];
+}
+
+// The gradients of a call that pools (recomputing the unpooled activation, which the call does
+// not keep) are bit for bit those of the separate conv2d, sigmoid and avg_pool2d calls; an odd
+// extent's last row and column get no gradient from the pooling.
+TEST(OpConv2d, PooledCallDifferentiatesAsTheSeparateCalls) {
+  for (const Shape& xs : {Shape{2, 1, 8, 7}, Shape{2, 3, 6, 6}}) {
+    SCOPED_TRACE(fmt::format("x {}", xs));
+    std::vector<std::vector<float>> grads[2];
+    for (const bool fused : {true, false}) {
+      seed(4);  // the same values for both
+      NDArray xv = random_normal(0, 1, xs), wv = random_normal(0, 1, {4, xs[1], 3, 3});
+      NDArray bv = random_normal(0, 1, {4});
+      const NDArray dy[] = {random_normal(0, 1, {2, 4, xs[2] / 2, xs[3] / 2})};
+      for (NDArray* a : {&xv, &wv, &bv}) autograd::attach_grad(*a);
+      NDArray y[1];
+      {
+        autograd::RecordScope record;
+        y[0] = fused ? conv2d_pooled(xv, wv, bv, "sigmoid")
+                     : avg_pool2d(sigmoid(conv2d(xv, wv, bv, {1}, {1})), {2}, {2});
+      }
+      autograd::backward(y, dy);
+      for (const NDArray* a : {&xv, &wv, &bv}) {
+        grads[fused].push_back(to_vector<float>(autograd::grad(*a)));
+      }
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(grads[0][i].size(), grads[1][i].size());
+      for (size_t k = 0; k < grads[0][i].size(); ++k) {
+        EXPECT_EQ(std::bit_cast<uint32_t>(grads[0][i][k]), std::bit_cast<uint32_t>(grads[1][i][k]))
+            << "input " << i << " element " << k;
+      }
+    }
+  }
+}
+
 TEST(OpConv2d, BadInputsNameTheProblem) {
   const NDArray x = zeros({2, 3, 8, 8});
   std::string msg = error_of<ShapeError>([&] { conv2d(x, zeros({4, 2, 3, 3}), zeros({4})); });
@@ -251,6 +294,17 @@ TEST(OpConv2d, BadInputsNameTheProblem) {
   });
   EXPECT_THAT(msg, HasSubstr("conv2d_backward_data: dy has shape [2, 4, 5, 5], but input [2, 3, 8, "
                              "8] convolved with weight [4, 3, 3, 3] gives [2, 4, 6, 6]"));
+  msg = error_of<ShapeError>(
+      [&] { conv2d_pooled(zeros({1, 3, 1, 4}), zeros({4, 3, 3, 3}), zeros({4}), ""); });
+  EXPECT_THAT(msg, HasSubstr("conv2d: avg_pool_2x2 needs a result of at least 2x2, got 1x4 (input "
+                             "[1, 3, 1, 4], weight [4, 3, 3, 3])"));
+  msg = error_of<ValueError>([&] {
+    ops::invoke(ops::get_op("conv1d"), {zeros({1, 3, 8}), zeros({4, 3, 3}), zeros({4})},
+                {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{1},
+                 int64_t{1}, std::string(), true});
+  });
+  EXPECT_THAT(msg, HasSubstr("conv1d: avg_pool_2x2 pools height and width, expected conv2d (2 "
+                             "spatial axes)"));
 }
 
 TEST(OpPool, MaxAndAveragePoolSmallExample) {

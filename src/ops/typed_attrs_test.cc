@@ -67,7 +67,7 @@ TEST(TypedAttrs, AStructReadsEachAttributeByItsRegisteredName) {
 TEST(TypedAttrs, AnIncompleteListIsAnInternalError) {
   const Attrs partial{std::vector<int64_t>{1}};
   EXPECT_THAT(error_of<InternalError>([&] { ConvolutionAttrs::from(partial); }),
-              HasSubstr("1 attribute values for the 5 fields of its struct"));
+              HasSubstr("1 attribute values for the 6 fields of its struct"));
 }
 
 TEST(TypedAttrs, AnotherOperatorsStructIsAnInternalErrorNamingBothNames) {

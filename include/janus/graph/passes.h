@@ -37,6 +37,9 @@ PassStats fold_constants(Graph& graph);
 /// fully_connected or conv{1,2,3}d followed by relu, sigmoid or tanh (its only reader) becomes
 /// one call with that activation as a post-op.
 PassStats fuse_bias_activation(Graph& graph);
+/// avg_pool2d of 2x2 windows with stride 2 and no padding reading a conv2d that nothing else
+/// reads becomes one conv2d call with avg_pool_2x2 (the pooling inside the call).
+PassStats fuse_conv_avg_pool(Graph& graph);
 /// relu_backward followed by a sum over axis 0 of its 2-D result (a fully_connected layer's
 /// relu and bias gradients) becomes one relu_backward_bias call.
 PassStats fuse_relu_backward_bias(Graph& graph);
@@ -51,7 +54,7 @@ PassStats fuse_elementwise(Graph& graph);
 PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_relu_backward_bias, fuse_max_pool_relu_backward, fuse_elementwise, schedule. Memory
+/// fuse_conv_avg_pool, fuse_relu_backward_bias, fuse_max_pool_relu_backward, fuse_elementwise, schedule. Memory
 /// planning runs in the executor (CachedOp), which owns the buffers.
 const std::vector<PassInfo>& pass_pipeline();
 

@@ -14,6 +14,8 @@ const std::vector<PassInfo>& pass_pipeline() {
       {"constant_fold", "compute calls on constants once", fold_constants},
       {"fuse_bias_activation", "relu, sigmoid or tanh inside the call of fully_connected or conv",
        fuse_bias_activation},
+      {"fuse_conv_avg_pool", "a 2x2 stride-2 average pooling inside the call of conv2d",
+       fuse_conv_avg_pool},
       {"fuse_relu_backward_bias", "relu_backward and the bias gradient's sum in one call",
        fuse_relu_backward_bias},
       {"fuse_max_pool_relu_backward", "max pooling's, relu's and the bias gradients in one call",

@@ -16,6 +16,8 @@
 
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
+#include "../op_utils.h"
+#include "pool.h"
 #include "post_op.h"
 
 namespace janus::ops {
@@ -197,9 +199,12 @@ Cached<dnnl::convolution_backward_weights>::Cached(const ConvGeom& g) {
          {DNNL_ARG_DIFF_WEIGHTS, d.weights, true}});
 }
 
-// Runs `c` on the arrays at `ptrs` (one per operand, in the operands' order).
+// Runs `c` on the arrays at `ptrs` (one per operand, in the operands' order). With
+// `outputs_as_computed`, the outputs are written in the primitive's own layout (Operand::internal)
+// at their pointers, unconverted.
 template <typename Prim>
-void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
+void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs,
+             bool outputs_as_computed = false) {
   thread_local std::vector<std::vector<std::byte>> buffers;
   // The same arguments every call of this pass: entries are overwritten, the map not rebuilt.
   thread_local std::unordered_map<int, dnnl::memory> args;
@@ -211,6 +216,11 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
   size_t i = 0;
   for (const void* p : ptrs) {
     const Operand& op = c.operands[i];
+    if (op.output && outputs_as_computed) {
+      args[op.arg] = dnnl::memory(op.internal, eng, const_cast<void*>(p));
+      ++i;
+      continue;
+    }
     dnnl::memory user(op.plain, eng, const_cast<void*>(p));
     if (!op.reorder) {
       args[op.arg] = user;
@@ -231,7 +241,7 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
   c.prim.execute(stream, args);
   i = 0;
   for (const Operand& op : c.operands) {
-    if (op.reorder && op.output) {
+    if (op.reorder && op.output && !outputs_as_computed) {
       op.reorder->execute(stream, outputs[i].first, outputs[i].second);
       ++i;
     }
@@ -241,10 +251,11 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs) {
 
 size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
 
-// The activation is not part of the primitive (conv_forward applies it), so every activation
-// shares one.
+// The activation and the pooling are not part of the primitive (conv_forward applies them), so
+// every activation and pooling shares one.
 const Cached<dnnl::convolution_forward>& cached_forward(ConvGeom g) {
   g.activation = Activation::kNone;
+  g.avg_pool_2x2 = false;
   using Value = Cached<dnnl::convolution_forward>;
   return primitive_cache<ConvGeom, Value>().get(g, [&g](const Value& probe) {
     const ConvDescs d = conv_descs(g);
@@ -336,6 +347,58 @@ void add_input_bias(const ConvGeom& g, const T* b, T* x) {
   for (int64_t i = 0; i < g.n * g.c * plane; ++i) x[i] += b[(i / plane) % g.c];
 }
 
+// conv_forward with g.avg_pool_2x2. oneDNN's output stays in its channels-last layout, and each
+// image's is activated and pooled while in cache, straight into y (channels first): no
+// conversion of the whole output to NCHW, no second pass over it. The other paths pool the
+// unpooled result plane by plane (the single-channel kernel pools each image itself).
+void pooled_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
+                    const void* bias, void* y, const RunContext& ctx) {
+  ConvGeom unpooled = g;
+  unpooled.avg_pool_2x2 = false;
+  const int64_t oh = g.out[1] / 2, ow = g.out[2] / 2;
+  const int64_t image = g.o * g.out_size();
+  if (conv_uses_onednn(g, dtype)) {
+    if (conv_single_channel_applies(g)) {
+      conv_single_channel(g, static_cast<const float*>(x), static_cast<const float*>(weight),
+                          static_cast<const float*>(bias), static_cast<float*>(y), ctx);
+      return;
+    }
+    thread_local std::vector<float> computed;
+    computed.resize(static_cast<size_t>(g.n * image));
+    execute(cached_forward(g), {x, weight, bias, computed.data()}, /*outputs_as_computed=*/true);
+    // A pointer, not the thread-local name, for the kernel's other threads.
+    float* all = computed.data();
+    float* out = static_cast<float*>(y);
+    parallel_for(
+        g.n, ctx,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t n = lo; n < hi; ++n) {
+            float* t = all + n * image;  // [height, width, channels]: channels last
+            post_op_block(g.activation, t, image);
+            avg_pool_2x2_channels_last(t, g.out[2], g.o, out + n * g.o * oh * ow, oh, ow);
+          }
+        },
+        image);
+    return;
+  }
+  auto pool_planes = [&]<typename T>(const T* in, T* out) {
+    for (int64_t p = 0; p < g.n * g.o; ++p) {
+      avg_pool_2x2_rows(in + p * g.out_size(), g.out[2], out + p * oh * ow, oh, ow);
+    }
+  };
+  if (dtype == DType::kFloat64) {
+    std::vector<double> full(static_cast<size_t>(g.n * image));
+    forward_loop(unpooled, static_cast<const double*>(x), static_cast<const double*>(weight),
+                 static_cast<const double*>(bias), full.data());
+    pool_planes(full.data(), static_cast<double*>(y));
+  } else {
+    std::vector<float> full(static_cast<size_t>(g.n * image));
+    forward_loop(unpooled, static_cast<const float*>(x), static_cast<const float*>(weight),
+                 static_cast<const float*>(bias), full.data());
+    pool_planes(full.data(), static_cast<float*>(y));
+  }
+}
+
 constexpr std::array<std::string_view, 4> kForward = {"", "conv1d", "conv2d", "conv3d"};
 constexpr std::array<std::string_view, 4> kBackwardData = {
     "", "conv1d_backward_data", "conv2d_backward_data", "conv3d_backward_data"};
@@ -353,6 +416,10 @@ const char* axis_names(int dims) {
 Shape ConvGeom::x_shape() const { return Shape(with_spatial(*this, n, c, in)); }
 Shape ConvGeom::weight_shape() const { return Shape(with_spatial(*this, o, c / groups, k)); }
 Shape ConvGeom::y_shape() const { return Shape(with_spatial(*this, n, o, out)); }
+Shape ConvGeom::result_shape() const {
+  if (!avg_pool_2x2) return y_shape();
+  return Shape{n, o, out[1] / 2, out[2] / 2};
+}
 
 std::string_view conv_op_name(std::string_view kind, int dims) {
   JANUS_CHECK(dims >= 1 && dims <= kMaxConvDims, InternalError,
@@ -486,6 +553,10 @@ void prepare_conv_backward_weight(const ConvGeom& g) {
 
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
                   const void* bias, void* y, const RunContext& ctx) {
+  if (g.avg_pool_2x2) {
+    pooled_forward(g, dtype, x, weight, bias, y, ctx);
+    return;
+  }
   if (dtype == DType::kFloat64) {
     forward_loop(g, static_cast<const double*>(x), static_cast<const double*>(weight),
                  static_cast<const double*>(bias), static_cast<double*>(y));

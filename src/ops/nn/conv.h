@@ -29,6 +29,9 @@ struct ConvGeom {
   int64_t groups = 1;
   // Forward only: y = activation(conv + bias), the activation operator's function (post_op.h).
   Activation activation = Activation::kNone;
+  // Forward only (2 spatial axes): y is then avg_pool2d(activation(conv + bias), 2x2 windows,
+  // stride 2), each window summed as the pooling operator sums it (pool.h's avg_2x2).
+  bool avg_pool_2x2 = false;
   auto operator<=>(const ConvGeom&) const = default;
 
   /// The product of the spatial extents of x, of y, and of the kernel.
@@ -39,6 +42,9 @@ struct ConvGeom {
   Shape x_shape() const;
   Shape weight_shape() const;
   Shape y_shape() const;
+  /// What the forward call returns: y_shape, or with avg_pool_2x2 its height and width halved
+  /// (rounded down: an odd last row or column is in no window).
+  Shape result_shape() const;
 };
 
 /// The name of the operator of `kind` ("conv{}d", "conv{}d_backward_data", ...) for `dims`
@@ -72,14 +78,15 @@ void prepare_conv_forward(const ConvGeom& g);
 void prepare_conv_backward_data(const ConvGeom& g);
 void prepare_conv_backward_weight(const ConvGeom& g);
 
-/// y = g.activation(conv(x, weight) + bias) (post_op.h).
+/// y = g.activation(conv(x, weight) + bias) (post_op.h), pooled when g.avg_pool_2x2.
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
                   const void* bias, void* y, const RunContext& ctx);
 /// Whether conv_forward takes conv_single_channel for float32: 2 spatial axes, one input
 /// channel, fewer than 16 output channels, stride and dilation 1 (conv_single_channel.cc).
 bool conv_single_channel_applies(const ConvGeom& g);
-/// y = g.activation(conv(x, weight) + bias) (NCHW) for a geometry where
-/// conv_single_channel_applies; the activation runs on each image's outputs while in cache.
+/// y = g.activation(conv(x, weight) + bias) (NCHW), pooled when g.avg_pool_2x2, for a geometry
+/// where conv_single_channel_applies; the activation and the pooling run on each image's outputs
+/// while in cache.
 void conv_single_channel(const ConvGeom& g, const float* x, const float* weight, const float* bias,
                          float* y, const RunContext& ctx);
 /// dx from dy and weight.

@@ -12,8 +12,17 @@ namespace {
 // The geometry of a call, with its activation; `dims` spatial axes.
 ConvGeom geometry(int dims, const Shape& x, const Shape& w, const Attrs& attrs) {
   const ConvolutionAttrs a = ConvolutionAttrs::from(attrs);
-  ConvGeom g = conv_geometry(conv_op_name("forward", dims), dims, x, w, a);
+  const std::string_view name = conv_op_name("forward", dims);
+  ConvGeom g = conv_geometry(name, dims, x, w, a);
   g.activation = a.activation;
+  g.avg_pool_2x2 = a.avg_pool_2x2;
+  if (g.avg_pool_2x2) {
+    JANUS_CHECK(dims == 2, ValueError,
+                "{}: avg_pool_2x2 pools height and width, expected conv2d (2 spatial axes)", name);
+    JANUS_CHECK(g.out[1] >= 2 && g.out[2] >= 2, ShapeError,
+                "{}: avg_pool_2x2 needs a result of at least 2x2, got {}x{} (input {}, weight {})",
+                name, g.out[1], g.out[2], x, w);
+  }
   return g;
 }
 
@@ -46,7 +55,9 @@ constexpr std::array<std::string_view, 4> kDocs = {
     "runs through oneDNN; without a bias, pass zeros of shape [O]. activation \"relu\", "
     "\"sigmoid\" or \"tanh\" applies that operator's function to y in the same call (the "
     "graph's fuse_bias_activation pass sets it): the fused call and the separate operator give "
-    "identical results, NaN included.",
+    "identical results, NaN included. avg_pool_2x2 then averages each 2x2 window with stride 2 "
+    "in the same call, y [N, O, OH / 2, OW / 2] (the fuse_conv_avg_pool pass sets it), bit for "
+    "bit avg_pool2d(y, 2, 2).",
     "3-D convolution (cross-correlation) of x [N, C, D, H, W] with weight [O, C / groups, KD, KH, "
     "KW], plus bias [O]: y [N, O, OD, OH, OW].\n\n"
     "OD = (D + 2 * padding - dilation * (KD - 1) - 1) / stride + 1, and likewise OH and OW. "
@@ -62,7 +73,10 @@ OpDef definition(int dims) {
       .inputs = {"x", "weight", "bias"},
       .outputs = {"y"},
       .attrs = conv_attrs(dims, {{"activation", AttrType::kString, std::string(),
-                                  "'', 'relu', 'sigmoid' or 'tanh', applied to the result"}}),
+                                  "'', 'relu', 'sigmoid' or 'tanh', applied to the result"},
+                                 {"avg_pool_2x2", AttrType::kBool, false,
+                                  "conv2d only: average the (activated) result over 2x2 "
+                                  "windows with stride 2, as avg_pool2d(y, 2, 2)"}}),
       .attr_fields = attr_fields<ConvolutionAttrs>(),
       .infer = [dims, name](const InferArgs& args) -> std::vector<TensorSpec> {
         const TensorSpec& x = args.inputs[0];
@@ -73,14 +87,22 @@ OpDef definition(int dims) {
                     "{}: bias has shape {} for weight {}, expected [{}] (one per output channel)",
                     name, b.shape, w.shape, g.o);
         check_conv_dtypes(name, {x.dtype, w.dtype, b.dtype});
-        return {TensorSpec{g.y_shape(), x.dtype, x.device}};
+        return {TensorSpec{g.result_shape(), x.dtype, x.device}};
       },
       .kernels = {{DeviceType::kCPU, kernel}},
       .prepare = prepare,
-      .grad = [dims](const GradArgs& g) -> std::vector<NDArray> {
+      .grad = [dims, name](const GradArgs& g) -> std::vector<NDArray> {
         const ConvolutionAttrs a = ConvolutionAttrs::from(g.attrs);
-        // dy first goes back through the activation, from its output y.
-        const NDArray dy = post_op_backward(a.activation, g.y(0), g.dy(0));
+        // dy first goes back through the pooling, then through the activation from its output
+        // (recomputed when pooled: the call returned the pooled values only).
+        NDArray y = g.y(0), dy_act = g.dy(0);
+        if (a.avg_pool_2x2) {
+          y = invoke(get_op(name), {g.x(0), g.x(1), g.x(2)},
+                     {a.stride, a.padding, a.dilation, a.groups,
+                      std::string(activation_name(a.activation))})[0];
+          dy_act = avg_pool2d_backward(dy_act, spatial_extents(y.shape()), {2, 2}, {2, 2});
+        }
+        const NDArray dy = post_op_backward(a.activation, y, dy_act);
         return {
             g.needs(0)
                 ? invoke_conv_backward_data(dims, dy, g.x(1), spatial_extents(g.x(0).shape()), a)

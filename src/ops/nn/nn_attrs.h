@@ -24,10 +24,12 @@ struct ConvAttrs {
 /// conv1d, conv2d and conv3d.
 struct ConvolutionAttrs : ConvAttrs {
   Activation activation = Activation::kNone;  // a post-op (post_op.h): none, relu, sigmoid, tanh
+  bool avg_pool_2x2 = false;  // the activated result averaged over 2x2 windows, stride 2
   static constexpr auto fields() {
     return std::tuple_cat(
         ConvAttrs::fields(),
-        std::tuple{field("activation", &ConvolutionAttrs::activation, kPostOpActivations)});
+        std::tuple{field("activation", &ConvolutionAttrs::activation, kPostOpActivations),
+                   field("avg_pool_2x2", &ConvolutionAttrs::avg_pool_2x2)});
   }
   static ConvolutionAttrs from(const Attrs& attrs) { return read_attrs<ConvolutionAttrs>(attrs); }
 };

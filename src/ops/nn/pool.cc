@@ -212,15 +212,23 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
   }
 }
 
-// One row of 2x2 average windows, summed in the generic loop's order (from 0, row by row: the
-// same bits). One copy per instruction set (simd_loop.h): the loop vectorizes.
+// One row of 2x2 average windows, summed in the generic loop's order (avg_2x2). One copy per
+// instruction set (simd_loop.h): the loop vectorizes.
 template <typename T>
 JANUS_TARGET_CLONES void avg_pool_2x2_row(const T* __restrict r0, const T* __restrict r1,
                                           T* __restrict o, int64_t ow) {
   for (int64_t ox = 0; ox < ow; ++ox) {
     const int64_t x = 2 * ox;
-    o[ox] = (((T(0) + r0[x]) + r0[x + 1]) + r1[x] + r1[x + 1]) / T(4);
+    o[ox] = avg_2x2(r0[x], r0[x + 1], r1[x], r1[x + 1]);
   }
+}
+
+// One output position's window in channels-last layout, for every channel: the four taps are
+// rows of c floats, the loop over channels vectorizes, and the results go to c planes.
+JANUS_TARGET_CLONES void avg_pool_2x2_channels_last_window(
+    const float* __restrict t0, const float* __restrict t1, const float* __restrict t2,
+    const float* __restrict t3, float* __restrict o, int64_t plane, int64_t c) {
+  for (int64_t k = 0; k < c; ++k) o[k * plane] = avg_2x2(t0[k], t1[k], t2[k], t3[k]);
 }
 
 // The backward of avg_pool_2x2_row: each tap gets its window's dy / 4, as 0 += dy / 4.
@@ -419,6 +427,27 @@ void max_pool_relu_backward(const PoolGeom& g, const NDArray& x, const NDArray& 
   max_pool_backward_planes<true>(g, x, dy, dx, plane_sums, ctx);
 }
 
+template <typename T>
+void avg_pool_2x2_rows(const T* in, int64_t row_stride, T* out, int64_t oh, int64_t ow) {
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const T* r0 = in + 2 * oy * row_stride;
+    avg_pool_2x2_row(r0, r0 + row_stride, out + oy * ow, ow);
+  }
+}
+template void avg_pool_2x2_rows(const float*, int64_t, float*, int64_t, int64_t);
+template void avg_pool_2x2_rows(const double*, int64_t, double*, int64_t, int64_t);
+
+void avg_pool_2x2_channels_last(const float* in, int64_t w, int64_t c, float* out, int64_t oh,
+                                int64_t ow) {
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const float* t0 = in + (2 * oy * w + 2 * ox) * c;
+      const float* t2 = t0 + w * c;
+      avg_pool_2x2_channels_last_window(t0, t0 + c, t2, t2 + c, out + oy * ow + ox, oh * ow, c);
+    }
+  }
+}
+
 void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
                       const RunContext& ctx) {
   float_dispatch(x.dtype(), [&]<typename T>() {
@@ -428,10 +457,7 @@ void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const
       const T* in = xp + p * g.h * g.w;
       T* out = yp + p * g.oh * g.ow;
       if (is_2x2_stride_2(g)) {  // no padding: every window has 4 taps
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const T* r0 = in + 2 * oy * g.w;
-          avg_pool_2x2_row(r0, r0 + g.w, out + oy * g.ow, g.ow);
-        }
+        avg_pool_2x2_rows(in, g.w, out, g.oh, g.ow);
         return;
       }
       // Rows of at least 8 windows: shorter ones (global pooling's single window) would pay a

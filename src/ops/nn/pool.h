@@ -46,6 +46,22 @@ void max_pool_relu_backward(const PoolGeom& g, const NDArray& x, const NDArray& 
 /// y = mean over the window; the divisor counts the padding when `count_pad`.
 void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
                       const RunContext& ctx);
+/// The mean of one 2x2 window with taps a, b (first row) and c, d: the taps added from 0 in that
+/// order, then divided, as every average pooling loop sums a window (the same bits everywhere,
+/// NaN, infinities and -0 included).
+template <typename T>
+inline T avg_2x2(T a, T b, T c, T d) {
+  return ((((T(0) + a) + b) + c) + d) / T(4);
+}
+/// out[oy * ow + ox] = avg_2x2 of the window at (2 oy, 2 ox) of a plane whose rows are
+/// `row_stride` apart, for oy < oh, ox < ow: avg_pool2d's 2x2 stride-2 windows, and a fused
+/// convolution's pooling of its own output.
+template <typename T>
+void avg_pool_2x2_rows(const T* in, int64_t row_stride, T* out, int64_t oh, int64_t ow);
+/// The same windows of an image in channels-last layout, in [h, w, c], into out [c, oh, ow]
+/// (channels first): oneDNN's convolution output pooled without converting it first.
+void avg_pool_2x2_channels_last(const float* in, int64_t w, int64_t c, float* out, int64_t oh,
+                                int64_t ow);
 /// dx: each window's dy spread evenly over the positions it averaged.
 void avg_pool_backward(const PoolGeom& g, bool count_pad, const NDArray& dy, const NDArray& dx,
                        const RunContext& ctx);
