@@ -1,8 +1,8 @@
 // onnx_cases DIR [PREFIX-NNNN.safetensors...]: the models that check_onnx.py runs through ONNX
 // Runtime. Writes into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of
 // the demo models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with
-// running statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...) and of a graph
-// with a fused_elementwise node, of most other operators, and of a graph with two inputs and two
+// running statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...), of a graph
+// with a fused_elementwise node and of one with convolutions that pool, of most other operators, and of a graph with two inputs and two
 // outputs; then, for each of those and for each exported model given, fixed inputs
 // NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
 // files) and a line "NAME OUTPUTS INPUT,NAMES" in DIR/cases.txt.
@@ -86,6 +86,28 @@ void export_fused(const std::string& prefix) {
   y.save(prefix + "-symbol.json");
   seed(7);
   graph::save_safetensors(prefix + "-0000.safetensors", {{"w", random_normal(0, 1, {3, 5})}});
+}
+
+// Convolutions as the graph's fuse_bias_activation and fuse_conv_avg_pool passes leave them: the
+// activation and a 2x2 average pooling inside each call, on one input channel and on three, the
+// second's result of odd extent (5x5: its last row and column are in no window).
+void export_fused_conv(const std::string& prefix) {
+  using graph::Symbol;
+  const Symbol x = Symbol::var("data", Shape{2, 1, 12, 12});
+  const Symbol first = Symbol::op(
+      "conv2d", {x, Symbol::var("w1"), Symbol::var("b1")},
+      {{"padding", Ints{2}}, {"activation", std::string("sigmoid")}, {"avg_pool_2x2", true}},
+      "conv1");
+  const Symbol y = Symbol::op("conv2d", {first, Symbol::var("w2"), Symbol::var("b2")},
+                              {{"activation", std::string("tanh")}, {"avg_pool_2x2", true}},
+                              "conv2");
+  y.save(prefix + "-symbol.json");
+  seed(10);
+  graph::save_safetensors(prefix + "-0000.safetensors",
+                          {{"w1", random_normal(0, 1, {3, 1, 5, 5})},
+                           {"b1", random_normal(0, 1, {3})},
+                           {"w2", random_normal(0, 1, {4, 3, 2, 2})},
+                           {"b2", random_normal(0, 1, {4})}});
 }
 
 // Most of the other operators that export maps, each output of the graph a few of them (the
@@ -278,6 +300,8 @@ int main(int argc, char** argv) {
     prefixes.emplace_back((dir / "convnet").string(), false);
     export_fused((dir / "fused").string());
     prefixes.emplace_back((dir / "fused").string(), false);
+    export_fused_conv((dir / "fused_conv").string());
+    prefixes.emplace_back((dir / "fused_conv").string(), true);
     export_operators((dir / "operators").string());
     prefixes.emplace_back((dir / "operators").string(), false);
     export_two_in_two_out((dir / "two_in_two_out").string());

@@ -68,6 +68,24 @@ std::vector<int64_t> int64s(const ::onnx::ModelProto& m, const std::string& name
   return {};
 }
 
+// The int attribute `name` of node n.
+int64_t int_attr(const ::onnx::NodeProto& n, const std::string& name) {
+  for (const ::onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == name) return a.i();
+  }
+  ADD_FAILURE() << n.op_type() << " has no attribute " << name;
+  return -1;
+}
+
+// The ints attribute `name` of node n.
+std::vector<int64_t> ints_attr(const ::onnx::NodeProto& n, const std::string& name) {
+  for (const ::onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+  }
+  ADD_FAILURE() << n.op_type() << " has no attribute " << name;
+  return {};
+}
+
 TEST(OnnxExport, FullyConnectedWithReluIsGemmThenRelu) {
   const Symbol x = Symbol::var("data", Shape{2, 3});
   const Symbol y = Symbol::op("fully_connected", {x, Symbol::var("w"), Symbol::var("b")},
@@ -107,6 +125,32 @@ TEST(OnnxExport, ProductsWithSigmoidOrTanhAreFollowedByTheirNode) {
   EXPECT_EQ(m.graph().node(4).output(0), y.list_outputs()[0]);
 }
 
+// A convolution whose 2x2 average pooling fuse_conv_avg_pool put into its call exports as its
+// steps: Conv, the activation if any, and AveragePool of 2x2 windows with stride 2 (floor mode,
+// no padding), each reading the one before.
+TEST(OnnxExport, ConvolutionsWithTheirPoolingAreFollowedByAveragePool) {
+  const Symbol x = Symbol::var("data", Shape{2, 1, 7, 7});
+  const Symbol act = Symbol::op("conv2d", {x, Symbol::var("w"), Symbol::var("b")},
+                                {{"activation", std::string("sigmoid")}, {"avg_pool_2x2", true}},
+                                "conv");
+  const Symbol y = Symbol::op("conv2d", {act, Symbol::var("w2"), Symbol::var("b2")},
+                              {{"padding", std::vector<int64_t>{1}}, {"avg_pool_2x2", true}}, "c2");
+  const graph::NamedArrays params = {{"w", ones({3, 1, 2, 2})},
+                                     {"b", zeros({3})},
+                                     {"w2", ones({4, 3, 3, 3})},
+                                     {"b2", zeros({4})}};
+  const ::onnx::ModelProto m = parse(export_onnx(y, params));
+  EXPECT_THAT(op_types(m), ElementsAre("Conv", "Sigmoid", "AveragePool", "Conv", "AveragePool"));
+  for (int i = 1; i < 5; ++i) {
+    EXPECT_EQ(m.graph().node(i).input(0), m.graph().node(i - 1).output(0)) << "node " << i;
+  }
+  EXPECT_EQ(m.graph().node(4).output(0), y.list_outputs()[0]);
+  EXPECT_EQ(ints_attr(m.graph().node(2), "kernel_shape"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(ints_attr(m.graph().node(2), "strides"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(ints_attr(m.graph().node(2), "pads"), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(kBatch, 4, 1, 1));  // 6x6, 3x3, 3x3, 1x1
+}
+
 TEST(OnnxExport, GivenInputShapeReplacesTheRecordedOne) {
   const Symbol y = Symbol::op("flatten", {Symbol::var("data", Shape{2, 3, 4})});
   OnnxExportOptions o;
@@ -135,15 +179,6 @@ TEST(OnnxExport, MxnetReshapeIsReshapeToTheResolvedShape) {
   std::memcpy(values.data(), target.raw_data().data(), target.raw_data().size());
   EXPECT_THAT(values, ElementsAre(5, 12));
   EXPECT_THAT(dims(m.graph().output(0)), ElementsAre(5, 12));
-}
-
-// The int attribute `name` of node n.
-int64_t int_attr(const ::onnx::NodeProto& n, const std::string& name) {
-  for (const ::onnx::AttributeProto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  ADD_FAILURE() << n.op_type() << " has no attribute " << name;
-  return -1;
 }
 
 // sort and argsort are a TopK of the whole axis, topk one of k; positions are cast to the
