@@ -2,10 +2,10 @@
 // Runtime. Writes into DIR the exported Janus models (NAME-symbol.json + NAME-0000.safetensors) of
 // the demo models (mlp, lenet; random weights), of a convolutional net (conv, batch norm with
 // running statistics, pooling, concat, reshape, transpose, layer norm, dropout, ...), of a graph
-// with a fused_elementwise node and of one with convolutions that pool, of most other operators, and of a graph with two inputs and two
-// outputs; then, for each of those and for each exported model given, fixed inputs
-// NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through deploy::Predictor, from the
-// files) and a line "NAME OUTPUTS INPUT,NAMES" in DIR/cases.txt.
+// with a fused_elementwise node and of one with convolutions that pool, of most other operators,
+// and of a graph with two inputs and two outputs; then, for each of those and for each exported
+// model given, fixed inputs NAME.inputK.npy, Janus's outputs NAME.expectedK.npy (through
+// deploy::Predictor, from the files) and a line "NAME OUTPUTS INPUT,NAMES" in DIR/cases.txt.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -98,16 +98,15 @@ void export_fused_conv(const std::string& prefix) {
       "conv2d", {x, Symbol::var("w1"), Symbol::var("b1")},
       {{"padding", Ints{2}}, {"activation", std::string("sigmoid")}, {"avg_pool_2x2", true}},
       "conv1");
-  const Symbol y = Symbol::op("conv2d", {first, Symbol::var("w2"), Symbol::var("b2")},
-                              {{"activation", std::string("tanh")}, {"avg_pool_2x2", true}},
-                              "conv2");
+  const Symbol y =
+      Symbol::op("conv2d", {first, Symbol::var("w2"), Symbol::var("b2")},
+                 {{"activation", std::string("tanh")}, {"avg_pool_2x2", true}}, "conv2");
   y.save(prefix + "-symbol.json");
   seed(10);
-  graph::save_safetensors(prefix + "-0000.safetensors",
-                          {{"w1", random_normal(0, 1, {3, 1, 5, 5})},
-                           {"b1", random_normal(0, 1, {3})},
-                           {"w2", random_normal(0, 1, {4, 3, 2, 2})},
-                           {"b2", random_normal(0, 1, {4})}});
+  graph::save_safetensors(prefix + "-0000.safetensors", {{"w1", random_normal(0, 1, {3, 1, 5, 5})},
+                                                         {"b1", random_normal(0, 1, {3})},
+                                                         {"w2", random_normal(0, 1, {4, 3, 2, 2})},
+                                                         {"b2", random_normal(0, 1, {4})}});
 }
 
 // Most of the other operators that export maps, each output of the graph a few of them (the

@@ -234,7 +234,6 @@ void apply_activation(Builder& b, const Call& c, const std::string& product,
   if (product != result) b.node(activation_type(c), {product}, {result}, c.name);
 }
 
-
 void lower_fully_connected(Builder& b, const Call& c) {
   const std::string out = product_output(b, c, "Gemm", c.out[0]);
   set_int(b.node("Gemm", c.in, {out}, c.name), "transB", 1);

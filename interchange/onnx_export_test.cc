@@ -130,15 +130,13 @@ TEST(OnnxExport, ProductsWithSigmoidOrTanhAreFollowedByTheirNode) {
 // no padding), each reading the one before.
 TEST(OnnxExport, ConvolutionsWithTheirPoolingAreFollowedByAveragePool) {
   const Symbol x = Symbol::var("data", Shape{2, 1, 7, 7});
-  const Symbol act = Symbol::op("conv2d", {x, Symbol::var("w"), Symbol::var("b")},
-                                {{"activation", std::string("sigmoid")}, {"avg_pool_2x2", true}},
-                                "conv");
+  const Symbol act =
+      Symbol::op("conv2d", {x, Symbol::var("w"), Symbol::var("b")},
+                 {{"activation", std::string("sigmoid")}, {"avg_pool_2x2", true}}, "conv");
   const Symbol y = Symbol::op("conv2d", {act, Symbol::var("w2"), Symbol::var("b2")},
                               {{"padding", std::vector<int64_t>{1}}, {"avg_pool_2x2", true}}, "c2");
-  const graph::NamedArrays params = {{"w", ones({3, 1, 2, 2})},
-                                     {"b", zeros({3})},
-                                     {"w2", ones({4, 3, 3, 3})},
-                                     {"b2", zeros({4})}};
+  const graph::NamedArrays params = {
+      {"w", ones({3, 1, 2, 2})}, {"b", zeros({3})}, {"w2", ones({4, 3, 3, 3})}, {"b2", zeros({4})}};
   const ::onnx::ModelProto m = parse(export_onnx(y, params));
   EXPECT_THAT(op_types(m), ElementsAre("Conv", "Sigmoid", "AveragePool", "Conv", "AveragePool"));
   for (int i = 1; i < 5; ++i) {

@@ -650,7 +650,7 @@ TEST(Passes, AveragePoolingStaysApartWhereTheCallWouldDiffer) {
     fuse_bias_activation(g);
     return fuse_conv_avg_pool(g).changed;
   };
-  const Shape even{2, 3, 8, 8}, odd{2, 3, 9, 9};  // results 6x6 and 7x7
+  const Shape even{2, 3, 8, 8}, odd{2, 3, 9, 9};            // results 6x6 and 7x7
   EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}}), 1);  // stride: the kernel's
   EXPECT_EQ(changed(odd, {{"kernel_size", Ints{2, 2}}, {"stride", Ints{2, 2}}}), 1);
   EXPECT_EQ(changed(even, {{"kernel_size", Ints{2}}, {"count_include_pad", false}}), 1);
@@ -665,10 +665,9 @@ TEST(Passes, AveragePoolingStaysApartWhereTheCallWouldDiffer) {
   // Training: the forward graph saves the sigmoid's output for its gradient, so the pooling
   // stays apart; without an activation the convolution's gradient reads x and w only, and the
   // pooling goes into the call.
-  const std::vector<ops::TensorSpec> specs = {
-      ops::TensorSpec{even, DType::kFloat32, cpu()},
-      ops::TensorSpec{{4, 3, 3, 3}, DType::kFloat32, cpu()},
-      ops::TensorSpec{{4}, DType::kFloat32, cpu()}};
+  const std::vector<ops::TensorSpec> specs = {ops::TensorSpec{even, DType::kFloat32, cpu()},
+                                              ops::TensorSpec{{4, 3, 3, 3}, DType::kFloat32, cpu()},
+                                              ops::TensorSpec{{4}, DType::kFloat32, cpu()}};
   for (const bool sigmoid : {true, false}) {
     SCOPED_TRACE(sigmoid ? "sigmoid" : "no activation");
     Symbol conv = Symbol::op("conv2d", {x, w, b});

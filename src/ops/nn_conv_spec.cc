@@ -97,7 +97,19 @@ std::vector<RefTensor> ref_conv(const std::vector<RefTensor>& in, const ops::Att
   conv_products(in[0].shape, in[1].shape, c,
                 [&](int64_t yi, int64_t xi, int64_t wi) { y[yi] += in[0][xi] * in[1][wi]; });
   for (int64_t i = 0; i < y.size(); ++i) y[i] = ref_post_op(a.activation, y[i]);
-  return {y};
+  if (!a.avg_pool_2x2) return {y};
+  // The mean of each 2x2 window at stride 2; an odd last row or column is in none.
+  const Shape& s = y.shape;
+  RefTensor pooled = ref_zeros(Shape{s[0], s[1], s[2] / 2, s[3] / 2});
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t oy = 0; oy < s[2] / 2; ++oy)
+        for (int64_t ox = 0; ox < s[3] / 2; ++ox) {
+          double sum = 0;
+          for (int64_t t = 0; t < 4; ++t) sum += y[at4(s, n, c, 2 * oy + t / 2, 2 * ox + t % 2)];
+          pooled[at4(pooled.shape, n, c, oy, ox)] = sum / 4;
+        }
+  return {pooled};
 }
 
 // Inputs dy, weight; input_size the input's spatial extents.
@@ -178,25 +190,36 @@ ops::Attrs conv_with_activation(ops::Attrs a, std::string activation) {
   a.values().push_back(std::move(activation));
   return a;
 }
+// With `activation` and the 2x2 average pooling in the call (fuse_conv_avg_pool).
+ops::Attrs conv_pooled(ops::Attrs a, std::string activation) {
+  a = conv_with_activation(std::move(a), std::move(activation));
+  a.values().push_back(true);
+  return a;
+}
 
-JANUS_OP_SPEC({.op = "conv2d",
-               .reference = ref_conv,
-               .samples = {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
-                           {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
-                            conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
-                           {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
-                            conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
-                           // One input channel: conv_single_channel's epilogue.
-                           {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}},
-                            conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
-                           {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}},
-                            conv_with_activation(conv({1}, {0}, {1}, 1), "tanh")},
-                           {{{1, 2, 6, 5}, {2, 2, 3, 2}, {2}}, conv({2, 1}, {1, 0}, {1}, 1)},
-                           {{{1, 4, 5, 5}, {6, 2, 2, 2}, {6}}, conv({1}, {1}, {2}, 2)},
-                           {{{2, 1, 4, 4}, {2, 1, 5, 5}, {2}}, conv({1}, {2}, {1}, 1)},
-                           {{{0, 2, 3, 3}, {1, 2, 1, 1}, {1}}, conv({1}, {0}, {1}, 1)}},
-               .rtol32 = 1e-4,
-               .atol32 = 1e-4});
+JANUS_OP_SPEC(
+    {.op = "conv2d",
+     .reference = ref_conv,
+     .samples =
+         {{{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv({1}, {0}, {1}, 1)},
+          {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}}, conv_with_activation(conv({1}, {1}, {1}, 1), "relu")},
+          {{{2, 3, 5, 5}, {4, 3, 3, 3}, {4}},
+           conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
+          // One input channel: conv_single_channel's epilogue.
+          {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}},
+           conv_with_activation(conv({1}, {1}, {1}, 1), "sigmoid")},
+          {{{2, 1, 6, 6}, {3, 1, 3, 3}, {3}}, conv_with_activation(conv({1}, {0}, {1}, 1), "tanh")},
+          // The pooling in the call: single channel (an odd 7x5 result: the
+          // last row and column are in no window), oneDNN, float64 loops.
+          {{{2, 1, 7, 5}, {3, 1, 3, 3}, {3}}, conv_pooled(conv({1}, {1}, {1}, 1), "sigmoid")},
+          {{{2, 3, 6, 6}, {4, 3, 3, 3}, {4}}, conv_pooled(conv({1}, {1}, {1}, 1), "tanh")},
+          {{{1, 2, 7, 6}, {2, 2, 2, 2}, {2}}, conv_pooled(conv({1}, {0}, {1}, 1), "")},
+          {{{1, 2, 6, 5}, {2, 2, 3, 2}, {2}}, conv({2, 1}, {1, 0}, {1}, 1)},
+          {{{1, 4, 5, 5}, {6, 2, 2, 2}, {6}}, conv({1}, {1}, {2}, 2)},
+          {{{2, 1, 4, 4}, {2, 1, 5, 5}, {2}}, conv({1}, {2}, {1}, 1)},
+          {{{0, 2, 3, 3}, {1, 2, 1, 1}, {1}}, conv({1}, {0}, {1}, 1)}},
+     .rtol32 = 1e-4,
+     .atol32 = 1e-4});
 
 JANUS_OP_SPEC({.op = "conv1d",
                .reference = ref_conv,

@@ -294,8 +294,9 @@ TEST(OpConv2d, BadInputsNameTheProblem) {
   });
   EXPECT_THAT(msg, HasSubstr("conv2d_backward_data: dy has shape [2, 4, 5, 5], but input [2, 3, 8, "
                              "8] convolved with weight [4, 3, 3, 3] gives [2, 4, 6, 6]"));
-  msg = error_of<ShapeError>(
-      [&] { conv2d_pooled(zeros({1, 3, 1, 4}), zeros({4, 3, 3, 3}), zeros({4}), ""); });
+  msg = error_of<ShapeError>([&] {
+    conv2d_pooled(zeros({1, 3, 1, 4}), zeros({4, 3, 3, 3}), zeros({4}), "");
+  });
   EXPECT_THAT(msg, HasSubstr("conv2d: avg_pool_2x2 needs a result of at least 2x2, got 1x4 (input "
                              "[1, 3, 1, 4], weight [4, 3, 3, 3])"));
   msg = error_of<ValueError>([&] {

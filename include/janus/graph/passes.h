@@ -54,8 +54,8 @@ PassStats fuse_elementwise(Graph& graph);
 PassStats schedule(Graph& graph);
 
 /// The pipeline, in order: infer_shape, dead_code, cse, constant_fold, fuse_bias_activation,
-/// fuse_conv_avg_pool, fuse_relu_backward_bias, fuse_max_pool_relu_backward, fuse_elementwise, schedule. Memory
-/// planning runs in the executor (CachedOp), which owns the buffers.
+/// fuse_conv_avg_pool, fuse_relu_backward_bias, fuse_max_pool_relu_backward, fuse_elementwise,
+/// schedule. Memory planning runs in the executor (CachedOp), which owns the buffers.
 const std::vector<PassInfo>& pass_pipeline();
 
 /// Runs the pipeline on `graph`, honouring JANUS_DUMP_IR.

@@ -28,9 +28,8 @@ const T& attr(const ops::OpDef& op, const ops::Attrs& attrs, std::string_view na
 
 // One or two values, all `want`.
 bool all_are(const std::vector<int64_t>& v, int64_t want) {
-  return (v.size() == 1 || v.size() == 2) && std::ranges::all_of(v, [&](int64_t e) {
-           return e == want;
-         });
+  return (v.size() == 1 || v.size() == 2) &&
+         std::ranges::all_of(v, [&](int64_t e) { return e == want; });
 }
 
 // Whether avg_pool2d `n` averages exactly the windows of conv2d's avg_pool_2x2 over its input
