@@ -12,6 +12,8 @@
 #include "janus/graph/passes.h"
 #include "janus/ops/activation.h"
 
+#include "readers.h"
+
 namespace janus::graph {
 namespace {
 
@@ -31,11 +33,7 @@ std::optional<ops::Activation> post_op_of(const ops::OpDef& op) {
 }  // namespace
 
 PassStats fuse_bias_activation(Graph& graph) {
-  std::unordered_map<const Node*, int> readers;
-  for (const NodePtr& n : graph.nodes) {
-    for (const NodeEntry& e : n->inputs) ++readers[e.node.get()];
-  }
-  for (const NodeEntry& e : graph.outputs) readers[e.node.get()] += 2;
+  std::unordered_map<const Node*, int> readers = reader_counts(graph);
   PassStats stats;
   std::unordered_map<const Node*, bool> dropped;
   for (const NodePtr& n : graph.nodes) {

@@ -15,6 +15,7 @@
 
 #include "janus/graph/passes.h"
 
+#include "readers.h"
 #include "replace_nodes.h"
 
 namespace janus::graph {
@@ -51,11 +52,7 @@ bool pools_2x2_windows(const Node& n, const Shape& x) {
 }  // namespace
 
 PassStats fuse_conv_avg_pool(Graph& graph) {
-  std::unordered_map<const Node*, int> readers;
-  for (const NodePtr& n : graph.nodes) {
-    for (const NodeEntry& e : n->inputs) ++readers[e.node.get()];
-  }
-  for (const NodeEntry& e : graph.outputs) readers[e.node.get()] += 2;
+  std::unordered_map<const Node*, int> readers = reader_counts(graph);
   PassStats stats;
   std::unordered_set<const Node*> dropped;
   for (const NodePtr& n : graph.nodes) {

@@ -8,6 +8,8 @@
 #include "janus/graph/passes.h"
 #include "janus/ops/fused.h"
 
+#include "readers.h"
+
 namespace janus::graph {
 namespace {
 
@@ -25,11 +27,8 @@ bool eligible(const Node& n) {
 }  // namespace
 
 PassStats fuse_elementwise(Graph& graph) {
-  std::unordered_map<const Node*, int> readers;  // uses of a node's (single) output
-  for (const NodePtr& n : graph.nodes) {
-    for (const NodeEntry& e : n->inputs) ++readers[e.node.get()];
-  }
-  for (const NodeEntry& e : graph.outputs) readers[e.node.get()] += 2;  // never inside a group
+  // Uses of a node's (single) output; a graph output is never inside a group.
+  std::unordered_map<const Node*, int> readers = reader_counts(graph);
   // Members of the group rooted at each node, in topological order.
   std::unordered_map<const Node*, std::vector<NodePtr>> group;
   std::unordered_map<const Node*, const Node*> root_of;

@@ -136,32 +136,46 @@ JANUS_TARGET_CLONES void max_pool_2x2_backward_row(const T* __restrict r0, const
 // generic loop's vector body, which left them to its scalar remainder (6 cycles a window, the
 // backward took 3 times the forward pooling's time). kRelu: as in the generic row, relu's
 // gradient too (a tap passes where !(tap <= 0): ordered or not, NaN passes).
+// The taps of up to 16 2x2 windows of a row of ow windows, from window ox: a and b from the first
+// row, c and e from the second, one window per lane (0 past the row's end); the mask of the
+// windows and those of the row's 2n taps (the first 16 and the rest).
+struct Windows16 {
+  __mmask16 windows, taps_lo, taps_hi;
+  __m512 a, b, c, e;
+};
+__attribute__((target("avx512f"))) inline Windows16 load_windows16(const float* r0, const float* r1,
+                                                                   int64_t ox, int64_t ow) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const int64_t n = std::min<int64_t>(16, ow - ox);  // windows in this group
+  Windows16 w;
+  w.windows = static_cast<__mmask16>((uint32_t{1} << n) - 1);
+  w.taps_lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (uint32_t{1} << 2 * n) - 1);
+  w.taps_hi = static_cast<__mmask16>(n <= 8 ? 0 : (uint32_t{1} << 2 * (n - 8)) - 1);
+  const int64_t x = 2 * ox;
+  const __m512 r0_lo = _mm512_maskz_loadu_ps(w.taps_lo, r0 + x);
+  const __m512 r0_hi = _mm512_maskz_loadu_ps(w.taps_hi, r0 + x + 16);
+  const __m512 r1_lo = _mm512_maskz_loadu_ps(w.taps_lo, r1 + x);
+  const __m512 r1_hi = _mm512_maskz_loadu_ps(w.taps_hi, r1 + x + 16);
+  w.a = _mm512_permutex2var_ps(r0_lo, even, r0_hi);
+  w.b = _mm512_permutex2var_ps(r0_lo, odd, r0_hi);
+  w.c = _mm512_permutex2var_ps(r1_lo, even, r1_hi);
+  w.e = _mm512_permutex2var_ps(r1_lo, odd, r1_hi);
+  return w;
+}
+
 template <bool kRelu>
 __attribute__((target("avx512f"))) void max_pool_2x2_backward_row_avx512(const float* r0,
                                                                          const float* r1,
                                                                          const float* d, float* o0,
                                                                          float* o1, int64_t ow) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i high =
       _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t ox = 0; ox < ow; ox += 16) {
-    const int64_t n = std::min<int64_t>(16, ow - ox);  // windows in this group
-    const __mmask16 windows = static_cast<__mmask16>((uint32_t{1} << n) - 1);
-    // The 2n taps of a row: the first 16 and the rest.
-    const __mmask16 taps_lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (uint32_t{1} << 2 * n) - 1);
-    const __mmask16 taps_hi = static_cast<__mmask16>(n <= 8 ? 0 : (uint32_t{1} << 2 * (n - 8)) - 1);
+    const auto [windows, taps_lo, taps_hi, a, b, c, e] = load_windows16(r0, r1, ox, ow);
     const int64_t x = 2 * ox;
-    const __m512 r0_lo = _mm512_maskz_loadu_ps(taps_lo, r0 + x);
-    const __m512 r0_hi = _mm512_maskz_loadu_ps(taps_hi, r0 + x + 16);
-    const __m512 r1_lo = _mm512_maskz_loadu_ps(taps_lo, r1 + x);
-    const __m512 r1_hi = _mm512_maskz_loadu_ps(taps_hi, r1 + x + 16);
-    const __m512 a = _mm512_permutex2var_ps(r0_lo, even, r0_hi);
-    const __m512 b = _mm512_permutex2var_ps(r0_lo, odd, r0_hi);
-    const __m512 c = _mm512_permutex2var_ps(r1_lo, even, r1_hi);
-    const __m512 e = _mm512_permutex2var_ps(r1_lo, odd, r1_hi);
     const __mmask16 m1 = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ);
     const __m512 best1 = _mm512_mask_blend_ps(m1, a, b);
     const __mmask16 m2 = _mm512_cmp_ps_mask(c, best1, _CMP_GT_OQ);
@@ -191,24 +205,12 @@ __attribute__((target("avx512f"))) void max_pool_2x2_backward_row_avx512(const f
 // memory traffic.
 __attribute__((target("avx512f"))) void avg_pool_2x2_row_avx512(const float* r0, const float* r1,
                                                                 float* o, int64_t ow) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   const __m512 quarter = _mm512_set1_ps(4.0f);
   for (int64_t ox = 0; ox < ow; ox += 16) {
-    const int64_t n = std::min<int64_t>(16, ow - ox);  // windows in this group
-    const __mmask16 windows = static_cast<__mmask16>((uint32_t{1} << n) - 1);
-    const __mmask16 taps_lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (uint32_t{1} << 2 * n) - 1);
-    const __mmask16 taps_hi = static_cast<__mmask16>(n <= 8 ? 0 : (uint32_t{1} << 2 * (n - 8)) - 1);
-    const int64_t x = 2 * ox;
-    const __m512 r0_lo = _mm512_maskz_loadu_ps(taps_lo, r0 + x);
-    const __m512 r0_hi = _mm512_maskz_loadu_ps(taps_hi, r0 + x + 16);
-    const __m512 r1_lo = _mm512_maskz_loadu_ps(taps_lo, r1 + x);
-    const __m512 r1_hi = _mm512_maskz_loadu_ps(taps_hi, r1 + x + 16);
-    __m512 sum = _mm512_add_ps(_mm512_setzero_ps(), _mm512_permutex2var_ps(r0_lo, even, r0_hi));
-    sum = _mm512_add_ps(sum, _mm512_permutex2var_ps(r0_lo, odd, r0_hi));
-    sum = _mm512_add_ps(sum, _mm512_permutex2var_ps(r1_lo, even, r1_hi));
-    sum = _mm512_add_ps(sum, _mm512_permutex2var_ps(r1_lo, odd, r1_hi));
-    _mm512_mask_storeu_ps(o + ox, windows, _mm512_div_ps(sum, quarter));
+    const Windows16 w = load_windows16(r0, r1, ox, ow);
+    __m512 sum = _mm512_add_ps(_mm512_setzero_ps(), w.a);
+    sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(sum, w.b), w.c), w.e);
+    _mm512_mask_storeu_ps(o + ox, w.windows, _mm512_div_ps(sum, quarter));
   }
 }
 
