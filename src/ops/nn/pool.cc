@@ -253,12 +253,20 @@ JANUS_TARGET_CLONES void avg_pool_2x2_row(const T* __restrict r0, const T* __res
   }
 }
 
-// One output position's window in channels-last layout, for every channel: the four taps are
-// rows of c floats, the loop over channels vectorizes, and the results go to c planes.
-JANUS_TARGET_CLONES void avg_pool_2x2_channels_last_window(
-    const float* __restrict t0, const float* __restrict t1, const float* __restrict t2,
-    const float* __restrict t3, float* __restrict o, int64_t plane, int64_t c) {
-  for (int64_t k = 0; k < c; ++k) o[k * plane] = avg_2x2(t0[k], t1[k], t2[k], t3[k]);
+// avg_pool_2x2_channels_last: each window's four taps are rows of c floats, the loop over the
+// channels vectorizes, and the results go to c planes.
+JANUS_TARGET_CLONES void avg_pool_2x2_channels_last_image(const float* __restrict in, int64_t w,
+                                                          int64_t c, float* __restrict out,
+                                                          int64_t oh, int64_t ow) {
+  const int64_t plane = oh * ow;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const float* t0 = in + (2 * oy * w + 2 * ox) * c;
+      const float* t2 = t0 + w * c;
+      float* o = out + oy * ow + ox;
+      for (int64_t k = 0; k < c; ++k) o[k * plane] = avg_2x2(t0[k], t0[c + k], t2[k], t2[c + k]);
+    }
+  }
 }
 
 // The backward of avg_pool_2x2_row: each tap gets its window's dy / 4, as 0 += dy / 4.
@@ -480,13 +488,7 @@ template void avg_pool_2x2_rows(const double*, int64_t, double*, int64_t, int64_
 
 void avg_pool_2x2_channels_last(const float* in, int64_t w, int64_t c, float* out, int64_t oh,
                                 int64_t ow) {
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    for (int64_t ox = 0; ox < ow; ++ox) {
-      const float* t0 = in + (2 * oy * w + 2 * ox) * c;
-      const float* t2 = t0 + w * c;
-      avg_pool_2x2_channels_last_window(t0, t0 + c, t2, t2 + c, out + oy * ow + ox, oh * ow, c);
-    }
-  }
+  avg_pool_2x2_channels_last_image(in, w, c, out, oh, ow);
 }
 
 void avg_pool_forward(const PoolGeom& g, bool count_pad, const NDArray& x, const NDArray& y,
