@@ -622,6 +622,42 @@ void lower_slice_axis(Builder& b, const Call& c) {
           b.ints(c.name + "/axes", {c.attr<int64_t>("axis")})},
          {c.out[0]}, c.name);
 }
+// slice_like: a Slice from 0 to like's extents, read at run time (Shape, then Gather of the
+// sliced axes), so that a dynamic batch axis stays right.
+void lower_slice_like(Builder& b, const Call& c) {
+  const int64_t ndim = c.in_specs[0].shape.ndim();
+  std::vector<int64_t> axes = c.attr<std::vector<int64_t>>("axes");
+  if (axes.empty()) {
+    axes.resize(static_cast<size_t>(ndim));
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  for (int64_t& a : axes) a = normalized_axis(a, ndim);
+  const std::string like_shape = b.node1("Shape", {c.in[1]}, c.name);
+  const std::string ends =
+      b.node1("Gather", {like_shape, b.ints(c.name + "/like_axes", axes)}, c.name);
+  b.node("Slice",
+         {c.in[0], b.ints(c.name + "/starts", std::vector<int64_t>(axes.size(), 0)), ends,
+          b.ints(c.name + "/axes", axes)},
+         {c.out[0]}, c.name);
+}
+// gather_nd: ONNX's GatherND takes the tuples down the last axis, as int64.
+void lower_gather_nd(Builder& b, const Call& c) {
+  const int64_t ndim = c.in_specs[1].shape.ndim();
+  std::vector<int64_t> perm(static_cast<size_t>(ndim));
+  std::iota(perm.begin(), perm.end(), 1);
+  perm.back() = 0;
+  std::string tuples = c.in[1];
+  if (c.in_specs[1].dtype != DType::kInt64) {
+    tuples = b.unique(c.name + "/Cast");
+    set_int(b.node("Cast", {c.in[1]}, {tuples}, c.name), "to", onnx_dtype(DType::kInt64));
+  }
+  if (ndim > 1) {
+    const std::string last = b.unique(c.name + "/Transpose");
+    set_ints(b.node("Transpose", {tuples}, {last}, c.name), "perm", perm);
+    tuples = last;
+  }
+  b.node("GatherND", {c.in[0], tuples}, {c.out[0]}, c.name);
+}
 void lower_broadcast_to(Builder& b, const Call& c) {
   b.node("Expand", {c.in[0], b.ints(c.name + "/shape", c.attr<Shape>("shape").dims())}, {c.out[0]},
          c.name);
@@ -771,6 +807,8 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"broadcast_to", lower_broadcast_to},
       {"pad", lower_pad},
       {"take", with_axis("Gather")},
+      {"gather_nd", lower_gather_nd},
+      {"slice_like", lower_slice_like},
       {"embedding", lower_embedding},
       {"one_hot", lower_one_hot},
       {"where", lower_where},

@@ -217,6 +217,24 @@ TEST(OnnxExport, OrderingIsTopKAndTakeAlongAxisIsGatherElements) {
                         "dynamic batch"));
 }
 
+// gather_nd's tuples move to the last axis as int64 (ONNX's GatherND); slice_like's ends are
+// like's extents read at run time, so that they follow a dynamic batch.
+TEST(OnnxExport, GatherNdAndSliceLike) {
+  const Symbol x = Symbol::var("data", Shape{2, 5, 3});
+  const Symbol at = Symbol::var("at", Shape{2, 4}, DType::kInt32);
+  const ::onnx::ModelProto gathered =
+      parse(export_onnx(Symbol::op("gather_nd", {x, at}), {{"at", zeros({2, 4}, DType::kInt32)}}));
+  ASSERT_THAT(op_types(gathered), ElementsAre("Cast", "Transpose", "GatherND"));
+  EXPECT_THAT(dims(gathered.graph().output(0)), ElementsAre(4, 3));
+  const Symbol like = Symbol::var("like", Shape{2, 3, 3});
+  const ::onnx::ModelProto sliced = parse(
+      export_onnx(Symbol::op("slice_like", {x, like}, {{"axes", std::vector<int64_t>{0, -2}}}),
+                  {{"like", zeros({2, 3, 3})}}));
+  ASSERT_THAT(op_types(sliced), ElementsAre("Shape", "Gather", "Slice"));
+  EXPECT_THAT(int64s(sliced, sliced.graph().node(1).input(1)), ElementsAre(0, 1));
+  EXPECT_THAT(dims(sliced.graph().output(0)), ElementsAre(2, 3, 3));
+}
+
 // ceil_mode (MXNet's "full" pooling) is ONNX's ceil_mode while every last window starts inside
 // the input; ONNX drops one that starts past it, so such a node is refused, naming it.
 TEST(OnnxExport, CeilModePoolingUnlessAWindowStartsPastTheInput) {

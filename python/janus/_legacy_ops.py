@@ -314,12 +314,9 @@ def _slice(data, begin, end, step=()):
 
 @_op("slice_like")
 def _slice_like(data, shape_like, axes=()):
-    """data cut to shape_like's extents on axes (every axis when empty)."""
-    axes = _ints(axes, "axes", "slice_like") or tuple(range(data.ndim))
-    key = [slice(None)] * data.ndim
-    for a in axes:
-        key[a % data.ndim] = slice(0, shape_like.shape[a % shape_like.ndim])
-    return data[tuple(key)]
+    """data cut to shape_like's extents on axes (every axis when empty): Janus's slice_like."""
+    axes = list(_ints(axes, "axes", "slice_like"))
+    return _janus.invoke("slice_like", [data, shape_like], {"axes": axes})[0]
 
 
 @_op("broadcast_like")
@@ -377,20 +374,9 @@ def _pad(data, mode="constant", pad_width=(), constant_value=0.0):
 
 @_op("gather_nd")
 def _gather_nd(data, indices):
-    """data[indices[0], indices[1], ...]: indices [M, ...] index data's first M axes."""
-    m = indices.shape[0]
-    if m > data.ndim:
-        raise ValueError(f"gather_nd: indices index {m} axes, but data has {data.ndim}")
-    idx = indices.astype("int64")
-    linear = None
-    stride = 1
-    for k in range(m - 1, -1, -1):
-        term = idx[k] * stride
-        linear = term if linear is None else linear + term
-        stride *= data.shape[k]
-    flat = data.reshape((-1,) + tuple(data.shape[m:]))
-    out = _np.take(flat, linear.reshape(-1), axis=0)
-    return out.reshape(tuple(indices.shape[1:]) + tuple(data.shape[m:]))
+    """data[indices[0], indices[1], ...]: indices [M, ...] index data's first M axes (Janus's
+    gather_nd, with the positions truncated to int64 as MXNet reads them)."""
+    return _janus.invoke("gather_nd", [data, indices.astype("int64")], {})[0]
 
 
 @_op("diag")

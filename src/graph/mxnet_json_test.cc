@@ -129,9 +129,10 @@ TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
 // split and SliceChannel (squeeze_axis, a negative axis), reverse and flip, SequenceReverse,
 // broadcast_axis/broadcast_axes, broadcast_like, LRN (two windows), every legacy comparison
 // (broadcast_, elementwise, with a scalar; ties included), take in clip and wrap mode with
-// positions past the end and below -n, tile with more reps than axes, SwapAxis.
+// positions past the end and below -n, tile with more reps than axes, SwapAxis, slice_like
+// (every axis; two, one negative) and gather_nd (tuples of two and three, negative positions).
 TEST(MxnetJson, ArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 36);
+  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 40);
 }
 
 // The numpy front end's split (sections and boundaries), flip, comparisons and swapaxes.
@@ -386,12 +387,6 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(_greater_scalar): attribute scalar = 'x', expected a number"},
       {one_op("SwapAxis", R"("dim1": "x", "dim2": "2")"),
        "(SwapAxis): attribute dim1 = 'x', expected an integer"},
-      {one_op("slice_like", "", 2),
-       "(slice_like): is not supported: its bounds are the second "
-       "input's shape"},
-      {one_op("gather_nd", "", 2),
-       "(gather_nd): is not supported: the number of axes that the "
-       "positions index"},
   };
   for (const auto& [text, message] : cases) {
     SCOPED_TRACE(message);

@@ -812,6 +812,19 @@ Outputs take(Call& c) {
   return {c.janus("take", {in[0], p}, {{"axis", axis}})};
 }
 
+// slice_like: Janus's slice_like, whose bounds are the second input's extents at run time.
+Outputs slice_like(Call& c) {
+  const auto& in = c.inputs(2, 2);
+  return {c.janus("slice_like", {in[0], in[1]}, {{"axes", c.ints("axes", Ints{})}})};
+}
+
+// gather_nd: positions (MXNet's are usually float32, truncated) as int64 for Janus's
+// gather_nd, whose tuples run down the first axis as MXNet's do.
+Outputs gather_nd(Call& c) {
+  const auto& in = c.inputs(2, 2);
+  return {c.janus("gather_nd", {in[0], positions(c, in[1], "_positions")})};
+}
+
 // Embedding: rows of the weight; MXNet clips the positions into [0, input_dim).
 Outputs embedding(Call& c) {
   const int64_t rows = c.integer("input_dim");
@@ -1291,12 +1304,6 @@ Outputs swap_axis(Call& c) {
   return {c.janus("swapaxes", {c.inputs(1, 1)[0]}, {{"dim1", dim1}, {"dim2", dim2}})};
 }
 
-// Operators whose results need what an MXNet graph does not record and that no Janus operator
-// takes: a named refusal (`why`) rather than the generic "not supported".
-Converter refused(std::string_view why) {
-  return [why](Call& c) -> Outputs { c.fail("is not supported: {}", why); };
-}
-
 // Every MXNet operator that the importer maps, legacy and numpy-mode names side by side.
 const std::unordered_map<std::string, Converter>& converters() {
   static const std::unordered_map<std::string, Converter> table = [] {
@@ -1409,10 +1416,8 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"SequenceReverse", sequence_reverse},
         {"SwapAxis", swap_axis},
         {"swapaxes", swap_axis},
-        {"slice_like", refused("its bounds are the second input's shape, which an MXNet graph "
-                               "does not record and Janus's slicing operators take as attributes")},
-        {"gather_nd", refused("the number of axes that the positions index is their first "
-                              "extent, which an MXNet graph does not record")},
+        {"slice_like", slice_like},
+        {"gather_nd", gather_nd},
     };
     for (const auto& [names, op] :
          std::vector<std::pair<std::vector<std::string>, std::string_view>>{

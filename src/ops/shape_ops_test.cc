@@ -154,6 +154,61 @@ TEST(OpShape, TakeAndScatterAdd) {
               HasSubstr("scatter_add: updates have shape [2, 2], expected [1, 2]"));
 }
 
+// gather_nd picks x's rows at tuples down the first axis of the positions (negative from the
+// end) and sums repeated rows in its gradient; the errors name the tuple, the axis and the
+// shapes.
+TEST(OpShape, GatherNdTuplesAndErrors) {
+  const NDArray x = iota({2, 3, 2});
+  const NDArray pairs = from_vector<int64_t>({1, -1, 1, 2, 0, 2}, Shape{2, 3});
+  EXPECT_THAT(to_vector<float>(gather_nd(x, pairs)), ElementsAre(10, 11, 6, 7, 10, 11));
+  NDArray w = iota({2, 3, 2});
+  autograd::attach_grad(w);
+  {
+    autograd::RecordScope record;
+    autograd::backward(sum(gather_nd(w, pairs) * iota({3, 2})));
+  }
+  EXPECT_THAT(to_vector<float>(autograd::grad(w)), ElementsAre(0, 0, 0, 0, 0, 0, 2, 3, 0, 0, 4, 6));
+  EXPECT_THAT(error_of<IndexError>([&] {
+                wait_to_read(gather_nd(x, from_vector<int64_t>({0, 1, 3, 0}, Shape{2, 2})));
+              }),
+              HasSubstr("gather_nd: position 3 of tuple 0 is out of range for axis 1 of extent 3, "
+                        "expected in [-3, 3)"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                gather_nd(x, zeros({4, 1}, DType::kInt32));
+              }),
+              HasSubstr("gather_nd: indices of shape [4, 1] hold 4 positions per tuple (their "
+                        "first extent), expected 1 to 3 for x of shape [2, 3, 2]"));
+  EXPECT_THAT(error_of<TypeError>([&] {
+                gather_nd(x, zeros({1, 2}));
+              }),
+              HasSubstr("gather_nd: indices has dtype float32, expected int32 or int64"));
+}
+
+// slice_like keeps the leading box with like's extents; its gradient is zero outside it.
+TEST(OpShape, SliceLikeBoxesAndErrors) {
+  const NDArray x = iota({2, 3});
+  EXPECT_THAT(to_vector<float>(slice_like(x, zeros({1, 2}))), ElementsAre(0, 1));
+  EXPECT_THAT(to_vector<float>(slice_like(x, zeros({5, 2}), {-1})), ElementsAre(0, 1, 3, 4));
+  NDArray w = iota({2, 3});
+  autograd::attach_grad(w);
+  {
+    autograd::RecordScope record;
+    autograd::backward(sum(slice_like(w, zeros({2, 2}))));
+  }
+  EXPECT_THAT(to_vector<float>(autograd::grad(w)), ElementsAre(1, 1, 0, 1, 1, 0));
+  EXPECT_THAT(error_of<ShapeError>([&] { slice_like(x, zeros({2})); }),
+              HasSubstr("slice_like: x has shape [2, 3] and like [2]: with no axes every axis is "
+                        "sliced, which needs as many dimensions in both"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                slice_like(x, zeros({1, 4}));
+              }),
+              HasSubstr("slice_like: like (shape [1, 4]) has extent 4 on axis 1, more than x's 3"));
+  EXPECT_THAT(error_of<ShapeError>([&] { slice_like(x, zeros({1}), {1}); }),
+              HasSubstr("slice_like: axis 1 is past the last axis of like (shape [1])"));
+  EXPECT_THAT(error_of<IndexError>([&] { slice_like(x, zeros({1}), {-3}); }),
+              HasSubstr("slice_like: axis -3 is out of range for an array of 2 dimensions"));
+}
+
 TEST(OpShape, SqueezeExpandFlattenBroadcastPadErrors) {
   EXPECT_THAT(error_of<ShapeError>([&] {
                 squeeze(zeros({1, 3}), {1});

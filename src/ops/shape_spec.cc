@@ -372,5 +372,58 @@ JANUS_OP_SPEC(
                  {{{3, 2, 3}, {}, {3, 2}}, {int64_t{-1}}, {DType::kFloat64, DType::kInt64}}},
      .make_input = small_indices});
 
+// gather_nd: positions in [-2, 2], valid for every sample (the gathered axes have extent >= 3).
+JANUS_OP_SPEC({.op = "gather_nd",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
+                     const Shape& s = in[0].shape;
+                     const Shape& ix = in[1].shape;
+                     const int m = static_cast<int>(ix[0]);
+                     Ints dims(ix.begin() + 1, ix.end());
+                     dims.insert(dims.end(), s.begin() + m, s.end());
+                     RefTensor out = ref_zeros(Shape(dims));
+                     const int64_t tuples = ix.numel() / m;
+                     const int64_t inner =
+                         s.numel() / Shape(Ints(s.begin(), s.begin() + m)).numel();
+                     for (int64_t t = 0; t < tuples; ++t) {
+                       int64_t row = 0;
+                       for (int a = 0; a < m; ++a) {
+                         row = row * s[a] + wrap(static_cast<int64_t>(in[1][a * tuples + t]), s[a]);
+                       }
+                       for (int64_t i = 0; i < inner; ++i)
+                         out[t * inner + i] = in[0][row * inner + i];
+                     }
+                     return std::vector<RefTensor>{out};
+                   },
+               .samples = {{{{3, 4, 3}, {2, 5}}, {}, {DType::kFloat64, DType::kInt64}},
+                           {{{4, 3}, {2, 2, 3}}, {}, {DType::kFloat64, DType::kInt32}},
+                           {{{3, 3, 4}, {3, 2}}, {}, {DType::kFloat64, DType::kInt64}},
+                           {{{3, 5}, {1}}, {}, {DType::kFloat64, DType::kInt64}},
+                           {{{3, 4}, {1, 0}}, {}, {DType::kFloat64, DType::kInt64}}},
+               .make_input = small_indices});
+
+JANUS_OP_SPEC({.op = "slice_like",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+                     const Shape& s = in[0].shape;
+                     Ints dims(s.begin(), s.end());
+                     Ints axes = ops::AxesAttrs::from(attrs).axes;
+                     if (axes.empty()) {
+                       for (int a = 0; a < s.ndim(); ++a) axes.push_back(a);
+                     }
+                     for (int64_t a : axes) {
+                       const auto k = static_cast<size_t>(wrap(a, s.ndim()));
+                       dims[k] = in[1].shape[static_cast<int>(k)];
+                     }
+                     return std::vector<RefTensor>{
+                         gather_ref(in[0], 0, strides_of(s), Shape(dims))};
+                   },
+               .samples = {{{{3, 4}, {2, 3}}, {Ints{}}},
+                           {{{2, 3, 4}, {1, 2}}, {Ints{0, -2}}},
+                           {{{2, 3, 4}, {5, 6, 3}}, {Ints{2}}},
+                           {{{2, 3}, {2, 3}}, {Ints{}}},
+                           {{{2, 3}, {0, 1}}, {Ints{0, 0}}}},
+               .no_grad_inputs = {1}});
+
 }  // namespace
 }  // namespace janus::testing

@@ -41,6 +41,15 @@ NDArray pad(const NDArray& x, std::vector<int64_t> widths, double value = 0.0);
 /// x.shape[:axis] + indices.shape + x.shape[axis+1:]. Indices in [-extent, extent); an
 /// out-of-range one raises IndexError when the result is read. Differentiable in `x` only.
 NDArray take(const NDArray& x, const NDArray& indices, int64_t axis = 0);
+/// Entries of `x` at tuples of int32/int64 positions down the first axis of `indices`
+/// (MXNet's gather_nd): indices of shape (M, Y...) with 1 <= M <= x.ndim give a result of shape
+/// Y + x.shape[M:], y[j...] = x[indices[0, j...], ..., indices[M-1, j...]]. Positions in
+/// [-extent, extent); an out-of-range one raises IndexError when the result is read.
+/// Differentiable in `x` only.
+NDArray gather_nd(const NDArray& x, const NDArray& indices);
+/// The leading box of `x` with `like`'s extents on `axes` (MXNet's slice_like; negative from
+/// the end of x; every axis when empty, which needs as many dimensions in both).
+NDArray slice_like(const NDArray& x, const NDArray& like, std::vector<int64_t> axes = {});
 /// `x` with `updates` added at `indices` along `axis` (repeats accumulate); `updates` has the
 /// shape take(x, indices, axis) would have. The adjoint of take.
 NDArray scatter_add(const NDArray& x, const NDArray& indices, const NDArray& updates,
