@@ -640,6 +640,10 @@ void lower_slice_like(Builder& b, const Call& c) {
           b.ints(c.name + "/axes", axes)},
          {c.out[0]}, c.name);
 }
+// reshape_like: a Reshape to like's shape, read at run time.
+void lower_reshape_like(Builder& b, const Call& c) {
+  b.node("Reshape", {c.in[0], b.node1("Shape", {c.in[1]}, c.name)}, {c.out[0]}, c.name);
+}
 // gather_nd: ONNX's GatherND takes the tuples down the last axis, as int64.
 void lower_gather_nd(Builder& b, const Call& c) {
   const int64_t ndim = c.in_specs[1].shape.ndim();
@@ -809,6 +813,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"take", with_axis("Gather")},
       {"gather_nd", lower_gather_nd},
       {"slice_like", lower_slice_like},
+      {"reshape_like", lower_reshape_like},
       {"embedding", lower_embedding},
       {"one_hot", lower_one_hot},
       {"where", lower_where},

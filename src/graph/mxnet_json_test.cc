@@ -130,14 +130,16 @@ TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
 // broadcast_axis/broadcast_axes, broadcast_like, LRN (two windows), every legacy comparison
 // (broadcast_, elementwise, with a scalar; ties included), take in clip and wrap mode with
 // positions past the end and below -n, tile with more reps than axes, SwapAxis, slice_like
-// (every axis; two, one negative) and gather_nd (tuples of two and three, negative positions).
+// (every axis; two, one negative), gather_nd (tuples of two and three, negative positions) and
+// reshape_like.
 TEST(MxnetJson, ArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 40);
+  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 41);
 }
 
-// The numpy front end's split (sections and boundaries), flip, comparisons and swapaxes.
+// The numpy front end's split (sections and boundaries), flip (two axes, every axis),
+// comparisons, swapaxes and hsplit.
 TEST(MxnetJson, NumpyArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 14);
+  expect_fixture_outputs(mxnet_fixture("numpy", "nparrayops"), 16);
 }
 
 // The remainders with MXNet's 0 for a zero divisor (broadcast, elementwise, with a scalar and
@@ -373,12 +375,9 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
        "(broadcast_axis): attribute size = (0) has the size 0, expected positive sizes"},
       {one_op("broadcast_like", R"j("lhs_axes": "(0,)")j", 2),
        "(broadcast_like): attribute lhs_axes = '(0,)' is not supported"},
-      {one_op("reverse", ""),
-       "(reverse): axis None (every axis) is not supported: it needs the "
-       "input's rank"},
-      {one_op("_npi_flip", R"("axis": "None")"),
-       "(_npi_flip): axis None (every axis) is not "
-       "supported"},
+      {one_op("reverse", ""), "(reverse): lacks the attribute axis"},
+      {one_op("reshape_like", R"("lhs_begin": "1")", 2),
+       "(reshape_like): attribute lhs_begin = 1 is not supported (whole shapes only)"},
       {one_op("SequenceReverse", R"("use_sequence_length": "True")", 2),
        "(SequenceReverse): use_sequence_length = True (lengths per sequence) is not supported"},
       {one_op("SequenceReverse", R"("axis": "1")"),

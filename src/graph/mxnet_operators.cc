@@ -818,6 +818,17 @@ Outputs slice_like(Call& c) {
   return {c.janus("slice_like", {in[0], in[1]}, {{"axes", c.ints("axes", Ints{})}})};
 }
 
+// reshape_like: Janus's reshape_like; MXNet's ranges of the two shapes are not mapped.
+Outputs reshape_like(Call& c) {
+  for (const char* range : {"lhs_begin", "lhs_end", "rhs_begin", "rhs_end"}) {
+    if (c.str(range, "None") != "None") {
+      c.fail("attribute {} = {} is not supported (whole shapes only)", range, c.str(range, ""));
+    }
+  }
+  const auto& in = c.inputs(2, 2);
+  return {c.janus("reshape_like", {in[0], in[1]})};
+}
+
 // gather_nd: positions (MXNet's are usually float32, truncated) as int64 for Janus's
 // gather_nd, whose tuples run down the first axis as MXNet's do.
 Outputs gather_nd(Call& c) {
@@ -1274,13 +1285,15 @@ Symbol reversed_along(const Call& c, const Symbol& x, int64_t axis, const std::s
 
 // reverse / flip (legacy), numpy's flip: x reversed along each axis named.
 Outputs reverse(Call& c) {
+  Symbol y = c.inputs(1, 1)[0];
+  if (c.op() != "_npi_flip") c.ints("axis");  // required by the legacy names, as in MXNet
   if (c.str("axis", "None") == "None") {
-    c.fail(
-        "axis None (every axis) is not supported: it needs the input's rank, which an MXNet "
-        "graph does not record (name the axes)");
+    // numpy's flip without an axis: every axis reversed is the row-major elements in reverse order,
+    // whatever the rank.
+    const Symbol flat = mxnet_reshape(c, y, Ints{-1}, false, "_flat");
+    return {c.janus("reshape_like", {reversed_along(c, flat, 0, "_reversed"), y})};
   }
   const Ints axes = c.ints("axis");
-  Symbol y = c.inputs(1, 1)[0];
   for (size_t i = 0; i < axes.size(); ++i) {
     y = reversed_along(c, y, axes[i], i + 1 == axes.size() ? "" : fmt::format("_axis{}", i));
   }
@@ -1418,6 +1431,8 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"swapaxes", swap_axis},
         {"slice_like", slice_like},
         {"gather_nd", gather_nd},
+        {"reshape_like", reshape_like},
+        {"_npi_hsplit", split_v2},
     };
     for (const auto& [names, op] :
          std::vector<std::pair<std::vector<std::string>, std::string_view>>{

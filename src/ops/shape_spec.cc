@@ -402,6 +402,19 @@ JANUS_OP_SPEC({.op = "gather_nd",
                            {{{3, 4}, {1, 0}}, {}, {DType::kFloat64, DType::kInt64}}},
                .make_input = small_indices});
 
+JANUS_OP_SPEC({.op = "reshape_like",
+               .reference =
+                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
+                     RefTensor out = in[0];
+                     out.shape = in[1].shape;
+                     return std::vector<RefTensor>{out};
+                   },
+               .samples = {{{{2, 3}, {3, 2}}, {}},
+                           {{{2, 3, 4}, {24}}, {}},
+                           {{{6}, {1, 6, 1}}, {}},
+                           {{{0, 4}, {2, 0}}, {}}},
+               .no_grad_inputs = {1}});
+
 JANUS_OP_SPEC({.op = "slice_like",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {

@@ -50,6 +50,8 @@ NDArray gather_nd(const NDArray& x, const NDArray& indices);
 /// The leading box of `x` with `like`'s extents on `axes` (MXNet's slice_like; negative from
 /// the end of x; every axis when empty, which needs as many dimensions in both).
 NDArray slice_like(const NDArray& x, const NDArray& like, std::vector<int64_t> axes = {});
+/// `x`'s elements in `like`'s shape (MXNet's reshape_like; as many elements in both).
+NDArray reshape_like(const NDArray& x, const NDArray& like);
 /// `x` with `updates` added at `indices` along `axis` (repeats accumulate); `updates` has the
 /// shape take(x, indices, axis) would have. The adjoint of take.
 NDArray scatter_add(const NDArray& x, const NDArray& indices, const NDArray& updates,
