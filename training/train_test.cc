@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "janus/base/error.h"
@@ -90,16 +91,22 @@ TEST(Train, ResumedRunGivesTheFiguresOfAnUninterruptedOne) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Train, LeNetTrainsOnATinySubset) {
+// One short epoch of LeNet on the first `limit` samples, batches of 32, SGD with momentum.
+TrainOptions short_lenet(int64_t limit) {
   TrainOptions o;
   o.model = "lenet";
   o.epochs = 1;
-  o.limit = 1200;
+  o.limit = limit;
   o.batch_size = 32;
   o.lr = 0.05;
   o.momentum = 0.9;
-  o.lr_schedule = "cosine";
   o.progress = false;
+  return o;
+}
+
+TEST(Train, LeNetTrainsOnATinySubset) {
+  TrainOptions o = short_lenet(1200);
+  o.lr_schedule = "cosine";
   o.log_json = (std::filesystem::temp_directory_path() / "janus_train_test_lenet.json").string();
   std::ostringstream out;
   const std::vector<EpochResult> r = train(o, out);
@@ -108,6 +115,28 @@ TEST(Train, LeNetTrainsOnATinySubset) {
   EXPECT_THAT(file_text(o.log_json), HasSubstr("\"lr_schedule\": \"cosine\""));
   std::filesystem::remove(o.log_json);
   std::filesystem::remove(plot_path_for(o.log_json));
+}
+
+// The imperative step (the tape's fused gradient steps, gradients written into their buffers)
+// and the hybridized one (the compiled graphs, fused by the graph passes) train LeNet to the
+// same bits: the saved parameters are the same bytes.
+TEST(Train, LeNetImperativeAndHybridizedTrainToTheSameBits) {
+  std::vector<std::string> saved;
+  for (const bool hybridize : {false, true}) {
+    TrainOptions o = short_lenet(256);
+    o.hybridize = hybridize;
+    o.save = (std::filesystem::temp_directory_path() /
+              (hybridize ? "janus_train_test_hybridized.safetensors"
+                         : "janus_train_test_imperative.safetensors"))
+                 .string();
+    std::ostringstream out;
+    train(o, out);
+    std::ifstream f(o.save, std::ios::binary);
+    saved.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    std::filesystem::remove(o.save);
+  }
+  ASSERT_GT(saved[0].size(), 200000u);  // LeNet's 61,706 float32 parameters
+  EXPECT_TRUE(saved[0] == saved[1]);
 }
 
 // Data parallelism: each batch split across cpu(0) and cpu(1), imperative and hybridized

@@ -12,6 +12,7 @@
 #include "janus/engine/array.h"
 #include "janus/ops/ops.h"
 
+#include "grad_steps.h"
 #include "tape.h"
 
 namespace janus::autograd {
@@ -124,18 +125,26 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
   }
 
   const std::vector<Node*> order = reverse_topological(roots);
+  GradUses uses;
+  for (const NDArray& head : heads) ++uses[head.autograd_meta().get()];
+  for (const Node* node : order) {
+    for (const auto& meta : node->input_meta) {
+      if (meta) ++uses[meta.get()];
+    }
+  }
+  GradSteps steps(order, std::move(uses), head_grads);
   for (Node* node : order) {
     check_not_released(node);
-    std::vector<uint8_t> needed(node->inputs.size());
-    for (size_t i = 0; i < needed.size(); ++i) needed[i] = node->input_meta[i] != nullptr;
-    static const ops::GradFn kNoRule;
     auto& grads = out_grads[node];
     grads.resize(node->outputs.size());
-    const std::vector<NDArray> in_grads =
-        apply_grad_rule("backward",
-                        {node->name(), "", node->differentiable() ? node->grad() : kNoRule,
-                         node->inputs, node->outputs, node->attrs, needed},
-                        std::move(grads));
+    if (auto [conv, dy] = steps.pool_step(node, grads); conv != nullptr) {
+      auto& up = out_grads[conv];
+      up.resize(conv->outputs.size());
+      accumulate_grad(up[0], dy);
+      out_grads.erase(node);
+      continue;
+    }
+    const std::vector<NDArray> in_grads = steps.input_grads(node, std::move(grads));
     for (size_t i = 0; i < in_grads.size(); ++i) {
       const auto& meta = node->input_meta[i];
       if (!meta || !in_grads[i].defined()) continue;
@@ -155,8 +164,8 @@ void backward(std::span<const NDArray> heads, std::span<const NDArray> head_grad
   for (auto& [raw, slot] : leaf_grads) {
     const auto& meta = slot.first;
     if (meta->req == GradReq::kNull) continue;
-    // The gradient is the buffer itself: a recorded function wrote it there
-    // (overwritten_grad), and it was the only contribution.
+    // The gradient is the buffer itself: a rule (GradSteps) or a recorded function
+    // (overwritten_grad) wrote it there, and it was the only contribution.
     if (meta->req == GradReq::kWrite && slot.second.is_same(meta->grad)) continue;
     store_into(meta->grad, slot.second, meta->req);
   }

@@ -17,4 +17,14 @@ inline NDArray invoke_one(const OpDef& op, std::initializer_list<NDArray> inputs
   return invoke_one(op, std::span<const NDArray>(inputs.begin(), inputs.size()), std::move(attrs));
 }
 
+/// invoke_one writing the output into `out` when that is defined (as invoke_to does) and
+/// returning it; a new array when it is not. A gradient rule's way to use
+/// GradArgs::grad_buffer.
+NDArray invoke_one_to(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs, NDArray out);
+inline NDArray invoke_one_to(const OpDef& op, std::initializer_list<NDArray> inputs, Attrs attrs,
+                             NDArray out) {
+  return invoke_one_to(op, std::span<const NDArray>(inputs.begin(), inputs.size()),
+                       std::move(attrs), std::move(out));
+}
+
 }  // namespace janus::ops

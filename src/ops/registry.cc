@@ -407,8 +407,28 @@ void push_kernel(const OpDef& op, KernelFn kernel, Arrays arrays, const CallVars
                 op.copy_lane ? Lane::kCopy : Lane::kCompute, priority, op.name, std::move(detail));
 }
 
+// An array that invoke_to writes output `i` into: the output's spec, and no storage shared
+// with an input (a kernel reads its inputs while it writes its outputs).
+void check_given_output(const OpDef& op, size_t i, const TensorSpec& spec, const NDArray& given,
+                        std::span<const NDArray> inputs) {
+  JANUS_CHECK(
+      given.shape() == spec.shape && given.dtype() == spec.dtype && given.device() == spec.device,
+      ShapeError,
+      "{}: the array given for output '{}' is {} {} on {}, expected {} {} on {} (what the "
+      "operator gives)",
+      op.name, op.outputs[i], given.shape(), given.dtype(), given.device(), spec.shape, spec.dtype,
+      spec.device);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    JANUS_CHECK(inputs[k].storage() != given.storage(), ValueError,
+                "{}: the array given for output '{}' shares memory with input '{}', expected a "
+                "separate array",
+                op.name, op.outputs[i], op.input_name(k));
+  }
+}
+
 // What invoke does, writing the op.outputs.size() outputs into `outputs`, so that a caller of
-// a one-output operator (invoke_one) needs no vector for them.
+// a one-output operator (invoke_one) needs no vector for them. A defined entry of `outputs` is
+// where that output goes (invoke_to).
 void invoke_into(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
                  std::span<NDArray> outputs) {
   ThreadCalls& calls = tls_calls;
@@ -416,6 +436,18 @@ void invoke_into(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
   const std::span<const TensorSpec> in_specs = input_specs_of_call.get();
   complete_attrs(op, attrs);
   std::vector<TensorSpec> out_specs = output_specs(op, in_specs, attrs);
+  const bool given =
+      std::any_of(outputs.begin(), outputs.end(), [](const NDArray& a) { return a.defined(); });
+  if (given) {
+    JANUS_CHECK(calls.trace_hook == nullptr, TraceError,
+                "{}: cannot write into given arrays while a graph is traced", op.name);
+    JANUS_CHECK(op.view_of < 0, ValueError,
+                "{}: its output is a view of its input, it cannot be written into a given array",
+                op.name);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i].defined()) check_given_output(op, i, out_specs[i], outputs[i], inputs);
+    }
+  }
   if (calls.trace_hook != nullptr) {
     std::vector<NDArray> traced = calls.trace_hook->on_trace(op, inputs, attrs, out_specs);
     JANUS_ASSERT(traced.size() == outputs.size(), "{}: the trace gave {} outputs, expected {}",
@@ -429,6 +461,7 @@ void invoke_into(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
   const Device device = out_specs.empty() ? inputs[0].device() : out_specs[0].device;
   const KernelFn kernel = kernel_on(op, device);
   for (size_t i = 0; i < out_specs.size(); ++i) {
+    if (outputs[i].defined()) continue;  // given (checked above)
     outputs[i] = empty(out_specs[i].shape, out_specs[i].dtype, out_specs[i].device);
   }
   // Observers (autograd, tracing) need the attributes after the kernel took them.
@@ -458,10 +491,25 @@ std::vector<NDArray> invoke(const OpDef& op, std::span<const NDArray> inputs, At
   return outputs;
 }
 
+void invoke_to(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
+               std::span<NDArray> outputs) {
+  JANUS_CHECK(outputs.size() == op.outputs.size(), ValueError,
+              "{}: got {} arrays for its outputs, expected {} ({})", op.name, outputs.size(),
+              op.outputs.size(), fmt::join(op.outputs, ", "));
+  invoke_into(op, inputs, std::move(attrs), outputs);
+}
+
 NDArray invoke_one(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs) {
   JANUS_ASSERT(op.outputs.size() == 1, "invoke_one: operator '{}' has {} outputs, expected 1",
                op.name, op.outputs.size());
   NDArray out;
+  invoke_into(op, inputs, std::move(attrs), std::span<NDArray>(&out, 1));
+  return out;
+}
+
+NDArray invoke_one_to(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs, NDArray out) {
+  JANUS_ASSERT(op.outputs.size() == 1, "invoke_one_to: operator '{}' has {} outputs, expected 1",
+               op.name, op.outputs.size());
   invoke_into(op, inputs, std::move(attrs), std::span<NDArray>(&out, 1));
   return out;
 }

@@ -271,6 +271,60 @@ TEST(Registry, InvokeOneReturnsTheOneOutputThatObserversSee) {
               HasSubstr("add: got 1 inputs, expected 2 (a, b)"));
 }
 
+TEST(Registry, InvokeToWritesIntoTheGivenArrays) {
+  const NDArray a = from_vector<float>({1, 2, 3, 4}, {2, 2}), b = from_vector<float>({10, 20}, {2});
+  NDArray into = zeros({2, 2});
+  const void* memory = into.raw_data();
+  NDArray outputs[] = {into};
+  invoke_to(get_op("add"), std::vector<NDArray>{a, b}, {}, outputs);
+  EXPECT_TRUE(outputs[0].is_same(into));
+  EXPECT_EQ(into.raw_data(), memory);
+  EXPECT_EQ(to_vector<float>(into), (std::vector<float>{11, 22, 13, 24}));
+  // A second write waits for the reads pushed before it: `sum` reads the first result.
+  const NDArray total = sum(into);
+  invoke_to(get_op("add"), std::vector<NDArray>{a, a}, {}, std::span<NDArray>(outputs, 1));
+  EXPECT_EQ(to_vector<float>(into), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(to_vector<float>(total), (std::vector<float>{70}));
+  // An undefined entry gets a new array: one output given, the other made.
+  const NDArray y = from_vector<float>({1, -2, 0, 3}, {2, 2});
+  NDArray db = zeros({2});
+  NDArray both[] = {NDArray(), db};
+  invoke_to(get_op("relu_backward_bias"), std::vector<NDArray>{y, a}, {}, both);
+  EXPECT_TRUE(both[0].defined());
+  EXPECT_TRUE(both[1].is_same(db));
+  EXPECT_EQ(to_vector<float>(both[0]), (std::vector<float>{1, 0, 0, 4}));
+  EXPECT_EQ(to_vector<float>(db), (std::vector<float>{1, 4}));
+  // invoke_one_to: the given array, or a new one.
+  NDArray one = zeros({2});
+  EXPECT_TRUE(invoke_one_to(get_op("add"), {b, b}, {}, one).is_same(one));
+  EXPECT_EQ(to_vector<float>(one), (std::vector<float>{20, 40}));
+  EXPECT_EQ(to_vector<float>(invoke_one_to(get_op("add"), {b, b}, {}, NDArray())),
+            (std::vector<float>{20, 40}));
+}
+
+TEST(Registry, InvokeToChecksTheGivenArrays) {
+  const NDArray a = from_vector<float>({1, 2}, {2});
+  const std::vector<NDArray> in = {a, a};
+  NDArray wrong_shape[] = {zeros({3})};
+  EXPECT_THAT(error_of<ShapeError>([&] { invoke_to(get_op("add"), in, {}, wrong_shape); }),
+              HasSubstr("add: the array given for output 'y' is [3] float32 on cpu(0), expected "
+                        "[2] float32 on cpu(0)"));
+  NDArray wrong_dtype[] = {zeros({2}, DType::kFloat64)};
+  EXPECT_THAT(error_of<ShapeError>([&] { invoke_to(get_op("add"), in, {}, wrong_dtype); }),
+              HasSubstr("is [2] float64 on cpu(0), expected [2] float32"));
+  NDArray aliased[] = {a};
+  EXPECT_THAT(error_of<ValueError>([&] { invoke_to(get_op("add"), in, {}, aliased); }),
+              HasSubstr("add: the array given for output 'y' shares memory with input 'a'"));
+  NDArray none[] = {zeros({2}), zeros({2})};
+  EXPECT_THAT(error_of<ValueError>([&] { invoke_to(get_op("add"), in, {}, none); }),
+              HasSubstr("add: got 2 arrays for its outputs, expected 1 (y)"));
+  NDArray view[] = {zeros({2, 1})};
+  EXPECT_THAT(error_of<ValueError>([&] {
+                invoke_to(get_op("reshape"), std::vector<NDArray>{a}, {Shape{2, 1}}, view);
+              }),
+              HasSubstr("reshape: its output is a view of its input"));
+}
+
 TEST(Registry, InvokeOneOfAnOperatorWithTwoOutputsIsAnInternalError) {
   const NDArray x = zeros({4});
   EXPECT_THAT(error_of<InternalError>([&] { invoke_one(get_op("dropout"), {x}); }),

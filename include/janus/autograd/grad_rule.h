@@ -25,6 +25,8 @@ struct GradStep {
   std::span<const NDArray> outputs;
   const ops::Attrs& attrs;
   std::span<const uint8_t> needed;  // per input: needs a gradient
+  // Per input, where its gradient may be written (ops::GradArgs::grad_buffers); empty: nowhere.
+  std::span<const NDArray> grad_buffers = {};
 };
 
 namespace detail {
@@ -52,8 +54,8 @@ inline std::vector<NDArray> apply_grad_rule(std::string_view sweep, const GradSt
     const NDArray& y = step.outputs[i];
     if (!output_grads[i].defined()) output_grads[i] = zeros(y.shape(), y.dtype(), y.device());
   }
-  std::vector<NDArray> input_grads =
-      step.rule(ops::GradArgs{step.inputs, step.outputs, output_grads, step.attrs, step.needed});
+  std::vector<NDArray> input_grads = step.rule(ops::GradArgs{
+      step.inputs, step.outputs, output_grads, step.attrs, step.needed, step.grad_buffers});
   JANUS_ASSERT(input_grads.size() == step.inputs.size(),
                "{}: the gradient of {} returned {} arrays for {} inputs", sweep,
                detail::describe_grad_step(step), input_grads.size(), step.inputs.size());

@@ -128,11 +128,19 @@ struct GradArgs {
   /// Which inputs need a gradient (empty: all). A rule may skip the work for the others and
   /// return an undefined NDArray there (the data input of a network's first layer).
   std::span<const uint8_t> needed = {};
+  /// Per input, an array that the rule may write that input's gradient into (invoke_to) and
+  /// return as the gradient itself, instead of a new array: a parameter's gradient buffer,
+  /// which backward would otherwise copy the gradient into. Undefined (or an empty span): none.
+  /// Only the gradient itself may go there, written once.
+  std::span<const NDArray> grad_buffers = {};
 
   const NDArray& x(size_t i) const { return inputs[i]; }
   const NDArray& y(size_t i) const { return outputs[i]; }
   const NDArray& dy(size_t i) const { return output_grads[i]; }
   bool needs(size_t i) const { return needed.empty() || needed[i] != 0; }
+  NDArray grad_buffer(size_t i) const {
+    return i < grad_buffers.size() ? grad_buffers[i] : NDArray();
+  }
 };
 /// The gradient of each input, built from registered operators (so it runs on the engine,
 /// traces and differentiates again). An undefined NDArray for an input that has none (e.g.
@@ -220,6 +228,15 @@ inline std::vector<NDArray> invoke(const OpDef& op, std::initializer_list<NDArra
                                    Attrs attrs = {}) {
   return invoke(op, std::span<const NDArray>(inputs.begin(), inputs.size()), std::move(attrs));
 }
+
+/// invoke, writing output i into `outputs[i]` where that is defined (an existing array of
+/// exactly the shape, dtype and device that the operator gives that output, sharing no memory
+/// with an input: ShapeError or ValueError otherwise) instead of a new array; undefined entries
+/// get new arrays. The call is a write of the given arrays, ordered after their pending uses
+/// like any write. `outputs` has one entry per output. Not for an operator whose output is a
+/// view of its input (ValueError), nor while a graph is traced (TraceError).
+void invoke_to(const OpDef& op, std::span<const NDArray> inputs, Attrs attrs,
+               std::span<NDArray> outputs);
 
 /// What the profiler shows of a call: the shapes of its inputs, then of its outputs, and the
 /// bytes they hold. invoke builds it only while the profiler listens (op_listener_installed()).

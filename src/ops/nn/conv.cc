@@ -14,6 +14,7 @@
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
 
+#include "../invoke_one.h"
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
 #include "../op_utils.h"
@@ -625,9 +626,10 @@ NDArray invoke_conv_backward_data(int dims, const NDArray& dy, const NDArray& we
 }
 
 NDArray invoke_conv_backward_weight(int dims, const NDArray& x, const NDArray& dy,
-                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a) {
-  return invoke(get_op(conv_op_name("backward_weight", dims)), {x, dy},
-                {a.stride, a.padding, a.dilation, a.groups, kernel_size})[0];
+                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a,
+                                    NDArray out) {
+  return invoke_one_to(get_op(conv_op_name("backward_weight", dims)), {x, dy},
+                       {a.stride, a.padding, a.dilation, a.groups, kernel_size}, std::move(out));
 }
 
 }  // namespace janus::ops

@@ -103,8 +103,10 @@ NDArray invoke_conv(int dims, const NDArray& x, const NDArray& weight, const NDA
                     const ConvAttrs& a);
 NDArray invoke_conv_backward_data(int dims, const NDArray& dy, const NDArray& weight,
                                   const std::vector<int64_t>& input_size, const ConvAttrs& a);
+/// `out`: where dweight goes when defined (invoke_to), else a new array.
 NDArray invoke_conv_backward_weight(int dims, const NDArray& x, const NDArray& dy,
-                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a);
+                                    const std::vector<int64_t>& kernel_size, const ConvAttrs& a,
+                                    NDArray out = {});
 /// The spatial extents of a shape [n, c, spatial...].
 std::vector<int64_t> spatial_extents(const Shape& s);
 

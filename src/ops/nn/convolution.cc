@@ -2,6 +2,7 @@
 // padding, dilation and groups (oneDNN). One definition, registered once per number of axes.
 #include "janus/ops/ops.h"
 
+#include "../invoke_one.h"
 #include "../op_utils.h"
 #include "conv.h"
 #include "post_op.h"
@@ -92,9 +93,11 @@ OpDef definition(int dims) {
       .kernels = {{DeviceType::kCPU, kernel}},
       .prepare = prepare,
       .grad = [dims, name](const GradArgs& g) -> std::vector<NDArray> {
+        static const OpDef& bias_op = get_op("conv2d_backward_bias");
         const ConvolutionAttrs a = ConvolutionAttrs::from(g.attrs);
         // dy first goes back through the pooling, then through the activation from its output
-        // (recomputed when pooled: the call returned the pooled values only).
+        // (recomputed when pooled: the call returned the pooled values only). The weight's and
+        // the bias's gradients go into their buffers when backward gives them.
         NDArray y = g.y(0), dy_act = g.dy(0);
         if (a.avg_pool_2x2) {
           y = invoke(get_op(name), {g.x(0), g.x(1), g.x(2)},
@@ -107,10 +110,10 @@ OpDef definition(int dims) {
             g.needs(0)
                 ? invoke_conv_backward_data(dims, dy, g.x(1), spatial_extents(g.x(0).shape()), a)
                 : NDArray(),
-            g.needs(1)
-                ? invoke_conv_backward_weight(dims, g.x(0), dy, spatial_extents(g.x(1).shape()), a)
-                : NDArray(),
-            g.needs(2) ? invoke(get_op("conv2d_backward_bias"), {dy})[0] : NDArray()};
+            g.needs(1) ? invoke_conv_backward_weight(
+                             dims, g.x(0), dy, spatial_extents(g.x(1).shape()), a, g.grad_buffer(1))
+                       : NDArray(),
+            g.needs(2) ? invoke_one_to(bias_op, {dy}, {}, g.grad_buffer(2)) : NDArray()};
       },
   };
 }

@@ -11,6 +11,7 @@
 #include "janus/ops/elementwise.h"
 #include "janus/ops/ops.h"
 
+#include "../invoke_one.h"
 #include "../linalg/gemv.h"
 #include "../linalg/onednn.h"
 #include "../linalg/primitive_cache.h"
@@ -190,12 +191,19 @@ JANUS_DEFINE_OP({
     .kernels = {{DeviceType::kCPU, fully_connected_cpu}},
     .prepare = prepare_fc,
     // dy: [N, M] -> dx = dy · W [N, K], dW = dyᵀ · x [M, K], db = sum over N [M].
-    // dy first goes back through the activation, from its output y.
+    // dy first goes back through the activation, from its output y. dW and db go into their
+    // gradient buffers when backward gives them.
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
+      static const OpDef& dot_op = get_op("dot");
+      static const OpDef& sum_op = get_op("sum");
       const NDArray dy = post_op_backward(activation_of(g.attrs), g.y(0), g.dy(0));
       return {g.needs(0) ? dot(dy, g.x(1)) : NDArray(),
-              g.needs(1) ? dot(dy, g.x(0), /*transpose_a=*/true, false) : NDArray(),
-              g.needs(2) ? sum(dy, {0}) : NDArray()};
+              g.needs(1) ? invoke_one_to(dot_op, {dy, g.x(0)}, {/*transpose_a=*/true, false},
+                                         g.grad_buffer(1))
+                         : NDArray(),
+              g.needs(2)
+                  ? invoke_one_to(sum_op, {dy}, {std::vector<int64_t>{0}, false}, g.grad_buffer(2))
+                  : NDArray()};
     },
 });
 
