@@ -133,6 +133,45 @@ TEST(GradSteps, BackwardCallsTheFusedOperators) {
   EXPECT_EQ(apart.count("conv2d_backward_bias"), 1u);
 }
 
+// A convolution that pools its relu's result in its call (avg_pool_2x2) has that pooling
+// between the relu and a max pooling after it: no fused step applies, and the gradients are
+// those of the separate conv2d, relu, avg_pool2d and max_pool2d calls.
+TEST(GradSteps, AConvolutionThatPoolsInItsCallIsNotFused) {
+  static const ops::OpDef& conv = ops::get_op("conv2d");
+  std::mt19937 rng(5);
+  const NDArray x = sample({2, 1, 12, 12}, rng, /*zeros=*/true);
+  auto grads = [&](bool in_call) {
+    NDArray w = sample({3, 1, 3, 3}, rng, false), b = sample({3}, rng, true);
+    attach_grad(w);
+    attach_grad(b);
+    OpNames calls;
+    {
+      RecordScope record;
+      NDArray y;
+      if (in_call) {
+        y = ops::invoke(conv, {x, w, b},
+                        {Ints{1}, Ints{1}, Ints{1}, int64_t{1}, std::string("relu"), true})[0];
+      } else {
+        y = avg_pool2d(relu(conv2d(x, w, b, {1}, {1})), {2}, {2});
+      }
+      backward(sum(max_pool2d(y, Ints{2})));
+    }
+    EXPECT_EQ(calls.count("max_pool2d_relu_backward"), 0u);
+    return std::vector<NDArray>{grad(w), grad(b)};
+  };
+  rng.seed(5);
+  sample({2, 1, 12, 12}, rng, true);
+  const std::vector<NDArray> fused = grads(true);
+  rng.seed(5);
+  sample({2, 1, 12, 12}, rng, true);
+  const std::vector<NDArray> apart = grads(false);
+  for (size_t i = 0; i < fused.size(); ++i) {
+    const std::vector<float> f = to_vector<float>(fused[i]), a = to_vector<float>(apart[i]);
+    ASSERT_EQ(f.size(), a.size());
+    for (size_t k = 0; k < f.size(); ++k) EXPECT_NEAR(f[k], a[k], 1e-5f) << i << " " << k;
+  }
+}
+
 // Each parameter's gradient is written where it goes by the call that computes it (no copy),
 // fused or not.
 TEST(GradSteps, EachGradientIsWrittenIntoItsBuffer) {
