@@ -72,12 +72,13 @@ NDArray invoke1(std::string_view op, const std::vector<NDArray>& in, ops::Attrs 
 }
 
 // One input channel into fewer than 16 output channels, stride and dilation 1 (a grayscale
-// first layer, LeNet's): float32 takes conv_single_channel.cc's row-vectorized kernel. Against
-// the float64 loops: rows shorter and longer than a run of 16 wide outputs and exactly one (the
-// copy of the outputs writes whole runs, past a row's end into the next), padding on one axis,
-// both or none, non-square kernels, odd and even numbers of taps (one: a 1x1 kernel), one output
-// channel and fifteen, one output pixel; and with the fused relu, which must equal a separate
-// relu bit for bit.
+// first layer, LeNet's): float32 takes conv_single_channel.cc's row-vectorized kernels, forward
+// and weight gradient. Against the float64 loops: rows shorter and longer than a run of 16 wide
+// outputs and exactly one (the copy of the outputs writes whole runs, past a row's end into the
+// next; the weight gradient masks a row's last, partial run), padding on one axis, both or none,
+// non-square kernels, odd and even numbers of taps (one: a 1x1 kernel; 25 in groups of 7, 6, 6
+// and 7; 33 in five groups of 6 or 7), one output channel and fifteen, one output pixel; and with
+// the fused relu, which must equal a separate relu bit for bit.
 TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
   struct Case {
     Shape x, w;
@@ -87,7 +88,7 @@ TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
        {Case{{3, 1, 28, 28}, {6, 1, 5, 5}, {2, 2}}, Case{{2, 1, 7, 40}, {15, 1, 3, 2}, {0, 1}},
         Case{{1, 1, 5, 5}, {1, 1, 5, 5}, {0, 0}}, Case{{2, 1, 3, 9}, {4, 1, 4, 1}, {1, 0}},
         Case{{5, 1, 17, 3}, {7, 1, 2, 3}, {3, 2}}, Case{{2, 1, 4, 20}, {3, 1, 1, 1}, {0, 0}},
-        Case{{4, 1, 9, 16}, {2, 1, 3, 1}, {1, 0}}}) {
+        Case{{4, 1, 9, 16}, {2, 1, 3, 1}, {1, 0}}, Case{{2, 1, 12, 35}, {3, 1, 3, 11}, {1, 5}}}) {
     SCOPED_TRACE(fmt::format("x {} w {} padding [{}]", c.x, c.w, fmt::join(c.padding, ", ")));
     seed(11);
     const NDArray x = random_uniform(-1, 1, c.x, DType::kFloat64);
@@ -100,6 +101,11 @@ TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
                                   {std::vector<int64_t>{1}, c.padding, std::vector<int64_t>{1},
                                    int64_t{1}, std::string("relu")});
     EXPECT_EQ(to_vector<float>(fused), to_vector<float>(relu(y))) << "fused relu";
+    const NDArray dy = random_uniform(-1, 1, y.shape(), DType::kFloat64);
+    const std::vector<int64_t> kernel{c.w[2], c.w[3]};
+    expect_near_f64(conv2d_backward_weight(f32(x), f32(dy), kernel, {1}, c.padding, {1}, 1),
+                    conv2d_backward_weight(x, dy, kernel, {1}, c.padding, {1}, 1), 1e-4,
+                    "backward weight");
   }
 }
 

@@ -124,4 +124,13 @@ void map3(TO* o, const TA* a, const TB* b, const TC* c, int64_t n, F f) {
   }
 }
 
+#if defined(__x86_64__)
+/// Whether this CPU runs AVX-512F, for the kernels written for it alone (with a portable
+/// fallback that gives the same bits, or another kernel).
+inline bool has_avx512f() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+#endif
+
 }  // namespace janus::ops::simd

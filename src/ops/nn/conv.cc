@@ -1,7 +1,7 @@
 // Convolution geometry (1 to 3 spatial axes) and kernels: oneDNN primitives cached by geometry
 // (computing in channels-last layout, converted from and to Janus' channels-first layout around
-// each call), and direct loops for float64. A float32 forward pass of one input channel into a
-// few output channels takes conv_single_channel.cc's kernel instead.
+// each call), and direct loops for float64. A float32 forward pass or weight gradient of one input
+// channel into a few output channels takes conv_single_channel.cc's kernels instead.
 #include "conv.h"
 
 #include <cstddef>
@@ -549,7 +549,9 @@ void prepare_conv_backward_data(const ConvGeom& g) {
   if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_data(g);
 }
 void prepare_conv_backward_weight(const ConvGeom& g) {
-  if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_weight(g);
+  if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_backward_weight_applies(g)) {
+    cached_backward_weight(g);
+  }
 }
 
 void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* weight,
@@ -589,13 +591,17 @@ void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const vo
 }
 
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
-                          void* dweight) {
+                          void* dweight, const RunContext& ctx) {
   if (dtype == DType::kFloat64) {
     backward_weight_loop(g, static_cast<const double*>(x), static_cast<const double*>(dy),
                          static_cast<double*>(dweight));
   } else if (!conv_uses_onednn(g, dtype)) {
     backward_weight_loop(g, static_cast<const float*>(x), static_cast<const float*>(dy),
                          static_cast<float*>(dweight));
+  } else if (conv_single_channel_backward_weight_applies(g)) {
+    conv_single_channel_backward_weight(g, static_cast<const float*>(x),
+                                        static_cast<const float*>(dy), static_cast<float*>(dweight),
+                                        ctx);
   } else {
     execute(cached_backward_weight(g), {x, dy, dweight});
   }

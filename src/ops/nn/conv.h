@@ -84,17 +84,23 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
 /// Whether conv_forward takes conv_single_channel for float32: 2 spatial axes, one input
 /// channel, fewer than 16 output channels, stride and dilation 1 (conv_single_channel.cc).
 bool conv_single_channel_applies(const ConvGeom& g);
+/// Whether conv_backward_weight takes conv_single_channel_backward_weight for float32: where
+/// conv_single_channel_applies, on a CPU with AVX-512F (the kernel's only instruction set).
+bool conv_single_channel_backward_weight_applies(const ConvGeom& g);
 /// y = g.activation(conv(x, weight) + bias) (NCHW), pooled when g.avg_pool_2x2, for a geometry
 /// where conv_single_channel_applies; the activation and the pooling run on each image's outputs
 /// while in cache.
 void conv_single_channel(const ConvGeom& g, const float* x, const float* weight, const float* bias,
                          float* y, const RunContext& ctx);
+/// dweight from x and dy (NCHW) where conv_single_channel_backward_weight_applies.
+void conv_single_channel_backward_weight(const ConvGeom& g, const float* x, const float* dy,
+                                         float* dweight, const RunContext& ctx);
 /// dx from dy and weight.
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
                         void* dx);
 /// dweight from x and dy.
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
-                          void* dweight);
+                          void* dweight, const RunContext& ctx);
 /// x[n, c, ...] += bias[c] over the input side of g (the output of a transposed convolution).
 void conv_add_input_bias(const ConvGeom& g, DType dtype, const void* bias, void* x);
 

@@ -213,11 +213,6 @@ __attribute__((target("avx512f"))) void avg_pool_2x2_row_avx512(const float* r0,
     _mm512_mask_storeu_ps(o + ox, w.windows, _mm512_div_ps(sum, quarter));
   }
 }
-
-bool has_avx512f() {
-  static const bool yes = __builtin_cpu_supports("avx512f");
-  return yes;
-}
 #endif
 
 template <bool kRelu, typename T>
@@ -225,7 +220,7 @@ void max_pool_2x2_backward_plane(const PoolGeom& g, const T* in, const T* d, T* 
   if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(out, out + g.h * g.w, T(0));  // rows no window reads
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>) {
-    if (has_avx512f()) {
+    if (simd::has_avx512f()) {
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         const float* r0 = in + 2 * oy * g.w;
         float* o0 = out + 2 * oy * g.w;
@@ -469,7 +464,7 @@ template <typename T>
 void avg_pool_2x2_rows(const T* in, int64_t row_stride, T* out, int64_t oh, int64_t ow) {
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>) {
-    if (has_avx512f()) {
+    if (simd::has_avx512f()) {
       for (int64_t oy = 0; oy < oh; ++oy) {
         const float* r0 = in + 2 * oy * row_stride;
         avg_pool_2x2_row_avx512(r0, r0 + row_stride, out + oy * ow, ow);
