@@ -109,6 +109,38 @@ TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
   }
 }
 
+// Fewer than 16 input channels, one group, stride and dilation 1 (LeNet's second layer): the
+// float32 data gradient takes conv_gemm_backward_data.cc's matmul and column sums, and so does
+// the transposed convolution (its forward pass is that gradient). Against the float64 loops:
+// dx rows shorter than a run of 16, exactly one and longer (35: three runs, the last partial),
+// padding on one axis, both or none and wider than the kernel's reach on one side, non-square
+// kernels and a 1x1 one, one input channel and fifteen, one output channel and twenty.
+TEST(OpConv2d, FewInputChannelsDataGradientMatchesLoops) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> padding;
+  };
+  auto f32 = [](const NDArray& a) { return cast(a, DType::kFloat32); };
+  for (const Case& c :
+       {Case{{3, 6, 14, 14}, {16, 6, 5, 5}, {0, 0}}, Case{{2, 1, 16, 16}, {4, 1, 3, 3}, {1, 1}},
+        Case{{2, 15, 7, 35}, {20, 15, 3, 2}, {0, 1}}, Case{{1, 3, 9, 5}, {1, 3, 4, 1}, {2, 0}},
+        Case{{2, 2, 6, 6}, {5, 2, 1, 1}, {0, 0}}, Case{{2, 4, 5, 8}, {3, 4, 2, 3}, {1, 2}}}) {
+    SCOPED_TRACE(fmt::format("x {} w {} padding [{}]", c.x, c.w, fmt::join(c.padding, ", ")));
+    seed(13);
+    const NDArray w = random_uniform(-1, 1, c.w, DType::kFloat64);
+    const NDArray b = random_uniform(-1, 1, {c.w[0]}, DType::kFloat64);
+    const Shape y =
+        conv2d(random_uniform(-1, 1, c.x, DType::kFloat64), w, b, {1}, c.padding, {1}, 1).shape();
+    const NDArray dy = random_uniform(-1, 1, y, DType::kFloat64);
+    const std::vector<int64_t> in{c.x[2], c.x[3]};
+    expect_near_f64(conv2d_backward_data(f32(dy), f32(w), in, {1}, c.padding, {1}, 1),
+                    conv2d_backward_data(dy, w, in, {1}, c.padding, {1}, 1), 1e-5, "backward data");
+    const NDArray bx = random_uniform(-1, 1, {c.x[1]}, DType::kFloat64);
+    expect_near_f64(conv_transpose(f32(dy), f32(w), f32(bx), {1}, c.padding, {0, 0}, {1}, 1),
+                    conv_transpose(dy, w, bx, {1}, c.padding, {0, 0}, {1}, 1), 1e-5, "transpose");
+  }
+}
+
 // The 1-D and 3-D convolutions and the transposed ones: oneDNN (float32; its NWC and NDHWC
 // layouts and the backward-data primitive run forward) against the direct loops (float64),
 // every pass.

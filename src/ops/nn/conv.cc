@@ -1,7 +1,8 @@
 // Convolution geometry (1 to 3 spatial axes) and kernels: oneDNN primitives cached by geometry
 // (computing in channels-last layout, converted from and to Janus' channels-first layout around
 // each call), and direct loops for float64. A float32 forward pass or weight gradient of one input
-// channel into a few output channels takes conv_single_channel.cc's kernels instead.
+// channel into a few output channels takes conv_single_channel.cc's kernels instead, and the data
+// gradient into a few input channels conv_gemm_backward_data.cc's.
 #include "conv.h"
 
 #include <cstddef>
@@ -546,7 +547,12 @@ void prepare_conv_forward(const ConvGeom& g) {
   if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_applies(g)) cached_forward(g);
 }
 void prepare_conv_backward_data(const ConvGeom& g) {
-  if (conv_uses_onednn(g, DType::kFloat32)) cached_backward_data(g);
+  if (!conv_uses_onednn(g, DType::kFloat32)) return;
+  if (conv_gemm_backward_data_applies(g)) {
+    prepare_conv_gemm_backward_data(g);
+  } else {
+    cached_backward_data(g);
+  }
 }
 void prepare_conv_backward_weight(const ConvGeom& g) {
   if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_backward_weight_applies(g)) {
@@ -578,13 +584,16 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
 }
 
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
-                        void* dx) {
+                        void* dx, const RunContext& ctx) {
   if (dtype == DType::kFloat64) {
     backward_data_loop(g, static_cast<const double*>(dy), static_cast<const double*>(weight),
                        static_cast<double*>(dx));
   } else if (!conv_uses_onednn(g, dtype)) {
     backward_data_loop(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
                        static_cast<float*>(dx));
+  } else if (conv_gemm_backward_data_applies(g)) {
+    conv_gemm_backward_data(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
+                            static_cast<float*>(dx), ctx);
   } else {
     execute(cached_backward_data(g), {dy, weight, dx});
   }

@@ -95,9 +95,18 @@ void conv_single_channel(const ConvGeom& g, const float* x, const float* weight,
 /// dweight from x and dy (NCHW) where conv_single_channel_backward_weight_applies.
 void conv_single_channel_backward_weight(const ConvGeom& g, const float* x, const float* dy,
                                          float* dweight, const RunContext& ctx);
+/// Whether conv_backward_data takes conv_gemm_backward_data for float32: 2 spatial axes, fewer
+/// than 16 input channels, one group, stride and dilation 1, on a CPU with AVX-512F.
+bool conv_gemm_backward_data_applies(const ConvGeom& g);
+/// Builds (once per geometry) conv_gemm_backward_data's matmul primitive.
+void prepare_conv_gemm_backward_data(const ConvGeom& g);
+/// dx from dy and weight (NCHW) where conv_gemm_backward_data_applies: a matmul into the taps'
+/// columns, then each dx element summed from its taps (conv_gemm_backward_data.cc).
+void conv_gemm_backward_data(const ConvGeom& g, const float* dy, const float* weight, float* dx,
+                             const RunContext& ctx);
 /// dx from dy and weight.
 void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const void* weight,
-                        void* dx);
+                        void* dx, const RunContext& ctx);
 /// dweight from x and dy.
 void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const void* dy,
                           void* dweight, const RunContext& ctx);

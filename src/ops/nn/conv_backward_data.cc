@@ -44,7 +44,7 @@ void kernel(const KernelArgs& args) {
   const Shape& dy = args.in(0).shape();
   const ConvGeom g = geometry(dims_of(dy), dy, args.in(1).shape(), args.attrs);
   conv_backward_data(g, args.in(0).dtype(), args.in(0).raw_data(), args.in(1).raw_data(),
-                     args.out(0).raw_data());
+                     args.out(0).raw_data(), args.ctx);
 }
 
 OpDef definition(int dims) {

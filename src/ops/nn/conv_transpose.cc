@@ -64,8 +64,8 @@ void kernel(const KernelArgs& args) {
   const Shape& x = args.in(0).shape();
   const ConvGeom g = geometry(dims_of(x), x, args.in(1).shape(), args.attrs);
   const DType dtype = args.in(0).dtype();
-  conv_backward_data(g, dtype, args.in(0).raw_data(), args.in(1).raw_data(),
-                     args.out(0).raw_data());
+  conv_backward_data(g, dtype, args.in(0).raw_data(), args.in(1).raw_data(), args.out(0).raw_data(),
+                     args.ctx);
   conv_add_input_bias(g, dtype, args.in(2).raw_data(), args.out(0).raw_data());
 }
 
