@@ -114,7 +114,8 @@ TEST(OpConv2d, SingleChannelKernelMatchesLoops) {
 // the transposed convolution (its forward pass is that gradient). Against the float64 loops:
 // dx rows shorter than a run of 16, exactly one and longer (35: three runs, the last partial),
 // padding on one axis, both or none and wider than the kernel's reach on one side, non-square
-// kernels and a 1x1 one, one input channel and fifteen, one output channel and twenty.
+// kernels and a 1x1 one, one input channel and fifteen, one output channel and twenty; and a
+// batch whose columns (7.5 MiB) go through in two chunks, of 3 and 2 images.
 TEST(OpConv2d, FewInputChannelsDataGradientMatchesLoops) {
   struct Case {
     Shape x, w;
@@ -124,7 +125,8 @@ TEST(OpConv2d, FewInputChannelsDataGradientMatchesLoops) {
   for (const Case& c :
        {Case{{3, 6, 14, 14}, {16, 6, 5, 5}, {0, 0}}, Case{{2, 1, 16, 16}, {4, 1, 3, 3}, {1, 1}},
         Case{{2, 15, 7, 35}, {20, 15, 3, 2}, {0, 1}}, Case{{1, 3, 9, 5}, {1, 3, 4, 1}, {2, 0}},
-        Case{{2, 2, 6, 6}, {5, 2, 1, 1}, {0, 0}}, Case{{2, 4, 5, 8}, {3, 4, 2, 3}, {1, 2}}}) {
+        Case{{2, 2, 6, 6}, {5, 2, 1, 1}, {0, 0}}, Case{{2, 4, 5, 8}, {3, 4, 2, 3}, {1, 2}},
+        Case{{5, 15, 52, 56}, {4, 15, 3, 3}, {1, 1}}}) {
     SCOPED_TRACE(fmt::format("x {} w {} padding [{}]", c.x, c.w, fmt::join(c.padding, ", ")));
     seed(13);
     const NDArray w = random_uniform(-1, 1, c.w, DType::kFloat64);

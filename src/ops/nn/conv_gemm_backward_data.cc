@@ -6,7 +6,8 @@
 //
 // cols[n, (c, ky, kx), (oy, ox)] = sum over o of weight[o, (c, ky, kx)] * dy[n, o, (oy, ox)]:
 // one batched oneDNN matmul (weight read in place, transposed; dy in place, NCHW; the product's
-// rows are the taps of every input channel, 150 on LeNet's). Then dx[n, c, y, x] = sum over
+// rows are the taps of every input channel, 150 on LeNet's), a chunk of images at a time so
+// that the columns stay within kColumnsBytes. Then dx[n, c, y, x] = sum over
 // (ky, kx) of cols[n, (c, ky, kx), (y - ky + ph, x - kx + pw)] where that output exists: for
 // each run of 16 columns of a dx row, the taps' runs of cols are added in registers (masked
 // loads keep out the positions past an edge) and the run is stored once, NCHW. Each dx element
@@ -67,6 +68,25 @@ void columns(const ColumnsProduct& p, const float* dy, const float* weight, floa
                           {DNNL_ARG_DST, dnnl::memory(p.cols, eng, out)},
                           {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p.scratchpad)}});
   stream.wait();
+}
+
+// The columns of at most this many bytes exist at once: a large batch of large images goes
+// through in chunks of images (LeNet's second layer at batch 64: 3.75 MiB, one chunk).
+constexpr int64_t kColumnsBytes = int64_t{4} << 20;
+
+// The images of one chunk: the batch cut into as few equal chunks (the last one shorter) as
+// keep each chunk's columns within kColumnsBytes, at least one image each.
+int64_t chunk_images(const ConvGeom& g) {
+  const int64_t per_image = g.c * g.k_size() * g.out_size() * static_cast<int64_t>(sizeof(float));
+  const int64_t chunks =
+      std::max<int64_t>(1, (g.n * per_image + kColumnsBytes - 1) / kColumnsBytes);
+  return std::max<int64_t>(1, (g.n + chunks - 1) / chunks);
+}
+
+// g with `images` images.
+ConvGeom with_images(ConvGeom g, int64_t images) {
+  g.n = images;
+  return g;
 }
 
 const ColumnsProduct& cached_product(const ConvGeom& g) {
@@ -139,25 +159,34 @@ bool conv_gemm_backward_data_applies(const ConvGeom& g) {
 #endif
 }
 
-void prepare_conv_gemm_backward_data(const ConvGeom& g) { cached_product(g); }
+void prepare_conv_gemm_backward_data(const ConvGeom& g) {
+  const int64_t chunk = chunk_images(g);
+  cached_product(with_images(g, chunk));
+  if (g.n % chunk != 0) cached_product(with_images(g, g.n % chunk));
+}
 
 void conv_gemm_backward_data(const ConvGeom& g, const float* dy, const float* weight, float* dx,
                              const RunContext& ctx) {
 #if defined(__x86_64__)
-  const int64_t taps = g.c * g.k_size(), outputs = g.out_size();
+  const int64_t outputs = g.out_size(), plane = g.in_size();
+  const int64_t per_channel = g.k_size() * outputs;  // the columns of one image and channel
+  const int64_t chunk = chunk_images(g);
   thread_local std::vector<float> cols;
-  cols.resize(static_cast<size_t>(g.n * taps * outputs));
-  columns(cached_product(g), dy, weight, cols.data());
+  cols.resize(static_cast<size_t>(chunk * g.c * per_channel));
   const float* const c = cols.data();
   const std::vector<__mmask16> masks = tap_lanes(g);
-  const int64_t plane = g.in_size(), per_channel = g.k_size() * outputs;
-  parallel_for(
-      g.n * g.c, ctx,
-      [&](int64_t lo, int64_t hi) {
-        for (int64_t p = lo; p < hi; ++p)
-          columns_to_image(g, masks.data(), c + p * per_channel, dx + p * plane);
-      },
-      plane * g.k_size());
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t images = std::min(chunk, g.n - n0);
+    columns(cached_product(with_images(g, images)), dy + n0 * g.o * outputs, weight, cols.data());
+    float* const out = dx + n0 * g.c * plane;
+    parallel_for(
+        images * g.c, ctx,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t p = lo; p < hi; ++p)
+            columns_to_image(g, masks.data(), c + p * per_channel, out + p * plane);
+        },
+        plane * g.k_size());
+  }
 #else
   JANUS_THROW(InternalError, "conv_gemm_backward_data: needs AVX-512F");
 #endif
