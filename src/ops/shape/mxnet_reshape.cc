@@ -4,11 +4,10 @@
 
 #include <fmt/ranges.h>
 
-#include <cstring>
-
 #include "janus/base/error.h"
 #include "janus/ops/ops.h"
 
+#include "layout.h"
 #include "shape_attrs.h"
 
 namespace janus::ops {
@@ -84,13 +83,6 @@ Shape resolve_mxnet_reshape(const Shape& from, std::span<const int64_t> codes, b
 
 namespace {
 
-// Like reshape: in a compiled graph the planner usually gives the output the input's buffer.
-void mxnet_reshape_cpu(const KernelArgs& args) {
-  if (args.in(0).nbytes() == 0) return;
-  if (args.out(0).raw_data() == args.in(0).raw_data()) return;  // in place
-  std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
-}
-
 std::vector<TensorSpec> infer_mxnet_reshape(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
   const ReshapeCodesAttrs a = ReshapeCodesAttrs::from(args.attrs);
@@ -114,7 +106,8 @@ JANUS_DEFINE_OP({
                "match the codes against the input's axes from the last (MXNet's reverse)"}},
     .attr_fields = attr_fields<ReshapeCodesAttrs>(),
     .infer = infer_mxnet_reshape,
-    .kernels = {{DeviceType::kCPU, mxnet_reshape_cpu}},
+    // Like reshape: in a compiled graph the planner usually gives the output the input's buffer.
+    .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       return {reshape(g.dy(0), g.x(0).shape())};
     },

@@ -1,21 +1,11 @@
 // reshape(x, shape): the same elements in another shape (one extent may be -1).
-#include <cstring>
-
 #include "janus/ops/ops.h"
 
-#include "../op_utils.h"
+#include "layout.h"
 #include "shape_attrs.h"
 
 namespace janus::ops {
 namespace {
-
-// Imperative calls return a view (OpDef::view_of) and never get here; in a compiled graph the
-// memory planner usually gives the output the input's buffer, and the copy is skipped.
-void reshape_cpu(const KernelArgs& args) {
-  if (args.in(0).nbytes() == 0) return;
-  if (args.out(0).raw_data() == args.in(0).raw_data()) return;  // in place
-  std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
-}
 
 std::vector<TensorSpec> infer_reshape(const InferArgs& args) {
   TensorSpec out = args.inputs[0];
@@ -33,7 +23,10 @@ JANUS_DEFINE_OP({
     .attrs = {{"shape", AttrType::kShape, std::nullopt, "target shape"}},
     .attr_fields = attr_fields<TargetShapeAttrs>(),
     .infer = infer_reshape,
-    .kernels = {{DeviceType::kCPU, reshape_cpu}},
+    // Imperative calls return a view (OpDef::view_of) and never run the kernel; in a compiled
+    // graph the memory planner usually gives the output the input's buffer, and copy_all then
+    // moves nothing.
+    .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       return {reshape(g.dy(0), g.x(0).shape())};
     },

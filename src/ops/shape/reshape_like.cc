@@ -1,21 +1,11 @@
 // reshape_like(x, like): x's elements in like's shape (MXNet's reshape_like without ranges):
 // the target comes from another array's shape, not from attributes.
-#include <cstring>
-
 #include "janus/ops/ops.h"
 
-#include "../op_utils.h"
+#include "layout.h"
 
 namespace janus::ops {
 namespace {
-
-// As reshape: imperative calls return a view and never get here; a compiled graph usually
-// gives the output the input's buffer.
-void reshape_like_cpu(const KernelArgs& args) {
-  if (args.in(0).nbytes() == 0) return;
-  if (args.out(0).raw_data() == args.in(0).raw_data()) return;  // in place
-  std::memcpy(args.out(0).raw_data(), args.in(0).raw_data(), args.in(0).nbytes());
-}
 
 std::vector<TensorSpec> infer_reshape_like(const InferArgs& args) {
   const Shape& x = args.inputs[0].shape;
@@ -38,7 +28,9 @@ JANUS_DEFINE_OP({
     .inputs = {"x", "like"},
     .outputs = {"y"},
     .infer = infer_reshape_like,
-    .kernels = {{DeviceType::kCPU, reshape_like_cpu}},
+    // As reshape: imperative calls return a view and never run the kernel; a compiled graph
+    // usually gives the output the input's buffer (copy_all then moves nothing).
+    .kernels = {{DeviceType::kCPU, copy_all}},
     .grad = [](const GradArgs& g) -> std::vector<NDArray> {
       return {reshape(g.dy(0), g.x(0).shape()), NDArray()};
     },
