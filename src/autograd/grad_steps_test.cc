@@ -102,6 +102,9 @@ std::vector<NDArray> lenet_grads(bool fused, bool other_reader, GradReq req = Gr
   }
   std::vector<NDArray> grads;
   for (const NDArray& a : p) grads.push_back(grad(a));
+  // Finished here, so that no test leaves a pass in flight to the process's exit (a
+  // primitive's first run on the worker's threads can still race oneDNN's exit: onednn.h).
+  wait_all();
   return grads;
 }
 

@@ -66,4 +66,8 @@ void settle_onednn_state(const std::string& impl, const std::function<void()>& r
   drain_engine_at_exit();
 }
 
+void settle_after_first_run(std::atomic<bool>& ran) {
+  if (!ran.exchange(true)) drain_engine_at_exit();
+}
+
 }  // namespace janus::ops

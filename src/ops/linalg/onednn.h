@@ -1,6 +1,7 @@
 // The oneDNN CPU engine and stream shared by the oneDNN-backed kernels. Private to src/ops.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,6 +40,13 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 /// running at exit finishes before any of that state is destroyed. Call it from an operator's
 /// `prepare` after building a new primitive.
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once);
+
+/// Call after each run of a cached primitive on a worker; `ran` is the primitive's own flag.
+/// Its first run on the worker's OpenMP team can create oneDNN state that the one-thread probe
+/// of settle_onednn_state did not (kernels of the team's threads: a convolution's weight
+/// gradient on two threads did), so the engine's exit drain is registered again after it, to
+/// run before that state is destroyed.
+void settle_after_first_run(std::atomic<bool>& ran);
 
 // Below this many multiply-adds a product runs on one thread: starting and joining a second
 // OpenMP thread costs more than splitting so little work saves, on a busy machine above all.

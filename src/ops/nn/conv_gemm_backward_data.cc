@@ -14,6 +14,7 @@
 // adds its taps in the kernel's row-major order. Written for AVX-512 alone (where the CPU lacks
 // it, oneDNN computes the gradient).
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ struct ColumnsProduct {
   std::string impl() const { return impl_name; }
 
   dnnl::matmul prim;
+  mutable std::atomic<bool> ran{false};  // settle_after_first_run
   dnnl::memory::desc weight, dy, cols, scratchpad;
   std::string impl_name;
 };
@@ -68,6 +70,7 @@ void columns(const ColumnsProduct& p, const float* dy, const float* weight, floa
                           {DNNL_ARG_DST, dnnl::memory(p.cols, eng, out)},
                           {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p.scratchpad)}});
   stream.wait();
+  settle_after_first_run(p.ran);
 }
 
 // The columns of at most this many bytes exist at once: a large batch of large images goes
