@@ -1,7 +1,7 @@
 // The data gradient of a 2-D convolution into few input channels (fewer than one AVX-512 vector
 // holds), stride and dilation 1, one group, float32, as a matrix product and a column-to-image
 // sum. oneDNN's backward-data kernels vectorize along the input channels, a handful here
-// (LeNet's second layer: 6 of 16 lanes, about 87 GFLOP/s where its forward pass reaches 175),
+// (LeNet's second layer: 6 of 16 lanes, so its rate is a fraction of the forward pass's),
 // and compute channels-last, which costs a conversion of dy and of dx every call.
 //
 // cols[n, (c, ky, kx), (oy, ox)] = sum over o of weight[o, (c, ky, kx)] * dy[n, o, (oy, ox)]:

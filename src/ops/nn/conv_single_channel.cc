@@ -1,10 +1,9 @@
 // The convolution of one input channel (a network's grayscale input) into fewer output channels
 // than one AVX-512 vector holds, stride and dilation 1, float32: the forward pass and the weight
 // gradient. oneDNN's kernels vectorize along the output channels, a handful here (LeNet's first
-// layer: 6 of 16 lanes, about 27 GFLOP/s forward), and compute channels-last, which costs a
-// conversion of the whole output (forward) or of dy (weight gradient) from or to NCHW every call
-// (a quarter of the forward's time on LeNet's at batch 64). These kernels vectorize along the
-// output rows instead and read and write NCHW directly.
+// layer: 6 of 16 lanes busy), and compute channels-last, which costs a conversion of the whole
+// output (forward) or of dy (weight gradient) from or to NCHW every call. These kernels
+// vectorize along the output rows instead and read and write NCHW directly.
 //
 // Each image is copied once into a zero-padded plane of width pw = iw + 2 * pad_w. On it, output
 // (oy, ox) reads tap (ky, kx) at (oy + ky) * pw + ox + kx: with the output laid out on rows of

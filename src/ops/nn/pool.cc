@@ -200,9 +200,8 @@ __attribute__((target("avx512f"))) void max_pool_2x2_backward_row_avx512(const f
 
 // avg_pool_2x2_row for float32 with AVX-512, 16 windows at a time and the last (or only) group
 // of a row masked: the taps deinterleaved into four vectors and added in avg_2x2's order, so the
-// same bits. The generic loop's vector body is 16 windows wide (AVX-512) and LeNet's rows hold
-// 14 and 5: it ran them all in its scalar remainder, which cost as much as the pooling's
-// memory traffic.
+// same bits. The generic loop's vector body is 16 windows wide (AVX-512), so rows shorter than
+// that (LeNet's hold 14 and 5) would all go through its scalar remainder.
 __attribute__((target("avx512f"))) void avg_pool_2x2_row_avx512(const float* r0, const float* r1,
                                                                 float* o, int64_t ow) {
   const __m512 quarter = _mm512_set1_ps(4.0f);
