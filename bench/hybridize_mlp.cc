@@ -3,15 +3,22 @@
 // each timed from the first call until the engine is idle, printed as the seed prints it.
 //
 // The floor is measured, not computed from nominal rates: the same arithmetic on the same
-// weight matrices, written here as a plain vectorized loop (three matrix-vector products with
-// bias and relu, batch 1, one core, no framework), called 100 times in a row; the best of 200
-// such rounds, interleaved with the Janus rounds. The weights (660 KB) stay in L2 across calls, so
-// what binds is how fast one core streams them from its L2: the bench also times a loop that only
-// reads them (the same bytes, summed), and names the binding resource from the two. Ends with one
-// JSON line.
+// weight matrices (64-byte aligned, as Janus holds them), written here as plain vectorized loops
+// (three matrix-vector products with bias and relu, batch 1, one core, no framework) that differ
+// in how many rows and partial sums a pass keeps; each called 100 times in a row, 200 such rounds
+// interleaved with the Janus rounds; the floor is the fastest loop's best round. The weights (660
+// KB) stay in L2 across calls, so what binds is how fast one core streams them from its L2: the
+// bench also times a loop that only reads them (the same bytes, summed), and names the binding
+// resource from the two. Ends with one JSON line.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "janus/janus.h"
@@ -90,31 +97,56 @@ inline float lanes_sum(Vec v) {
   return (q[0] + q[1]) + (q[2] + q[3]);
 }
 
+// Weights in 64-byte-aligned storage, as Janus's allocator gives them: a 16-float load then never
+// straddles two cache lines.
+struct AlignedFloats {
+  explicit AlignedFloats(const std::vector<float>& v)
+      : n(v.size()),
+        p(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)),
+          &std::free) {
+    std::memcpy(p.get(), v.data(), n * sizeof(float));
+  }
+  const float* data() const { return p.get(); }
+  size_t size() const { return n; }
+
+  size_t n;
+  std::unique_ptr<float, decltype(&std::free)> p;
+};
+
 struct Layer {
   int64_t in = 0, out = 0;
-  std::vector<float> w, b;  // w: [out, in] row-major, as Dense holds it
+  AlignedFloats w, b;  // w: [out, in] row-major, as Dense holds it
   bool relu = false;
 };
 
-constexpr int kRows = 4;  // rows per pass over x: of 2, 4 and 8, the fastest here
-
-// y = relu?(W·x + b), kRows rows at a time (k a multiple of 16; the rows left over one by one).
+// y = relu?(W·x + b), R rows a pass with A partial sums each: R·A independent chains of
+// additions, each pass sharing the loads of x (k a multiple of 16·A; the rows left over one by
+// one). Which (R, A) runs fastest depends on the core's registers and latencies, so the floor
+// times several and keeps the best.
+template <int R, int A>
 FLOOR_CLONES void floor_layer(const Layer& l, const float* __restrict x, float* __restrict y) {
   const int64_t k = l.in;
+  const float* b = l.b.data();
   int64_t j = 0;
-  for (; j + kRows <= l.out; j += kRows) {
-    Vec acc[kRows] = {};
+  for (; j + R <= l.out; j += R) {
+    Vec acc[R][A] = {};
     const float* w = l.w.data() + j * k;
-    for (int64_t p = 0; p < k; p += kWidth) {
-      const Vec xv = load(x + p);
-      for (int r = 0; r < kRows; ++r) acc[r] += load(w + r * k + p) * xv;
+    for (int64_t p = 0; p < k; p += A * kWidth) {
+      for (int a = 0; a < A; ++a) {
+        const Vec xv = load(x + p + a * kWidth);
+        for (int r = 0; r < R; ++r) acc[r][a] += load(w + r * k + p + a * kWidth) * xv;
+      }
     }
-    for (int r = 0; r < kRows; ++r) y[j + r] = lanes_sum(acc[r]) + l.b[static_cast<size_t>(j + r)];
+    for (int r = 0; r < R; ++r) {
+      Vec sum = acc[r][0];
+      for (int a = 1; a < A; ++a) sum += acc[r][a];
+      y[j + r] = lanes_sum(sum) + b[j + r];
+    }
   }
   for (; j < l.out; ++j) {
     Vec acc = {};
     for (int64_t p = 0; p < k; p += kWidth) acc += load(l.w.data() + j * k + p) * load(x + p);
-    y[j] = lanes_sum(acc) + l.b[static_cast<size_t>(j)];
+    y[j] = lanes_sum(acc) + b[j];
   }
   if (l.relu) {
     for (int64_t i = 0; i < l.out; ++i) y[i] = y[i] < 0 ? 0 : y[i];
@@ -138,16 +170,28 @@ std::vector<Layer> layers_of(nn::Sequential& net) {
   std::vector<Layer> layers;
   for (const auto& [name, child] : net.children()) {
     const auto& dense = dynamic_cast<const nn::Dense&>(*child);
-    Layer l;
-    l.w = janus::to_vector<float>(dense.weight()->data());
-    l.b = janus::to_vector<float>(dense.bias()->data());
-    l.out = static_cast<int64_t>(l.b.size());
-    l.in = static_cast<int64_t>(l.w.size()) / l.out;
-    layers.push_back(std::move(l));
+    const std::vector<float> w = janus::to_vector<float>(dense.weight()->data());
+    const std::vector<float> b = janus::to_vector<float>(dense.bias()->data());
+    const auto out = static_cast<int64_t>(b.size());
+    layers.push_back(Layer{.in = static_cast<int64_t>(w.size()) / out,
+                           .out = out,
+                           .w = AlignedFloats(w),
+                           .b = AlignedFloats(b),
+                           .relu = layers.size() < 2});
   }
-  layers[0].relu = layers[1].relu = true;
   return layers;
 }
+
+// The three products with one (rows, partial sums) choice of floor_layer.
+struct FloorVariant {
+  const char* name;
+  void (*layer)(const Layer&, const float* __restrict, float* __restrict);
+};
+constexpr FloorVariant kVariants[] = {{"4 rows", floor_layer<4, 1>},
+                                      {"8 rows", floor_layer<8, 1>},
+                                      {"4 rows x 2 sums", floor_layer<4, 2>},
+                                      {"8 rows x 2 sums", floor_layer<8, 2>}};
+constexpr size_t kVariantCount = std::size(kVariants);
 
 // The floor's loops on the network's weights, timed a round (kFloorCalls calls) at a time.
 class FloorLoops {
@@ -155,44 +199,68 @@ class FloorLoops {
   FloorLoops(nn::Sequential& net, const NDArray& x)
       : layers_(layers_of(net)), in_(janus::to_vector<float>(x)), h1_(256), h2_(128), out_(2) {
     for (const Layer& l : layers_) weight_bytes_ += 4.0 * static_cast<double>(l.w.size());
-    run_mlp();
-    // The loop must compute what the network computes, or it would time something else.
+    // Each loop must compute what the network computes, or it would time something else.
     const std::vector<float> want = janus::to_vector<float>(net.forward(x));
-    for (size_t i = 0; i < want.size(); ++i) {
-      JANUS_CHECK(std::abs(want[i] - out_[i]) <= 1e-4f * (1 + std::abs(want[i])), janus::ValueError,
-                  "hybridize_mlp: the floor loop gives {} for output {}, the "
-                  "network {}",
-                  out_[i], i, want[i]);
+    for (const FloorVariant& v : kVariants) {
+      run_mlp(v);
+      for (size_t i = 0; i < want.size(); ++i) {
+        JANUS_CHECK(std::abs(want[i] - out_[i]) <= 1e-4f * (1 + std::abs(want[i])),
+                    janus::ValueError,
+                    "hybridize_mlp: the floor loop ({}) gives {} for output {}, the network {}",
+                    v.name, out_[i], i, want[i]);
+      }
     }
   }
 
-  // Mean microseconds per call over one round: the three products, and the bare read.
+  // Mean microseconds per call over one round of each loop: the three products, and the bare
+  // read.
   void time_round() {
+    for (size_t v = 0; v < kVariantCount; ++v) {
+      Timer t;
+      for (int i = 0; i < kFloorCalls; ++i) run_mlp(kVariants[v]);
+      mlp_us_[v].push_back(t.us() / kFloorCalls);
+    }
     Timer t;
-    for (int i = 0; i < kFloorCalls; ++i) run_mlp();
-    mlp_us_.push_back(t.us() / kFloorCalls);
-    t.reset();
     for (int i = 0; i < kFloorCalls; ++i) sink_ = sink_ + read_weights(layers_);
     read_us_.push_back(t.us() / kFloorCalls);
   }
 
-  // The best rounds: a lower bound, as far from the machine's load as the runs got.
-  double mlp_us() const { return bench::min_of(mlp_us_); }
+  // The best round of the fastest loop: a lower bound, as far from the machine's load as the
+  // runs got.
+  double mlp_us() const { return bench::min_of(mlp_us_[best()]); }
+  const char* mlp_loop() const { return kVariants[best()].name; }
+  // Each loop's best round, as "name us, ...".
+  std::string loops() const {
+    std::string text;
+    for (size_t v = 0; v < kVariantCount; ++v) {
+      text +=
+          fmt::format("{}{} {:.2f}", v ? ", " : "", kVariants[v].name, bench::min_of(mlp_us_[v]));
+    }
+    return text;
+  }
   double read_us() const { return bench::min_of(read_us_); }
   double weight_bytes() const { return weight_bytes_; }
 
  private:
-  void run_mlp() {
-    floor_layer(layers_[0], in_.data(), h1_.data());
-    floor_layer(layers_[1], h1_.data(), h2_.data());
-    floor_layer(layers_[2], h2_.data(), out_.data());
+  void run_mlp(const FloorVariant& v) {
+    v.layer(layers_[0], in_.data(), h1_.data());
+    v.layer(layers_[1], h1_.data(), h2_.data());
+    v.layer(layers_[2], h2_.data(), out_.data());
+  }
+
+  size_t best() const {
+    size_t best = 0;
+    for (size_t v = 1; v < kVariantCount; ++v) {
+      if (bench::min_of(mlp_us_[v]) < bench::min_of(mlp_us_[best])) best = v;
+    }
+    return best;
   }
 
   std::vector<Layer> layers_;
   std::vector<float> in_, h1_, h2_, out_;
   double weight_bytes_ = 0;
   volatile float sink_ = 0;
-  std::vector<double> mlp_us_, read_us_;
+  std::vector<double> mlp_us_[kVariantCount], read_us_;
 };
 
 int run(const bench::Options& options) {
@@ -241,12 +309,14 @@ int run(const bench::Options& options) {
   std::printf(
       "\nper call: imperative %.1f us, hybridized %.1f us -> speedup %.2fx (target >= 3, the "
       "seed's MXNet got 2.7x)\nfloor: %.2f us, the same three products as a plain vectorized "
-      "loop on one core (best of %d rounds of %d calls; %.0f weight bytes at %.1f GB/s; reading "
-      "them alone: "
+      "loop on one core (%s a pass, the fastest of %zu loops: %s us; best of %d rounds of %d "
+      "calls; %.0f "
+      "weight bytes at %.1f GB/s; reading them alone: "
       "%.2f us, %.1f GB/s); binds: %s\n-> hybridized is %.2fx the floor (target <= 1.25)\n"
       "the frontend returns from a hybridized call after %.2f us: %s\n",
-      imp_us, hyb_us, imp_us / hyb_us, floor_us, kFloorRounds, kFloorCalls, floor.weight_bytes(),
-      floor_gbs, read_us, read_gbs, binds, hyb_us / floor_us, frontend_us,
+      imp_us, hyb_us, imp_us / hyb_us, floor_us, floor.mlp_loop(), kVariantCount,
+      floor.loops().c_str(), kFloorRounds, kFloorCalls, floor.weight_bytes(), floor_gbs, read_us,
+      read_gbs, binds, hyb_us / floor_us, frontend_us,
       frontend_us < 0.9 * hyb_us ? "the worker binds (kernels and the engine's work per operation)"
                                  : "the frontend binds (lookup, binding and push)");
   bench::print_json_line("hybridize_mlp", {{"imperative_us", imp_us},

@@ -216,16 +216,31 @@ TYPED_TEST(FusedRelu, Conv2dKeepsNanLikeRelu) {
             (std::vector<T>{1, 0, 3, 0, 6.5, 0, 0, 7, 0}));
 }
 
+// The sum that gemv.h documents for one output: 16 partial sums over p < k rounded down to 16,
+// combined pairwise (lane l with l + 8, then + 4, + 2, + 1), then the tail in order, then the
+// bias, each step rounded to float.
+float gemv_documented_sum(const float* x, const float* row, float bias, int64_t k) {
+  const int64_t kv = k / 16 * 16;
+  float lanes[16] = {};
+  for (int64_t p = 0; p < kv; ++p) lanes[p % 16] += row[p] * x[p];
+  for (int l = 0; l < 8; ++l) lanes[l] += lanes[l + 8];
+  for (int l = 0; l < 4; ++l) lanes[l] += lanes[l + 4];
+  float sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+  for (int64_t p = kv; p < k; ++p) sum += row[p] * x[p];
+  return sum + bias;
+}
+
 // One input row (below oneDNN's threading size) takes our own matrix-vector loop
-// (linalg/gemv.h): each shape covers its 16-wide body, its 4-row blocks and both tails. It must
-// agree with the float64 product and with oneDNN's, which computes the same row inside a batch
-// of two; its relu gives bitwise relu of the unfused call, NaN included; and it gives the same
-// bits on every call.
+// (linalg/gemv.h): the shapes cover its 16-wide body, its 4-row passes and both tails. Each
+// output has the bits of the documented order of additions, whichever pass computed it; it agrees
+// with the float64 product and with oneDNN's, which computes the same row inside a batch of two;
+// its relu gives bitwise relu of the unfused call, NaN included; and it gives the same bits on
+// every call.
 TEST(OpFullyConnected, OneRowMatchesTheFloat64AndTheBatchedProduct) {
   static const ops::OpDef& fc = ops::get_op("fully_connected");
   seed(7);
-  for (const auto& [k, m] :
-       std::vector<std::pair<int64_t, int64_t>>{{512, 256}, {37, 6}, {16, 4}, {5, 3}, {100, 1}}) {
+  for (const auto& [k, m] : std::vector<std::pair<int64_t, int64_t>>{
+           {512, 256}, {37, 6}, {16, 4}, {5, 3}, {100, 1}, {48, 15}, {33, 8}, {128, 13}}) {
     SCOPED_TRACE(fmt::format("k={} m={}", k, m));
     const NDArray x = random_normal(0, 1, {1, k}), w = random_normal(0, 1, {m, k});
     const NDArray b = random_normal(0, 1, {m});
@@ -234,6 +249,15 @@ TEST(OpFullyConnected, OneRowMatchesTheFloat64AndTheBatchedProduct) {
         fc, {cast(x, DType::kFloat64), cast(w, DType::kFloat64), cast(b, DType::kFloat64)},
         {std::string("")})[0]);
     const std::vector<float> got = to_vector<float>(y);
+    const std::vector<float> xs = to_vector<float>(x), ws = to_vector<float>(w),
+                             bs = to_vector<float>(b);
+    for (int64_t j = 0; j < m; ++j) {
+      const float documented =
+          gemv_documented_sum(xs.data(), ws.data() + j * k, bs[static_cast<size_t>(j)], k);
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[static_cast<size_t>(j)]),
+                std::bit_cast<uint32_t>(documented))
+          << j;
+    }
     const std::vector<float> batched =
         to_vector<float>(ops::invoke(fc, {concat(x, x), w, b}, {std::string("")})[0]);
     for (int64_t j = 0; j < m; ++j) {
