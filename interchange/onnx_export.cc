@@ -640,9 +640,45 @@ void lower_slice_like(Builder& b, const Call& c) {
           b.ints(c.name + "/axes", axes)},
          {c.out[0]}, c.name);
 }
-// reshape_like: a Reshape to like's shape, read at run time.
+// reshape_like: a Reshape to a shape read at run time: like's Shape, or with axis ranges the
+// Concat of x's dims before begin, like's dims in its range and x's dims from end (Slices of the
+// two Shapes; an empty part is left out).
 void lower_reshape_like(Builder& b, const Call& c) {
-  b.node("Reshape", {c.in[0], b.node1("Shape", {c.in[1]}, c.name)}, {c.out[0]}, c.name);
+  auto range = [&](const char* attr, int64_t ndim) {
+    const auto axes = c.attr<std::vector<int64_t>>(attr);
+    return std::pair{axes.empty() ? 0 : normalized_axis(axes[0], ndim),
+                     axes.size() < 2 ? ndim : normalized_axis(axes[1], ndim)};
+  };
+  const int64_t x_ndim = c.in_specs[0].shape.ndim(), like_ndim = c.in_specs[1].shape.ndim();
+  const auto [xb, xe] = range("x_axes", x_ndim);
+  const auto [lb, le] = range("like_axes", like_ndim);
+  if (xb == 0 && xe == x_ndim && lb == 0 && le == like_ndim) {
+    b.node("Reshape", {c.in[0], b.node1("Shape", {c.in[1]}, c.name)}, {c.out[0]}, c.name);
+    return;
+  }
+  std::string shapes[2];  // x's and like's Shape, made when a part reads them
+  std::vector<std::string> parts;
+  auto dims = [&](size_t input, int64_t begin, int64_t end, const char* part) {
+    if (begin == end) return;
+    if (shapes[input].empty()) shapes[input] = b.node1("Shape", {c.in[input]}, c.name);
+    const std::string at = c.name + "/" + part;
+    parts.push_back(b.node1(
+        "Slice", {shapes[input], b.ints(at + "_starts", {begin}), b.ints(at + "_ends", {end})},
+        c.name));
+  };
+  dims(0, 0, xb, "x_before");
+  dims(1, lb, le, "like");
+  dims(0, xe, x_ndim, "x_after");
+  std::string target;
+  if (parts.empty()) {  // a scalar: every part empty
+    target = b.ints(c.name + "/scalar", {});
+  } else if (parts.size() == 1) {
+    target = parts[0];
+  } else {
+    target = b.unique(c.name + "/Concat");
+    set_int(b.node("Concat", parts, {target}, c.name), "axis", 0);
+  }
+  b.node("Reshape", {c.in[0], target}, {c.out[0]}, c.name);
 }
 // gather_nd: ONNX's GatherND takes the tuples down the last axis, as int64.
 void lower_gather_nd(Builder& b, const Call& c) {

@@ -235,6 +235,39 @@ TEST(OnnxExport, GatherNdAndSliceLike) {
   EXPECT_THAT(dims(sliced.graph().output(0)), ElementsAre(2, 3, 3));
 }
 
+// reshape_like with axis ranges reshapes to x's extents before the range, like's in its range and
+// x's after it, each read at run time (Slices of the two Shapes, concatenated); a part that is
+// empty is left out, and without ranges like's Shape is the target itself.
+TEST(OnnxExport, ReshapeLikeRangesConcatenateSlicesOfBothShapes) {
+  const Symbol x = Symbol::var("data", Shape{2, 6, 3, 4});
+  const Symbol like = Symbol::var("like", Shape{3, 4, 9, 2});
+  const graph::NamedArrays params{{"like", zeros({3, 4, 9, 2})}};
+  const ::onnx::ModelProto middle = parse(export_onnx(
+      Symbol::op("reshape_like", {x, like},
+                 {{"x_axes", std::vector<int64_t>{1, 3}}, {"like_axes", std::vector<int64_t>{2}}}),
+      params));
+  ASSERT_THAT(op_types(middle),
+              ElementsAre("Shape", "Slice", "Shape", "Slice", "Slice", "Concat", "Reshape"));
+  EXPECT_THAT(int64s(middle, middle.graph().node(3).input(1)), ElementsAre(2));
+  EXPECT_THAT(int64s(middle, middle.graph().node(3).input(2)), ElementsAre(4));
+  EXPECT_THAT(dims(middle.graph().output(0)), ElementsAre(kBatch, 9, 2, 4));
+  const Symbol front = Symbol::op(
+      "reshape_like", {x, like},
+      {{"x_axes", std::vector<int64_t>{0, -2}}, {"like_axes", std::vector<int64_t>{0, 2}}});
+  // x's batch axis is in the range: at another batch size the extents no longer match.
+  EXPECT_THAT(error_of<Error>([&] { export_onnx(front, params); }),
+              HasSubstr("does not hold at batch size 3"));
+  OnnxExportOptions fixed_batch;
+  fixed_batch.dynamic_batch = false;
+  const ::onnx::ModelProto fixed = parse(export_onnx(front, params, fixed_batch));
+  ASSERT_THAT(op_types(fixed),
+              ElementsAre("Shape", "Slice", "Shape", "Slice", "Concat", "Reshape"));
+  EXPECT_THAT(dims(fixed.graph().output(0)), ElementsAre(3, 4, 3, 4));
+  const ::onnx::ModelProto whole = parse(export_onnx(
+      Symbol::op("reshape_like", {Symbol::var("data", Shape{6, 36}), like}), params, fixed_batch));
+  EXPECT_THAT(op_types(whole), ElementsAre("Shape", "Reshape"));
+}
+
 // ceil_mode (MXNet's "full" pooling) is ONNX's ceil_mode while every last window starts inside
 // the input; ONNX drops one that starts past it, so such a node is refused, naming it.
 TEST(OnnxExport, CeilModePoolingUnlessAWindowStartsPastTheInput) {

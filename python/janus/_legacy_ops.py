@@ -319,6 +319,9 @@ def _slice_like(data, shape_like, axes=()):
     return _janus.invoke("slice_like", [data, shape_like], {"axes": axes})[0]
 
 
+_op("reshape_like")(_npx.reshape_like)
+
+
 @_op("broadcast_like")
 def _broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
     """lhs broadcast to rhs's shape (on lhs_axes only, to rhs's extents on rhs_axes)."""

@@ -154,9 +154,24 @@ def cast(data, dtype):
     return data.astype(dtype)
 
 
-def reshape_like(lhs, rhs):
-    """``lhs`` reshaped to ``rhs``'s shape (as many elements)."""
-    return lhs.reshape(rhs.shape)
+def _axis_range(begin, end, what):
+    """MXNet's (begin, end) of a reshape_like side as Janus's axes: () every axis, (begin,) to
+    the last, (begin, end); a begin of None is 0."""
+    for name, v in ((what + "_begin", begin), (what + "_end", end)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise ValueError(f"reshape_like: {name} must be an integer or None, got {v!r}")
+    if end is None:
+        return [] if begin is None else [begin]
+    return [begin or 0, end]
+
+
+def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
+    """``lhs`` with its axes [lhs_begin, lhs_end) replaced by ``rhs``'s axes [rhs_begin,
+    rhs_end) (by default: ``lhs`` in ``rhs``'s shape; as many elements; negative bounds count
+    from the end)."""
+    return _janus.invoke("reshape_like", [lhs, rhs],
+                         {"x_axes": _axis_range(lhs_begin, lhs_end, "lhs"),
+                          "like_axes": _axis_range(rhs_begin, rhs_end, "rhs")})[0]
 
 
 def shape_array(data):

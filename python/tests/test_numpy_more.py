@@ -636,3 +636,19 @@ def test_npx_cast_reshape_like_shape_array():
     assert c.dtype == onp.int32 and c.asnumpy().tolist() == [[1, 2, 3]]
     assert npx.reshape_like(a, np.ones((3, 1))).shape == (3, 1)
     assert npx.shape_array(a).asnumpy().tolist() == [1, 3]
+
+
+def test_npx_and_nd_reshape_like_take_mxnets_ranges():
+    from janus import nd, npx
+    a = np.array(onp.arange(24, dtype="float32").reshape(2, 6, 2))
+    like = np.ones((3, 2, 5))
+    y = npx.reshape_like(a, like, lhs_begin=1, lhs_end=2, rhs_begin=0, rhs_end=2)
+    assert y.shape == (2, 3, 2, 2)
+    assert y.asnumpy().ravel().tolist() == list(range(24))
+    assert npx.reshape_like(a, like, lhs_begin=-2, lhs_end=-1, rhs_end=-1).shape == (2, 3, 2, 2)
+    assert npx.reshape_like(a, np.ones((4, 3)), lhs_end=2).shape == (4, 3, 2)
+    assert nd.reshape_like(nd.zeros((2, 36)), nd.zeros((6, 6, 2))).shape == (6, 6, 2)
+    with pytest.raises(ValueError, match="reshape_like: lhs_begin must be an integer or None"):
+        npx.reshape_like(a, like, lhs_begin=1.5)
+    with pytest.raises(Exception, match=r"x_axes \[3, 1\] begins at axis 3 after its end 1"):
+        npx.reshape_like(a, like, lhs_begin=3, lhs_end=1)

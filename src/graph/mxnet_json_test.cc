@@ -131,9 +131,9 @@ TEST(MxnetJson, NumpyOperatorFixtureMatchesMxnetOutputs) {
 // (broadcast_, elementwise, with a scalar; ties included), take in clip and wrap mode with
 // positions past the end and below -n, tile with more reps than axes, SwapAxis, slice_like
 // (every axis; two, one negative), gather_nd (tuples of two and three, negative positions) and
-// reshape_like.
+// reshape_like (whole shapes; ranges of both, with a begin or an end of None, one negative).
 TEST(MxnetJson, ArrayFixtureMatchesMxnetOutputs) {
-  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 41);
+  expect_fixture_outputs(mxnet_fixture("legacy", "arrayops"), 43);
 }
 
 // The numpy front end's split (sections and boundaries), flip (two axes, every axis),
@@ -376,8 +376,8 @@ TEST(MxnetJson, UnsupportedValuesOfTheNewerOperatorsNameNodeAndAttribute) {
       {one_op("broadcast_like", R"j("lhs_axes": "(0,)")j", 2),
        "(broadcast_like): attribute lhs_axes = '(0,)' is not supported"},
       {one_op("reverse", ""), "(reverse): lacks the attribute axis"},
-      {one_op("reshape_like", R"("lhs_begin": "1")", 2),
-       "(reshape_like): attribute lhs_begin = 1 is not supported (whole shapes only)"},
+      {one_op("reshape_like", R"("lhs_begin": "first")", 2),
+       "(reshape_like): attribute lhs_begin = 'first', expected an integer"},
       {one_op("SequenceReverse", R"("use_sequence_length": "True")", 2),
        "(SequenceReverse): use_sequence_length = True (lengths per sequence) is not supported"},
       {one_op("SequenceReverse", R"("axis": "1")"),

@@ -818,15 +818,20 @@ Outputs slice_like(Call& c) {
   return {c.janus("slice_like", {in[0], in[1]}, {{"axes", c.ints("axes", Ints{})}})};
 }
 
-// reshape_like: Janus's reshape_like; MXNet's ranges of the two shapes are not mapped.
+// reshape_like: Janus's reshape_like, MXNet's [lhs_begin, lhs_end) and [rhs_begin, rhs_end) as
+// its axis ranges: {} every axis, {begin} to the last, {begin, end} (a begin of None is 0).
 Outputs reshape_like(Call& c) {
-  for (const char* range : {"lhs_begin", "lhs_end", "rhs_begin", "rhs_end"}) {
-    if (c.str(range, "None") != "None") {
-      c.fail("attribute {} = {} is not supported (whole shapes only)", range, c.str(range, ""));
-    }
-  }
+  auto range = [&](const std::string& side) {
+    const std::optional<std::string> begin = c.raw(side + "_begin"), end = c.raw(side + "_end");
+    const bool has_end = end && *end != "None";
+    if ((!begin || *begin == "None") && !has_end) return Ints{};
+    Ints axes{c.integer(side + "_begin", 0)};
+    if (has_end) axes.push_back(c.integer(side + "_end"));
+    return axes;
+  };
   const auto& in = c.inputs(2, 2);
-  return {c.janus("reshape_like", {in[0], in[1]})};
+  return {c.janus("reshape_like", {in[0], in[1]},
+                  {{"x_axes", range("lhs")}, {"like_axes", range("rhs")}})};
 }
 
 // gather_nd: positions (MXNet's are usually float32, truncated) as int64 for Janus's

@@ -18,6 +18,7 @@
 namespace janus {
 namespace {
 
+using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -207,6 +208,49 @@ TEST(OpShape, SliceLikeBoxesAndErrors) {
               HasSubstr("slice_like: axis 1 is past the last axis of like (shape [1])"));
   EXPECT_THAT(error_of<IndexError>([&] { slice_like(x, zeros({1}), {-3}); }),
               HasSubstr("slice_like: axis -3 is out of range for an array of 2 dimensions"));
+}
+
+// reshape_like replaces x's axes [begin, end) by like's (MXNet's lhs_ and rhs_ ranges): the
+// elements keep their order, the gradient comes back in x's shape, and every bad range or count
+// is named.
+TEST(OpShape, ReshapeLikeRangesAndErrors) {
+  const NDArray x = iota({2, 6, 2});
+  const NDArray like = zeros({3, 2, 5});
+  EXPECT_EQ(reshape_like(x, like, {1, 2}, {0, 2}).shape(), Shape({2, 3, 2, 2}));
+  EXPECT_EQ(reshape_like(x, like, {-2, -1}, {0, -1}).shape(), Shape({2, 3, 2, 2}));
+  EXPECT_EQ(reshape_like(x, zeros({4, 3}), {0, 2}).shape(), Shape({4, 3, 2}));
+  EXPECT_EQ(reshape_like(x, like, {1, 1}, {2, 2}).shape(), x.shape());  // empty ranges
+  EXPECT_EQ(to_vector<float>(reshape_like(x, like, {1, 2}, {0, 2})), to_vector<float>(x));
+  NDArray w = iota({2, 6, 2});
+  autograd::attach_grad(w);
+  {
+    autograd::RecordScope record;
+    autograd::backward(sum(reshape_like(w, like, {1, 2}, {0, 2}) * 2.0));
+  }
+  EXPECT_EQ(autograd::grad(w).shape(), w.shape());
+  EXPECT_THAT(to_vector<float>(autograd::grad(w)), Each(2.0f));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                reshape_like(x, like, {0, 1, 2});
+              }),
+              HasSubstr("reshape_like: x_axes has 3 values, expected none (every axis of x), "
+                        "[begin] or [begin, end]"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                reshape_like(x, like, {}, {1, 4});
+              }),
+              HasSubstr("reshape_like: like_axes [1, 4] reaches past the 3 axes of like (shape "
+                        "[3, 2, 5]), expected bounds in [-3, 3]"));
+  EXPECT_THAT(error_of<ValueError>([&] { reshape_like(x, like, {-4}); }),
+              HasSubstr("reshape_like: x_axes [-4] reaches past the 3 axes of x"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                reshape_like(x, like, {2, 1});
+              }),
+              HasSubstr("reshape_like: x_axes [2, 1] begins at axis 2 after its end 1 (of x, "
+                        "shape [2, 6, 2])"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                reshape_like(x, like, {1, 2}, {1});
+              }),
+              HasSubstr("reshape_like: x of shape [2, 6, 2] has 24 elements and the shape [2, 2, "
+                        "5, 2] taken from like (shape [3, 2, 5]) has 40, expected as many"));
 }
 
 TEST(OpShape, SqueezeExpandFlattenBroadcastPadErrors) {

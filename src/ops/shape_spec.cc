@@ -402,18 +402,36 @@ JANUS_OP_SPEC({.op = "gather_nd",
                            {{{3, 4}, {1, 0}}, {}, {DType::kFloat64, DType::kInt64}}},
                .make_input = small_indices});
 
-JANUS_OP_SPEC({.op = "reshape_like",
-               .reference =
-                   [](const std::vector<RefTensor>& in, const ops::Attrs&) {
-                     RefTensor out = in[0];
-                     out.shape = in[1].shape;
-                     return std::vector<RefTensor>{out};
-                   },
-               .samples = {{{{2, 3}, {3, 2}}, {}},
-                           {{{2, 3, 4}, {24}}, {}},
-                           {{{6}, {1, 6, 1}}, {}},
-                           {{{0, 4}, {2, 0}}, {}}},
-               .no_grad_inputs = {1}});
+// The reference takes MXNet's rule literally: x's dims before begin, like's dims in its range,
+// x's dims from end.
+JANUS_OP_SPEC(
+    {.op = "reshape_like",
+     .reference =
+         [](const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+           auto range = [](const std::vector<int64_t>& axes, int64_t ndim) {
+             auto norm = [&](int64_t a) { return a < 0 ? a + ndim : a; };
+             return std::pair{axes.empty() ? 0 : norm(axes[0]),
+                              axes.size() < 2 ? ndim : norm(axes[1])};
+           };
+           const auto& x = in[0].shape;
+           const auto& like = in[1].shape;
+           const auto [xb, xe] = range(attrs.get<std::vector<int64_t>>(0), x.ndim());
+           const auto [lb, le] = range(attrs.get<std::vector<int64_t>>(1), like.ndim());
+           std::vector<int64_t> dims(x.begin(), x.begin() + xb);
+           dims.insert(dims.end(), like.begin() + lb, like.begin() + le);
+           dims.insert(dims.end(), x.begin() + xe, x.end());
+           RefTensor out = in[0];
+           out.shape = Shape(dims);
+           return std::vector<RefTensor>{out};
+         },
+     .samples = {{{{2, 3}, {3, 2}}, {}},
+                 {{{2, 3, 4}, {24}}, {}},
+                 {{{6}, {1, 6, 1}}, {}},
+                 {{{0, 4}, {2, 0}}, {}},
+                 {{{2, 12}, {3, 4, 5}}, {std::vector<int64_t>{1}, std::vector<int64_t>{0, 2}}},
+                 {{{6, 5}, {7, 2, 3}}, {std::vector<int64_t>{0, 1}, std::vector<int64_t>{-2}}},
+                 {{{4, 3}, {9}}, {std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0}}}},
+     .no_grad_inputs = {1}});
 
 JANUS_OP_SPEC({.op = "slice_like",
                .reference =

@@ -50,8 +50,12 @@ NDArray gather_nd(const NDArray& x, const NDArray& indices);
 /// The leading box of `x` with `like`'s extents on `axes` (MXNet's slice_like; negative from
 /// the end of x; every axis when empty, which needs as many dimensions in both).
 NDArray slice_like(const NDArray& x, const NDArray& like, std::vector<int64_t> axes = {});
-/// `x`'s elements in `like`'s shape (MXNet's reshape_like; as many elements in both).
-NDArray reshape_like(const NDArray& x, const NDArray& like);
+/// `x`'s elements in `like`'s shape (MXNet's reshape_like; as many elements in both). With
+/// `x_axes` = {begin, end} (or {begin}: to the last axis) only those axes of x are replaced, by
+/// the axes `like_axes` of like (same form; empty: every axis); negative values count from the
+/// end.
+NDArray reshape_like(const NDArray& x, const NDArray& like, std::vector<int64_t> x_axes = {},
+                     std::vector<int64_t> like_axes = {});
 /// `x` with `updates` added at `indices` along `axis` (repeats accumulate); `updates` has the
 /// shape take(x, indices, axis) would have. The adjoint of take.
 NDArray scatter_add(const NDArray& x, const NDArray& indices, const NDArray& updates,

@@ -27,6 +27,18 @@ struct ReshapeCodesAttrs {
   static ReshapeCodesAttrs from(const Attrs& attrs) { return read_attrs<ReshapeCodesAttrs>(attrs); }
 };
 
+/// reshape_like: the axes [begin, end) of x that take like's axes [begin, end) (MXNet's lhs_begin,
+/// lhs_end, rhs_begin, rhs_end): {} every axis, {begin} from begin to the last, {begin, end}.
+struct ReshapeLikeAttrs {
+  std::vector<int64_t> x_axes;
+  std::vector<int64_t> like_axes;
+  static constexpr auto fields() {
+    return std::tuple{field("x_axes", &ReshapeLikeAttrs::x_axes),
+                      field("like_axes", &ReshapeLikeAttrs::like_axes)};
+  }
+  static ReshapeLikeAttrs from(const Attrs& attrs) { return read_attrs<ReshapeLikeAttrs>(attrs); }
+};
+
 /// concat, expand_dims, scatter_add, stack and take.
 struct AxisAttrs {
   int64_t axis = 0;
