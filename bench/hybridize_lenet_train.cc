@@ -39,10 +39,10 @@ constexpr int64_t kBatch = 256;
 struct Run {
   std::shared_ptr<nn::Sequential> net;
   std::unique_ptr<janus::optim::Trainer> trainer;
-  int64_t held = 0;            // what the warm-up step left allocated (optimizer state, graphs)
-  int64_t transient = 0;       // the largest rise above the start of a timed step
-  std::vector<double> ms;      // the timed steps
-  std::vector<double> cpu_ms;  // the CPU time of the process (every thread) in each timed step
+  int64_t held = 0;              // what the warm-up step left allocated (optimizer state, graphs)
+  int64_t transient = 0;         // the largest rise above the start of a timed step
+  std::vector<double> ms;        // the timed steps
+  std::vector<double> cpu_ms;    // the CPU time of the process (every thread) in each timed step
   std::vector<double> issue_us;  // the issuing thread's CPU time to push each timed step
   double first_ms = 0, first_cpu_ms = 0;  // the first step (hybridized: tracing, compiling)
 };
@@ -200,29 +200,29 @@ int run_model(const bench::Options& options, const Model& model) {
     for (auto& ops : op_ms) std::printf(" %12.3f", ops.count(name) ? ops.at(name) : 0.0);
     std::printf("\n");
   }
-  bench::print_json_line(model.bench,
-                         {{"imperative_ms", step_ms[0]},
-                          {"hybridized_ms", step_ms[1]},
-                          {"time_ratio", step_ms[1] / step_ms[0]},
-                          {"imperative_peak_mb", peak_mb[0]},
-                          {"hybridized_peak_mb", peak_mb[1]},
-                          {"memory_ratio", peak_mb[1] / peak_mb[0]},
-                          {"static_alloc_ms", step_ms[2]},
-                          {"imperative_cpu_ms", bench::median(runs[0].cpu_ms)},
-                          {"hybridized_cpu_ms", bench::median(runs[1].cpu_ms)},
-                          {"static_alloc_cpu_ms", bench::median(runs[2].cpu_ms)},
-                          {"static_alloc_peak_mb", peak_mb[2]},
-                          {"imperative_issue_us", bench::median(runs[0].issue_us)},
-                          {"hybridized_issue_us", bench::median(runs[1].issue_us)},
-                          {"static_alloc_issue_us", bench::median(runs[2].issue_us)},
-                          {"floor_ms", floor_ms},
-                          {"floor_ratio", floor_ratio},
-                          {"params_equal", equal ? 1.0 : 0.0}});
+  bench::print_json_line(model.bench, {{"imperative_ms", step_ms[0]},
+                                       {"hybridized_ms", step_ms[1]},
+                                       {"time_ratio", step_ms[1] / step_ms[0]},
+                                       {"imperative_peak_mb", peak_mb[0]},
+                                       {"hybridized_peak_mb", peak_mb[1]},
+                                       {"memory_ratio", peak_mb[1] / peak_mb[0]},
+                                       {"static_alloc_ms", step_ms[2]},
+                                       {"imperative_cpu_ms", bench::median(runs[0].cpu_ms)},
+                                       {"hybridized_cpu_ms", bench::median(runs[1].cpu_ms)},
+                                       {"static_alloc_cpu_ms", bench::median(runs[2].cpu_ms)},
+                                       {"static_alloc_peak_mb", peak_mb[2]},
+                                       {"imperative_issue_us", bench::median(runs[0].issue_us)},
+                                       {"hybridized_issue_us", bench::median(runs[1].issue_us)},
+                                       {"static_alloc_issue_us", bench::median(runs[2].issue_us)},
+                                       {"floor_ms", floor_ms},
+                                       {"floor_ratio", floor_ratio},
+                                       {"params_equal", equal ? 1.0 : 0.0}});
   return equal ? 0 : 1;
 }
 
 int run_lenet(const bench::Options& options) {
-  return run_model(options, {"lenet", "LeNet", "hybridize_lenet_train", bench::lenet_layers(), 0.05});
+  return run_model(options,
+                   {"lenet", "LeNet", "hybridize_lenet_train", bench::lenet_layers(), 0.05});
 }
 int run_mlp(const bench::Options& options) {
   return run_model(options, {"mlp", "MLP", "hybridize_mlp_train", bench::mlp_layers(), 0.1});
