@@ -1,13 +1,15 @@
-// hybridize_lenet_train: one training step of LeNet on Fashion-MNIST batches (batch 256, SGD
-// with momentum) imperative, hybridized, and hybridized with static_alloc (forward and backward
-// each one compiled graph), side by side in one run: time per step and the peak of Janus'
-// allocator above what the net held before its first step. The three nets' steps alternate
-// (one step of each per round), so that load from other processes falls on all three alike; the
-// figure is each mode's median step. Then a few more rounds under the profiler give each
-// operator's milliseconds per step in each mode (a hybridized step's operators are the steps of
-// its compiled graphs): where one mode loses time against another. The parameters of the three
-// runs start equal and must end equal (the same arithmetic). The floor of a step binds compute:
-// its FLOPs (bench/flops.h) at the compute peak (machine.h). Ends with one JSON line.
+// hybridize_lenet_train and hybridize_mlp_train: one training step of LeNet or of the Fashion
+// MLP (training/models.h) on Fashion-MNIST batches (batch 256, SGD with momentum) imperative,
+// hybridized, and hybridized with static_alloc (forward and backward each one compiled graph),
+// side by side in one run: time per step, the issuing thread's CPU time per step (what the
+// frontend spends pushing it) and the peak of Janus' allocator above what the net held before
+// its first step. The three nets' steps alternate (one step of each per round), so that load
+// from other processes falls on all three alike; the figure is each mode's median step. Then a
+// few more rounds under the profiler give each operator's milliseconds per step in each mode (a
+// hybridized step's operators are the steps of its compiled graphs): where one mode loses time
+// against another. The parameters of the three runs start equal and must end equal (the same
+// arithmetic). The floor of a step binds compute: its FLOPs (bench/flops.h) at the compute peak
+// (machine.h). Ends with one JSON line.
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
