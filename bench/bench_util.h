@@ -51,6 +51,11 @@ inline double min_of(const std::vector<double>& v) {
   return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
+/// Largest value of `v`; 0 when empty.
+inline double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+}
+
 struct Field {
   std::string_view key;
   double value;

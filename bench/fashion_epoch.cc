@@ -1,14 +1,20 @@
 // fashion_mlp_epoch, fashion_lenet_epoch: one Fashion-MNIST training epoch of each demo model
 // (training/models.h) through the `janus train` loop (training/train.h), with the
-// hyperparameters of bench/fashion_accuracy.cc, imperative and then hybridized, and the test
-// accuracy after it.
-// The floor binds compute: the epoch's FLOPs (bench/flops.h: forward, weight gradients, and
-// input gradients of every layer but the first, per sample, times the samples) at the compute
-// peak (machine.h). The epoch also assembles batches, runs the elementwise layers
-// and the optimizer, so the floor is not reachable; floor_ratio (the faster mode over the floor,
+// hyperparameters of bench/fashion_accuracy.cc, imperative and hybridized, and the test
+// accuracy after it. The two modes alternate over rounds (the order swapped each round, so that
+// drift in the machine's load falls on both alike); the figures are each mode's median epoch. One
+// epoch of either mode, run alone, varies by more than the modes differ for the MLP on a loaded
+// 2-core machine (its kernels are the same: training_test's
+// Train.MlpHybridizedStepRunsTheImperativeKernelsInFewerOperations), so one round could not say
+// which mode is faster. The floor binds compute: the epoch's FLOPs (bench/flops.h: forward, weight
+// gradients, and input gradients of every layer but the first, per sample, times the samples) at
+// the compute peak (machine.h). The epoch also assembles batches, runs the elementwise layers and
+// the optimizer, so the floor is not reachable; floor_ratio (the faster mode over the floor,
 // >= 1) says how far.
-// `--quick` trains on 6000 samples. Ends with one JSON line: epoch_s (imperative),
-// hybridized_epoch_s, test_acc, samples_per_s, floor_s, floor_ratio.
+// `--quick` trains on 6000 samples, one round. Ends with one JSON line: epoch_s (imperative),
+// hybridized_epoch_s, time_ratio (hybridized / imperative), rounds, hybridized_faster_rounds (in
+// how many rounds the hybridized epoch was the faster), test_acc, samples_per_s, floor_s,
+// floor_ratio.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -49,9 +55,22 @@ int run_epoch(const std::string& model, const std::vector<bench::LayerMacs>& lay
   std::printf("%s: one epoch, batch %lld, SGD lr %g momentum %g%s\n", name.c_str(),
               static_cast<long long>(o.batch_size), o.lr, o.momentum,
               options.quick ? " (quick: 6000 samples)" : "");
-  const training::EpochResult imperative = training::train(o, log).back();
-  o.hybridize = true;
-  const training::EpochResult hybridized = training::train(o, log).back();
+  const int rounds = options.quick ? 1 : 3;
+  std::vector<double> seconds[2];  // [hybridized]
+  training::EpochResult last[2];
+  int hybridized_faster = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (const bool hybridize : {r % 2 == 1, r % 2 == 0}) {
+      o.hybridize = hybridize;
+      last[hybridize] = training::train(o, log).back();
+      seconds[hybridize].push_back(last[hybridize].seconds);
+    }
+    if (seconds[true].back() < seconds[false].back()) ++hybridized_faster;
+  }
+  const training::EpochResult& imperative = last[false];
+  const training::EpochResult& hybridized = last[true];
+  const double imperative_s = bench::median(seconds[false]);
+  const double hybridized_s = bench::median(seconds[true]);
   std::fputs(log.str().c_str(), stdout);
 
   const int threads = bench::janus_kernel_threads();
@@ -59,21 +78,30 @@ int run_epoch(const std::string& model, const std::vector<bench::LayerMacs>& lay
   const double samples = static_cast<double>(o.limit > 0 ? o.limit : kTrainSamples);
   const double flops = bench::training_flops_per_sample(layers) * samples;
   const double floor_s = flops / (peak * 1e9);
-  const double floor_ratio = std::min(imperative.seconds, hybridized.seconds) / floor_s;
+  const double floor_ratio = std::min(imperative_s, hybridized_s) / floor_s;
   std::printf(
-      "epoch: imperative %.3f s (test accuracy %.4f), hybridized %.3f s (%.4f); floor %.3f s "
-      "(compute binds: %.2f GFLOP at the compute peak, %.1f GFLOP/s, %d threads); faster mode / "
-      "floor %.2f\n",
-      imperative.seconds, imperative.test_acc, hybridized.seconds, hybridized.test_acc, floor_s,
-      flops / 1e9, peak, threads, floor_ratio);
-  bench::print_json_line(name, {{"epoch_s", imperative.seconds},
-                                {"hybridized_epoch_s", hybridized.seconds},
-                                {"test_acc", imperative.test_acc},
-                                {"hybridized_test_acc", hybridized.test_acc},
-                                {"samples_per_s", imperative.samples_per_s},
-                                {"floor_s", floor_s},
-                                {"floor_ratio", floor_ratio},
-                                {"threads", static_cast<double>(threads)}});
+      "epoch (median of %d alternating rounds): imperative %.3f s (%.3f-%.3f; test accuracy "
+      "%.4f), hybridized %.3f s (%.3f-%.3f; %.4f); hybridized / imperative %.3f, hybridized "
+      "faster in %d of %d rounds\n",
+      rounds, imperative_s, bench::min_of(seconds[false]), bench::max_of(seconds[false]),
+      imperative.test_acc, hybridized_s, bench::min_of(seconds[true]), bench::max_of(seconds[true]),
+      hybridized.test_acc, hybridized_s / imperative_s, hybridized_faster, rounds);
+  std::printf(
+      "floor %.3f s (compute binds: %.2f GFLOP at the compute peak, %.1f GFLOP/s, %d threads); "
+      "faster mode / floor %.2f\n",
+      floor_s, flops / 1e9, peak, threads, floor_ratio);
+  bench::print_json_line(name,
+                         {{"epoch_s", imperative_s},
+                          {"hybridized_epoch_s", hybridized_s},
+                          {"time_ratio", hybridized_s / imperative_s},
+                          {"rounds", static_cast<double>(rounds)},
+                          {"hybridized_faster_rounds", static_cast<double>(hybridized_faster)},
+                          {"test_acc", imperative.test_acc},
+                          {"hybridized_test_acc", hybridized.test_acc},
+                          {"samples_per_s", imperative.samples_per_s},
+                          {"floor_s", floor_s},
+                          {"floor_ratio", floor_ratio},
+                          {"threads", static_cast<double>(threads)}});
   return 0;
 }
 
