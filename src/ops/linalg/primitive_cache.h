@@ -2,9 +2,12 @@
 // (matmul and fully_connected, the three convolution passes). Private to src/ops.
 #pragma once
 
+#include <omp.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "onednn.h"
 
@@ -14,6 +17,11 @@ namespace janus::ops {
 /// and shared by every thread: building a oneDNN primitive costs far more than running it, and
 /// a primitive may execute on several threads at once. Values keep their address and live as
 /// long as the cache.
+///
+/// A value is also keyed by the caller's OpenMP thread count (omp_get_max_threads()), under
+/// which it is built: oneDNN fixes a primitive's threads when it is built, so a primitive built
+/// for a one-thread worker (a device of one core) runs on one core on any worker. The same
+/// shape on a worker of two threads gets a primitive of its own, built for two.
 ///
 /// `Value` is constructible from `const Key&` (it builds its primitive there) and has
 /// `std::string impl() const`, oneDNN's name of the implementation it picked
@@ -29,15 +37,17 @@ class PrimitiveCache {
   /// must not run here. Call it first from an operator's `prepare`.
   template <typename RunOnZeros>
   const Value& get(const Key& key, RunOnZeros run_on_zeros) {
+    const std::pair<int, Key> threads_and_key{omp_get_max_threads(), key};
     std::lock_guard lock(mu_);
-    auto it = values_.find(key);
+    auto it = values_.find(threads_and_key);
     if (it != values_.end()) return *it->second;
-    const Value& value = *values_.emplace(key, std::make_unique<Value>(key)).first->second;
+    const Value& value =
+        *values_.emplace(threads_and_key, std::make_unique<Value>(key)).first->second;
     settle_onednn_state(value.impl(), [&] { run_on_zeros(Value(key)); });
     return value;
   }
 
-  /// The number of values built.
+  /// The number of values built (one per key and thread count).
   size_t size() const {
     std::lock_guard lock(mu_);
     return values_.size();
@@ -45,7 +55,7 @@ class PrimitiveCache {
 
  private:
   mutable std::mutex mu_;
-  std::map<Key, std::unique_ptr<Value>> values_;
+  std::map<std::pair<int, Key>, std::unique_ptr<Value>> values_;  // by (threads, key)
 };
 
 /// The process's cache of `Value`s by `Key` (one per pair of types). Never destroyed: a kernel

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <atomic>
 #include <compare>
@@ -29,11 +30,14 @@ std::atomic<int> g_built{0};
 // A value whose "implementation" depends on the key's parity, as a oneDNN primitive's depends
 // on its shape (and on `cols`, so that each test sees implementations of its own).
 struct TestValue {
-  explicit TestValue(const TestKey& key) : key(key) { ++g_built; }
+  explicit TestValue(const TestKey& key) : key(key), built_threads(omp_get_max_threads()) {
+    ++g_built;
+  }
   std::string impl() const {
     return fmt::format("primitive_cache_test:{}:{}", key.rows % 2 == 0 ? "even" : "odd", key.cols);
   }
   TestKey key;
+  int built_threads;  // the OpenMP thread count it was built under, as a oneDNN primitive's
 };
 
 TEST(PrimitiveCache, BuildsEachKeyOnceAndRunsEachNewImplementationOnce) {
@@ -54,6 +58,30 @@ TEST(PrimitiveCache, BuildsEachKeyOnceAndRunsEachNewImplementationOnce) {
   cache.get({1, 3}, probe);  // a new implementation
   EXPECT_EQ(probes, 2);
   EXPECT_EQ(cache.size(), 3u);
+}
+
+// oneDNN fixes a primitive's threads when it is built: a value built under one OpenMP thread (a
+// device of one core) is never handed to a caller of two, which gets one built under two.
+TEST(PrimitiveCache, KeysValuesByTheCallersThreadCount) {
+  PrimitiveCache<TestKey, TestValue> cache;
+  auto probe = [](const TestValue&) {};
+  const TestValue* one = nullptr;
+  const TestValue* two = nullptr;
+  {
+    const ScopedOmpThreads threads(1);
+    one = &cache.get({6, 5}, probe);
+  }
+  {
+    const ScopedOmpThreads threads(2);
+    two = &cache.get({6, 5}, probe);
+    EXPECT_EQ(&cache.get({6, 5}, probe), two);
+  }
+  EXPECT_NE(one, two);
+  EXPECT_EQ(one->built_threads, 1);
+  EXPECT_EQ(two->built_threads, 2);
+  EXPECT_EQ(cache.size(), 2u);
+  const ScopedOmpThreads threads(1);
+  EXPECT_EQ(&cache.get({6, 5}, probe), one);
 }
 
 TEST(PrimitiveCache, ConcurrentCallersGetOneValue) {
