@@ -329,9 +329,14 @@ class ThreadedEngine final : public Engine {
       auto state = std::make_shared<WaitState>();
       auto* op = new OprBlock();
       op->kind = OpKind::kWait;
+      // Notified after the unlock: a waiter woken under the lock would find it held and sleep
+      // again on it (with the worker and the waiter on one core, two more context switches per
+      // wait). The op's reference keeps the state alive until it returns.
       op->fn = [state](const RunContext&) {
-        std::lock_guard lock(state->mu);
-        state->done = true;
+        {
+          std::lock_guard lock(state->mu);
+          state->done = true;
+        }
         state->cv.notify_all();
       };
       op->name = "wait_for_var";
