@@ -1,12 +1,8 @@
 // The cached oneDNN matmul primitives behind dot and matmul. A cached product keeps its memory
-// objects in a pool of bindings (one per concurrent run), so a run builds no oneDNN object: it
-// only swaps the data pointers in (set_data_handle).
+// objects (OneDnnBindings), so a run builds no oneDNN object: it only swaps the data pointers in.
 #include "gemm.h"
 
-#include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "onednn.h"
@@ -22,86 +18,33 @@ dnnl::memory::desc matrix_desc(int64_t rows, int64_t cols, bool transposed) {
   return dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::f32, strides);
 }
 
-// What one run needs besides the primitive: memory objects for A, B and C (their data handles
-// set per run) in the argument map that execute takes.
-struct Bindings {
-  dnnl::memory a, b, c;
-  std::unordered_map<int, dnnl::memory> args;
-};
-
 }  // namespace
 
 class CachedGemm {
  public:
   explicit CachedGemm(const GemmKey& key)
-      : a_md_(matrix_desc(key.m, key.k, key.ta)),
-        b_md_(matrix_desc(key.k, key.n, key.tb)),
-        c_md_(matrix_desc(key.m, key.n, false)),
-        pd_(dnnl::matmul::desc(a_md_, b_md_, c_md_), onednn_attr(), onednn_engine()),
+      : pd_(dnnl::matmul::desc(matrix_desc(key.m, key.k, key.ta), matrix_desc(key.k, key.n, key.tb),
+                               matrix_desc(key.m, key.n, false)),
+            onednn_attr(), onednn_engine()),
         prim_(pd_),
-        scratchpad_md_(pd_.scratchpad_desc()),
+        bindings_({{DNNL_ARG_SRC, pd_.src_desc()},
+                   {DNNL_ARG_WEIGHTS, pd_.weights_desc()},
+                   {DNNL_ARG_DST, pd_.dst_desc()}},
+                  pd_.scratchpad_desc()),
         macs_(key.m * key.n * key.k) {}
 
   std::string impl() const { return pd_.impl_info_str(); }
 
   void run(const void* a, const void* b, void* c) const {
-    Lease lease(*this);
-    Bindings& bind = *lease.bindings;
-    bind.a.set_data_handle(const_cast<void*>(a));
-    bind.b.set_data_handle(const_cast<void*>(b));
-    bind.c.set_data_handle(c);
-    // The primitive is shared by every thread (two devices may run it at once): each run brings
-    // its thread's scratchpad. oneDNN's library scratchpad was the creating thread's, and two
-    // devices running one 768x768 product at once crashed in it.
-    if (scratchpad_md_.get_size() > 0) {
-      bind.args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(scratchpad_md_);
-    }
     const auto one_thread = ScopedOmpThreads::one_thread_if(macs_ < kParallelGemmMacs);
-    dnnl::stream& stream = onednn_stream();
-    prim_.execute(stream, bind.args);
-    stream.wait();
+    bindings_.run(prim_, {a, b, c});
   }
 
  private:
-  // Bindings taken from the idle pool (or built) for one run, and given back after it.
-  struct Lease {
-    explicit Lease(const CachedGemm& g) : gemm(g) {
-      {
-        std::lock_guard lock(gemm.mu_);
-        if (!gemm.idle_.empty()) {
-          bindings = std::move(gemm.idle_.back());
-          gemm.idle_.pop_back();
-        }
-      }
-      if (!bindings) bindings = gemm.make_bindings();
-    }
-    ~Lease() {
-      std::lock_guard lock(gemm.mu_);
-      gemm.idle_.push_back(std::move(bindings));
-    }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    const CachedGemm& gemm;
-    std::unique_ptr<Bindings> bindings;
-  };
-
-  std::unique_ptr<Bindings> make_bindings() const {
-    dnnl::engine& eng = onednn_engine();
-    auto bind = std::make_unique<Bindings>();
-    bind->a = dnnl::memory(a_md_, eng, nullptr);
-    bind->b = dnnl::memory(b_md_, eng, nullptr);
-    bind->c = dnnl::memory(c_md_, eng, nullptr);
-    bind->args = {{DNNL_ARG_SRC, bind->a}, {DNNL_ARG_WEIGHTS, bind->b}, {DNNL_ARG_DST, bind->c}};
-    return bind;
-  }
-
-  dnnl::memory::desc a_md_, b_md_, c_md_;
   dnnl::matmul::primitive_desc pd_;
   dnnl::matmul prim_;
-  dnnl::memory::desc scratchpad_md_;
+  OneDnnBindings bindings_;
   int64_t macs_;
-  mutable std::mutex mu_;
-  mutable std::vector<std::unique_ptr<Bindings>> idle_;  // at most one per concurrent run
 };
 
 bool uses_onednn(const GemmKey& key, DType dtype) {

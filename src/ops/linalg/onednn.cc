@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "janus/base/error.h"
 #include "janus/engine/engine.h"
 
 namespace janus::ops {
@@ -47,11 +48,87 @@ dnnl::stream& onednn_stream() {
   return stream;
 }
 
-dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md) {
+namespace {
+
+// The calling thread's scratchpad buffer, grown to at least `bytes`.
+void* scratchpad_buffer(size_t bytes) {
   thread_local std::vector<std::byte> buffer;
-  const size_t bytes = md.get_size();
   if (buffer.size() < bytes) buffer.resize(bytes);
-  return dnnl::memory(md, onednn_engine(), buffer.data());
+  return buffer.data();
+}
+
+}  // namespace
+
+dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md) {
+  return dnnl::memory(md, onednn_engine(), scratchpad_buffer(md.get_size()));
+}
+
+struct OneDnnBindings::Set {
+  std::vector<dnnl::memory> memories;  // in the order of args_
+  dnnl::memory scratchpad;
+  std::unordered_map<int, dnnl::memory> args;  // what execute takes, on the same objects
+};
+
+OneDnnBindings::OneDnnBindings(std::initializer_list<std::pair<int, dnnl::memory::desc>> args,
+                               dnnl::memory::desc scratchpad)
+    : args_(args), scratchpad_(std::move(scratchpad)) {}
+
+OneDnnBindings::~OneDnnBindings() = default;
+
+OneDnnBindings::Lease OneDnnBindings::lease() const {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<Set> set = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(set));
+    }
+  }
+  dnnl::engine& eng = onednn_engine();
+  auto set = std::make_unique<Set>();
+  for (const auto& [id, md] : args_) {
+    set->memories.emplace_back(md, eng, nullptr);
+    set->args.emplace(id, set->memories.back());
+  }
+  if (scratchpad_.get_size() > 0) {
+    set->scratchpad = dnnl::memory(scratchpad_, eng, nullptr);
+    set->args.emplace(DNNL_ARG_SCRATCHPAD, set->scratchpad);
+  }
+  return Lease(*this, std::move(set));
+}
+
+void OneDnnBindings::run(const dnnl::primitive& prim,
+                         std::initializer_list<const void*> data) const {
+  Lease lease = this->lease();
+  lease.bind(data);
+  lease.execute(prim);
+}
+
+OneDnnBindings::Lease::Lease(const OneDnnBindings& owner, std::unique_ptr<Set> set)
+    : owner_(owner), set_(std::move(set)) {}
+
+OneDnnBindings::Lease::~Lease() {
+  std::lock_guard lock(owner_.mu_);
+  owner_.idle_.push_back(std::move(set_));
+}
+
+void OneDnnBindings::Lease::bind(std::initializer_list<const void*> data) {
+  JANUS_ASSERT(data.size() == set_->memories.size(),
+               "OneDnnBindings: {} data pointers for {} arguments", data.size(),
+               set_->memories.size());
+  size_t i = 0;
+  for (const void* d : data) set_->memories[i++].set_data_handle(const_cast<void*>(d));
+}
+
+void OneDnnBindings::Lease::execute(const dnnl::primitive& prim) {
+  // The primitive is shared by every thread (two devices may run it at once): each run brings
+  // its thread's scratchpad. oneDNN's library scratchpad was the creating thread's, and two
+  // devices running one 768x768 product at once crashed in it.
+  const size_t bytes = owner_.scratchpad_.get_size();
+  if (bytes > 0) set_->scratchpad.set_data_handle(scratchpad_buffer(bytes));
+  dnnl::stream& stream = onednn_stream();
+  prim.execute(stream, set_->args);
+  stream.wait();
 }
 
 void settle_onednn_state(const std::string& impl, const std::function<void()>& run_once) {

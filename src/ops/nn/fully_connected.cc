@@ -5,7 +5,6 @@
 // seed MLP's and LeNet's layers at batch 64 (one thread, AVX-512), with no weights kept in
 // another layout between calls.
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "janus/ops/elementwise.h"
@@ -45,39 +44,29 @@ FcDescs fc_descs(const FcKey& key) {
           dnnl::memory::desc({key.n, key.m}, dt::f32, tag::ab)};
 }
 
-// The product of one shape (a value of the primitive cache).
+// The product of one shape (a value of the primitive cache), with its argument memory objects.
 struct CachedFc {
-  explicit CachedFc(const FcKey& key) {
-    const FcDescs d = fc_descs(key);
-    const auto pd = dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(d.src, d.weights, d.bias, d.dst), onednn_attr(), onednn_engine());
-    prim = dnnl::matmul(pd);
-    scratchpad = pd.scratchpad_desc();
-    impl_name = pd.impl_info_str();
-  }
-  std::string impl() const { return impl_name; }
+  explicit CachedFc(const FcKey& key) : CachedFc(key, fc_descs(key)) {}
+  CachedFc(const FcKey& key, const FcDescs& d)
+      : pd(dnnl::matmul::desc(d.src, d.weights, d.bias, d.dst), onednn_attr(), onednn_engine()),
+        prim(pd),
+        bindings({{DNNL_ARG_SRC, d.src},
+                  {DNNL_ARG_WEIGHTS, d.weights},
+                  {DNNL_ARG_BIAS, d.bias},
+                  {DNNL_ARG_DST, d.dst}},
+                 pd.scratchpad_desc()),
+        macs(key.n * key.k * key.m) {}
+  std::string impl() const { return pd.impl_info_str(); }
 
+  dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
-  dnnl::memory::desc scratchpad;
-  std::string impl_name;
+  OneDnnBindings bindings;
+  int64_t macs;
 };
 
-void run_fc(const CachedFc& fc, const FcKey& key, const void* x, const void* w, const void* b,
-            void* y) {
-  const FcDescs d = fc_descs(key);
-  dnnl::engine& eng = onednn_engine();
-  // The same arguments every call: entries are overwritten, the map is not rebuilt.
-  thread_local std::unordered_map<int, dnnl::memory> args;
-  args[DNNL_ARG_SRC] = dnnl::memory(d.src, eng, const_cast<void*>(x));
-  args[DNNL_ARG_WEIGHTS] = dnnl::memory(d.weights, eng, const_cast<void*>(w));
-  args[DNNL_ARG_BIAS] = dnnl::memory(d.bias, eng, const_cast<void*>(b));
-  args[DNNL_ARG_DST] = dnnl::memory(d.dst, eng, y);
-  args[DNNL_ARG_SCRATCHPAD] = onednn_scratchpad(fc.scratchpad);
-  const auto one_thread =
-      ScopedOmpThreads::one_thread_if(key.n * key.k * key.m < kParallelGemmMacs);
-  dnnl::stream& stream = onednn_stream();
-  fc.prim.execute(stream, args);
-  stream.wait();
+void run_fc(const CachedFc& fc, const void* x, const void* w, const void* b, void* y) {
+  const auto one_thread = ScopedOmpThreads::one_thread_if(fc.macs < kParallelGemmMacs);
+  fc.bindings.run(fc.prim, {x, w, b, y});
 }
 
 // Built once per shape on the caller's thread (prepare), shared by every worker. The activation
@@ -87,7 +76,7 @@ const CachedFc& cached_fc(FcKey key) {
   return primitive_cache<FcKey, CachedFc>().get(key, [&key](const CachedFc& probe) {
     std::vector<float> x(static_cast<size_t>(key.n * key.k)), w(static_cast<size_t>(key.m * key.k));
     std::vector<float> b(static_cast<size_t>(key.m)), y(static_cast<size_t>(key.n * key.m));
-    run_fc(probe, key, x.data(), w.data(), b.data(), y.data());
+    run_fc(probe, x.data(), w.data(), b.data(), y.data());
   });
 }
 
@@ -139,7 +128,7 @@ void fully_connected_cpu(const KernelArgs& args) {
                  y.data<float>(), key);
     return;
   }
-  run_fc(cached_fc(key), key, args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
+  run_fc(cached_fc(key), args.in(0).raw_data(), args.in(1).raw_data(), args.in(2).raw_data(),
          y.raw_data());
   post_op_in_place(key.activation, y.data<float>(), y.size(), args.ctx);
 }
