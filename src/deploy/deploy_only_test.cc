@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "janus/base/error.h"
+#include "janus/core/allocator.h"
 #include "janus/deploy/predictor.h"
 #include "janus/engine/array.h"
 #include "janus/graph/npy.h"
@@ -121,6 +122,28 @@ TEST(PredictorMxnet, RunsMxnetExportsLikeMxnet) {
       }
     }
   }
+}
+
+// A compiled signature keeps its intermediate buffers: once the call before ran on the same
+// input and its outputs were dropped, a call allocates no device memory (the intermediates of
+// the seed MLP's three layers and its output are reused). Outputs that the caller holds are
+// not overwritten by the calls after them.
+TEST(PredictorMxnet, RepeatedCallsAllocateNothingAndHeldOutputsStay) {
+  const std::string prefix = testing::mxnet_fixture("legacy", "mlp");
+  Predictor p(prefix + "-symbol.json", prefix + "-0000.params");
+  const NDArray x = graph::load_npy(prefix + "-input.npy");
+  const std::vector<float> expected = to_vector<float>(p.run(x));
+  for (int i = 0; i < 2; ++i) wait_to_read(p.run(x));
+  const int64_t allocs = memory_stats(cpu()).num_allocs;
+  for (int i = 0; i < 5; ++i) wait_to_read(p.run(x));
+  EXPECT_EQ(memory_stats(cpu()).num_allocs, allocs);
+  const NDArray held = p.run(x);
+  const NDArray other = p.run(zeros(x.shape()));
+  const NDArray again = p.run(x);
+  EXPECT_EQ(to_vector<float>(held), expected);
+  EXPECT_NE(to_vector<float>(other), expected);
+  EXPECT_EQ(to_vector<float>(again), expected);
+  testing::expect_matches_mxnet(held, prefix + "-output0.npy");
 }
 
 TEST(PredictorMxnet, UnsupportedOperatorIsAFormatErrorNamingTheFile) {

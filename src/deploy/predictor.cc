@@ -41,7 +41,13 @@ std::vector<NDArray> Predictor::run(std::span<const NDArray> inputs) {
   if (!op) {
     std::vector<ops::TensorSpec> specs;
     for (const NDArray& a : args) specs.push_back({a.shape(), a.dtype(), a.device()});
-    op = cache_.insert(sig, std::make_shared<graph::CachedOp>(symbol_, std::move(specs)));
+    // Intermediates in buffers of the compiled graph's own, as MXNet's predictor binds its
+    // executor once: a repeated call on the same inputs, its earlier outputs dropped, allocates
+    // nothing and binds nothing (CachedOp's kept call).
+    op =
+        cache_.insert(sig, std::make_shared<graph::CachedOp>(
+                               symbol_, std::move(specs),
+                               graph::CachedOpOptions{.static_alloc = true, .static_shape = true}));
   }
   return (*op)(args);
 }

@@ -37,7 +37,10 @@ class Predictor {
 
   /// Runs the graph on `inputs` (in input_names order): compiled for their signature (shapes,
   /// dtypes, devices) on first use and kept (the 8 most recently used), then one engine operation
-  /// per call. Returns at once.
+  /// per call. Returns at once. Each compiled signature keeps its intermediate buffers (static
+  /// allocation), so calls on one Predictor run one after another; a call on the same input
+  /// arrays as the call before, whose outputs the caller no longer holds, reuses that call's
+  /// outputs' memory and allocates nothing. Outputs that the caller holds are never overwritten.
   std::vector<NDArray> run(std::span<const NDArray> inputs);
   NDArray run(const NDArray& input) { return run(std::span<const NDArray>(&input, 1)).at(0); }
 
