@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 #include "janus/engine/wait_poll.h"
 
 #include "testing/test_util.h"
@@ -341,6 +342,20 @@ TEST_P(EngineTest, KernelThreadsIsTheComputeLanesRunContext) {
   e->wait_all();
   EXPECT_GE(seen.load(), 1);
   EXPECT_EQ(e->kernel_threads(cpu()), seen.load());
+}
+
+// A kernel's OpenMP thread count (what oneDNN builds a primitive for, and what the primitive
+// cache keys it by) is its device's kernel threads on either engine, whatever the pushing
+// thread's own count; the pusher's count is left as it was.
+TEST_P(EngineTest, KernelsRunWithTheKernelThreadsAsTheirOpenMpCount) {
+  auto e = make();
+  const int kernel_threads = e->kernel_threads(cpu());
+  const ScopedOmpThreads pusher(kernel_threads + 1);
+  std::atomic<int> seen{0};
+  e->push([&](const RunContext&) { seen = omp_get_max_threads(); }, {}, {}, cpu());
+  e->wait_all();
+  EXPECT_EQ(seen.load(), kernel_threads);
+  EXPECT_EQ(omp_get_max_threads(), kernel_threads + 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,

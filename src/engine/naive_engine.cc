@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 
 #include "engine_impl.h"
 #include "opr_block.h"
@@ -34,7 +35,12 @@ class NaiveEngine final : public Engine {
     set_dependencies(&op, reads, writes);
     ++pushed_;
     const RunContext ctx{device, lane, kernel_threads(device, lane)};
-    run_operation(&op, ctx, errors_, /*hint=*/"");  // already synchronous
+    {
+      // The OpenMP count that a worker of the lane holds (CpuStream): oneDNN builds a primitive
+      // for it, and the primitive cache keys the primitive by it.
+      const ScopedOmpThreads threads(ctx.num_threads);
+      run_operation(&op, ctx, errors_, /*hint=*/"");  // already synchronous
+    }
     OprList unused;
     for (Var* v : op.reads) {
       v->append_read(&op);
