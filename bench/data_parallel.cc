@@ -12,17 +12,23 @@
 // target is a ratio (two / one) of at most 0.95. The two run alternately, kRounds times each,
 // and each one's fastest epoch counts (rounds: the other processes of a shared machine only ever
 // add time, and alternating spreads a slow spell over both). `--quick` trains on 6000 samples.
-// Ends with one JSON line: one_device_epoch_s, two_devices_epoch_s, ratio, test_acc_one,
-// test_acc_two, floor_s, floor_ratio, rounds.
+// After each round the cache-line hand-off between the two cores is probed (handoff_floor.h): on
+// this VM it switches between a fast and a slow mode, and the two-device epoch, whose devices
+// share arrays, synchronise and take operations from one pushing thread on every step, is the
+// side that the slow mode slows. Ends with one JSON line: one_device_epoch_s,
+// two_devices_epoch_s, ratio, test_acc_one, test_acc_two, floor_s, floor_ratio, rounds, and
+// line_handoff_ns (the fastest and the slowest round's probe).
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "janus/janus.h"
 
 #include "bench_util.h"
 #include "flops.h"
+#include "handoff_floor.h"
 #include "machine.h"
 #include "suite.h"
 #include "train.h"
@@ -72,11 +78,15 @@ int run(const bench::Options& options) {
   std::ostringstream log;
   constexpr int kRounds = 2;
   training::EpochResult one, two;
+  std::vector<double> handoff_ns;
   for (int round = 0; round < kRounds; ++round) {
     const training::EpochResult a = epoch_on(1, options.quick, log);
     const training::EpochResult b = epoch_on(2, options.quick, log);
-    log << fmt::format("round {}: one device {:.3f} s, two devices {:.3f} s, ratio {:.3f}\n",
-                       round + 1, a.seconds, b.seconds, b.seconds / a.seconds);
+    handoff_ns.push_back(bench::line_handoff_ns());
+    log << fmt::format(
+        "round {}: one device {:.3f} s, two devices {:.3f} s, ratio {:.3f}; one cache line from "
+        "core to core {:.0f} ns\n",
+        round + 1, a.seconds, b.seconds, b.seconds / a.seconds, handoff_ns.back());
     if (round == 0 || a.seconds < one.seconds) one = a;
     if (round == 0 || b.seconds < two.seconds) two = b;
   }
@@ -102,7 +112,9 @@ int run(const bench::Options& options) {
                                            {"test_acc_two", two.test_acc},
                                            {"floor_s", floor_s},
                                            {"floor_ratio", two.seconds / floor_s},
-                                           {"rounds", kRounds}});
+                                           {"rounds", kRounds},
+                                           {"line_handoff_ns_min", bench::min_of(handoff_ns)},
+                                           {"line_handoff_ns_max", bench::max_of(handoff_ns)}});
   return 0;
 }
 
