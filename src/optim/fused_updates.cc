@@ -106,8 +106,8 @@ std::vector<NDArray> FusedUpdates::on_trace(const ops::OpDef& op, std::span<cons
     const ops::KernelFn kernel = op.kernel_for(inputs[0].device().type);
     if (kernel != nullptr) {
       group(inputs[0].device())
-          .calls.push_back(Call{kernel, std::vector<NDArray>(inputs.begin(), inputs.end()), attrs,
-                                op.mutable_inputs});
+          .calls.push_back(
+              Call{kernel, std::vector<NDArray>(inputs.begin(), inputs.end()), attrs, &op});
       return {};
     }
   }
@@ -129,7 +129,7 @@ void FusedUpdates::push() {
       bytes += static_cast<int64_t>((s.flats.size() + 1) * s.flats[0].nbytes());
     }
     for (const Call& c : g.calls) {
-      for (int i : c.mutable_inputs) add_var(writes, c.inputs[static_cast<size_t>(i)].var());
+      for (int i : c.op->mutable_inputs) add_var(writes, c.inputs[static_cast<size_t>(i)].var());
     }
     for (const Call& c : g.calls) {
       for (const NDArray& a : c.inputs) {

@@ -52,7 +52,7 @@ class FusedUpdates final : public ops::TraceHook {
     ops::KernelFn kernel;
     std::vector<NDArray> inputs;
     ops::Attrs attrs;
-    std::vector<int> mutable_inputs;
+    const ops::OpDef* op;  // the registry's, which lives as long as the process
   };
   struct Scatter {
     std::vector<NDArray> flats;  // one: copied; several: summed

@@ -129,35 +129,38 @@ void GradientBuckets::allreduce(const std::vector<nn::ParameterPtr>& params, kvs
   for (const Bucket& bucket : buckets_) {
     const int priority =
         -static_cast<int>(*std::min_element(bucket.params.begin(), bucket.params.end()));
+    // replicas[j]: the gradient replicas of the bucket's parameter j, read once per step.
+    std::vector<std::vector<NDArray>> replicas;
+    replicas.reserve(bucket.params.size());
+    for (size_t i : bucket.params) replicas.push_back(params[i]->list_grad());
     if (bucket.flats.empty()) {
-      const std::vector<NDArray> grads = params[bucket.params[0]]->list_grad();
-      kv.pushpull(bucket.key, grads, grads, priority);
-      if (then) then(bucket.params, {}, {}, priority, false);
+      kv.pushpull(bucket.key, replicas[0], replicas[0], priority);
+      if (then) then(bucket.params, {}, {}, priority, false, replicas);
       continue;
     }
     // grads[d][j]: parameter j's gradient on device d.
     std::vector<std::vector<NDArray>> grads(bucket.flats.size());
-    for (size_t j = 0; j < bucket.params.size(); ++j) {
-      const std::vector<NDArray> replicas = params[bucket.params[j]]->list_grad();
-      for (size_t d = 0; d < bucket.flats.size(); ++d) grads[d].push_back(replicas[d]);
+    for (std::vector<NDArray>& g : grads) g.reserve(replicas.size());
+    for (const std::vector<NDArray>& r : replicas) {
+      for (size_t d = 0; d < bucket.flats.size(); ++d) grads[d].push_back(r[d]);
     }
     for (size_t d = 0; d < bucket.flats.size(); ++d) {
       copy_bucket(bucket.flats[d], grads[d], bucket.offsets, /*into_flat=*/true, priority);
     }
     if (then && sum_on_the_devices(bucket.flats, kv)) {
-      then(bucket.params, bucket.flats, bucket.offsets, priority, true);
+      then(bucket.params, bucket.flats, bucket.offsets, priority, true, replicas);
       continue;
     }
     kv.pushpull(bucket.key, bucket.flats, bucket.flats, priority);
     if (then && bucket.flats[0].device().is_cpu()) {
-      then(bucket.params, bucket.flats, bucket.offsets, priority, false);
+      then(bucket.params, bucket.flats, bucket.offsets, priority, false, replicas);
       continue;
     }
     for (size_t d = 0; d < bucket.flats.size(); ++d) {
       copy_bucket(bucket.flats[d], std::move(grads[d]), bucket.offsets, /*into_flat=*/false,
                   priority);
     }
-    if (then) then(bucket.params, {}, {}, priority, false);
+    if (then) then(bucket.params, {}, {}, priority, false, replicas);
   }
 }
 

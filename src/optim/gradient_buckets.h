@@ -31,8 +31,11 @@ class GradientBuckets {
   /// are copy_into operations) with each parameter's offset there, and the bucket's priority.
   /// With `unsummed`, the flats hold each device's own gradients and the store has not summed
   /// them (see allreduce): `then` must, on every device, from the flats in device order.
+  /// `replicas[j]` are the gradient replicas of the bucket's parameter j (device order), as
+  /// allreduce read them once for the step, so that `then` need not read them again.
   using Then = std::function<void(const std::vector<size_t>& params, std::span<const NDArray> flats,
-                                  std::span<const int64_t> offsets, int priority, bool unsummed)>;
+                                  std::span<const int64_t> offsets, int priority, bool unsummed,
+                                  std::span<const std::vector<NDArray>> replicas)>;
 
   /// Sums every gradient over its replicas, into every replica: per bucket, the gradients are
   /// copied into a flat array per device, reduced in place through `kv`, and copied back (or,

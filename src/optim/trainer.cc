@@ -270,14 +270,15 @@ void Trainer::step(int64_t batch_size) {
   // Where the buckets leave the sum to us (two devices of one host), that operation sums the
   // devices' packed gradients into its gradients itself.
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
-  const std::vector<nn::ParameterPtr> trained = trained_or_null(params_);
-  buckets().allreduce(trained, *kvstore_,
+  buckets().allreduce(trained_or_null(params_), *kvstore_,
                       [&](const std::vector<size_t>& bucket, std::span<const NDArray> flats,
-                          std::span<const int64_t> offsets, int priority, bool unsummed) {
+                          std::span<const int64_t> offsets, int priority, bool unsummed,
+                          std::span<const std::vector<NDArray>> replicas) {
                         FusedUpdates fused(priority);
                         for (size_t d = 0; d < flats.size(); ++d) {
                           std::vector<NDArray> grads;
-                          for (size_t i : bucket) grads.push_back(trained[i]->list_grad()[d]);
+                          grads.reserve(replicas.size());
+                          for (const std::vector<NDArray>& r : replicas) grads.push_back(r[d]);
                           std::vector<int64_t> at(offsets.begin(), offsets.end());
                           if (unsummed) {
                             fused.sum_first(std::vector<NDArray>(flats.begin(), flats.end()),
@@ -286,7 +287,8 @@ void Trainer::step(int64_t batch_size) {
                             fused.scatter_first(flats[d], std::move(grads), std::move(at));
                           }
                         }
-                        for (size_t i : bucket) update_one(i);
+                        for (size_t j = 0; j < bucket.size(); ++j)
+                          update_one(bucket[j], replicas[j]);
                         fused.push();
                       });
 }
@@ -338,7 +340,9 @@ void Trainer::update(int64_t batch_size) {
   fused.push();
 }
 
-void Trainer::update_one(size_t i) {
+void Trainer::update_one(size_t i) { update_one(i, params_[i].second->list_grad()); }
+
+void Trainer::update_one(size_t i, std::span<const NDArray> grads) {
   const nn::Parameter& p = *params_[i].second;
   const int index = static_cast<int>(i);
   JANUS_CHECK(!state_on_store() || (p.lr_mult() == 1 && p.wd_mult() == 1), NotImplementedError,
@@ -348,10 +352,10 @@ void Trainer::update_one(size_t i) {
               params_[i].first, p.lr_mult(), p.wd_mult());
   optimizer_->set_mults(index, p.lr_mult(), p.wd_mult());
   if (uses_store() && update_on_kvstore_) {
-    kvstore_->push(index, p.list_grad(), -index);
+    kvstore_->push(index, grads, -index);
     kvstore_->pull(index, p.list_data(), -index);
   } else {
-    optimizer_->update(index, p.list_data(), p.list_grad());
+    optimizer_->update(index, p.list_data(), grads);
   }
 }
 

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,8 +120,9 @@ class Trainer {
   // The gradient buckets, made at the first use (every trained value known by then).
   const GradientBuckets& buckets();
   // The update of trained parameter i (its multipliers set first): by the optimizer, or
-  // through the store with update_on_kvstore.
+  // through the store with update_on_kvstore. `grads`: its gradient replicas (list_grad()).
   void update_one(size_t i);
+  void update_one(size_t i, std::span<const NDArray> grads);
   // The optimizer's state on the store, when the store keeps it elsewhere.
   bool state_on_store() const;
   // Hands the optimizer's state of every trained parameter to the store (after load_states).
