@@ -199,9 +199,8 @@ int run(const bench::Options& options) {
   const int threads = bench::janus_kernel_threads();
   MxnetPeer mxnet(threads);
   // Rounds alternate between Janus and MXNet (who goes first alternates too), each after a
-  // pause longer than the other side's idle OpenMP threads spin after their last parallel region
-  // (about 7 ms here), so that neither side's round starts against a spinning thread; a slow
-  // spell of the machine then falls on both sides instead of on one.
+  // short pause that lets the other side's idle OpenMP threads stop spinning: a slow spell of
+  // the machine then falls on both sides instead of on one.
   std::map<std::pair<std::string, int>, Case> cases;
   for (const char* model : kModels) {
     janus::deploy::Predictor p(fixture(model) + "-symbol.json", fixture(model) + "-0000.params");
@@ -213,7 +212,7 @@ int run(const bench::Options& options) {
       for (int r = 0; r < rounds; ++r) {
         double j = 0, m = 0;
         for (int side = 0; side < 2; ++side) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(25));
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
           if ((side == 0) == (r % 2 == 0)) {
             j = time_predictor(p, x, calls);
           } else {
