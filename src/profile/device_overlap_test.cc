@@ -82,25 +82,31 @@ TEST_F(DeviceOverlap, IndependentWorkOnTwoDevicesRunsAtOnce) {
 }
 
 // The seed's "parallel computation and communication": results computed on cpu(1) are copied to
-// cpu(0) on its copy lane while cpu(1) computes the next one.
+// cpu(0) on its copy lane while cpu(1) computes the next one. The copy lane runs where a core is
+// free; when another process holds the other core through all ten dots (a parallel ctest run),
+// no copy overlaps in that run, so the experiment runs up to three times and one overlap
+// suffices. An engine that orders the copies after the compute fails every run.
 TEST_F(DeviceOverlap, CopiesToADeviceRunWhileAnotherDeviceComputes) {
   seed(4);
   const NDArray x = random_uniform(0, 1, {1536, 512}, DType::kFloat32, cpu(1));
   const NDArray w = random_uniform(0, 1, {512, 512}, DType::kFloat32, cpu(1));
   wait_to_read(copyto(dot(x, w), cpu(0)));  // warm up
-  profiler::start();
-  std::vector<NDArray> copies;
-  for (int i = 0; i < 10; ++i) copies.push_back(copyto(dot(x, w), cpu(0)));
-  wait_all();
-  profiler::stop();
-  const std::vector<profiler::Event> events = profiler::events();
-  int copied = 0;
-  for (const auto& e : events) copied += is_copy_to(e, cpu(0)) ? 1 : 0;
-  EXPECT_EQ(copied, 10);
-  EXPECT_TRUE(any_overlap(
-      events, [](const auto& e) { return is_copy_to(e, cpu(0)); },
-      [](const auto& e) { return is_compute_on(e, cpu(1)); }))
-      << "no copy to cpu(0) ran while a dot on cpu(1) ran";
+  bool overlapped = false;
+  for (int run = 0; run < 3 && !overlapped; ++run) {
+    profiler::start();
+    std::vector<NDArray> copies;
+    for (int i = 0; i < 10; ++i) copies.push_back(copyto(dot(x, w), cpu(0)));
+    wait_all();
+    profiler::stop();
+    const std::vector<profiler::Event> events = profiler::events();
+    int copied = 0;
+    for (const auto& e : events) copied += is_copy_to(e, cpu(0)) ? 1 : 0;
+    EXPECT_EQ(copied, 10) << "run " << run;
+    overlapped = any_overlap(
+        events, [](const auto& e) { return is_copy_to(e, cpu(0)); },
+        [](const auto& e) { return is_compute_on(e, cpu(1)); });
+  }
+  EXPECT_TRUE(overlapped) << "in 3 runs, no copy to cpu(0) ran while a dot on cpu(1) ran";
 }
 
 }  // namespace
