@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,8 @@ namespace janus::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How long the first failure waits for the other processes that end with it (reap()).
+constexpr auto kFailureWindow = std::chrono::milliseconds(500);
 
 // The variables that the launcher sets; a value inherited from the caller's environment is
 // replaced.
@@ -399,6 +403,26 @@ class Job {
 
   void reap() {
     std::vector<std::pair<Child*, int>> reaped;
+    reap_exited(reaped);
+    // A failure's own victims can end first: a server that sees its worker's connection close
+    // may exit, and be reaped, before the worker's exit completes. So before the first failure
+    // is judged, the others get a moment to end too, and all of them are reported together.
+    const bool first_failure = !failed_ && interrupted_ == 0 &&
+                               std::any_of(reaped.begin(), reaped.end(), [](const auto& r) {
+                                 return !(WIFEXITED(r.second) && WEXITSTATUS(r.second) == 0);
+                               });
+    if (first_failure) {
+      const auto until = Clock::now() + kFailureWindow;
+      while (running_count() > 0 && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        reap_exited(reaped);
+      }
+    }
+    ended(reaped);
+  }
+
+  // Reaps every child that has exited, without waiting, into `reaped`.
+  void reap_exited(std::vector<std::pair<Child*, int>>& reaped) {
     while (true) {
       int status = 0;
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
@@ -411,7 +435,6 @@ class Job {
         reaped.emplace_back(&c, status);
       }
     }
-    ended(reaped);
   }
 
   // Waits for every running child (after SIGKILL), for the error path.

@@ -124,6 +124,23 @@ TEST(Launch, AProcessKilledBySignalStopsTheJobAndIsNamed) {
   expect_death_is_reported("kill -9 $$", "was killed by signal 9 \\(SIGKILL\\)");
 }
 
+// Rank 0 exits with 4 as soon as rank 1 has exited with 3 (as a server exits when its worker's
+// connection closes): ending right after the first failure, it is reported with it, not
+// stopped as its victim, whichever of the two the launcher reaps first.
+TEST(Launch, AProcessThatEndsRightAfterTheFirstFailureIsReportedWithIt) {
+  const auto flag = scratch() / "rank1.ending";
+  std::filesystem::remove(flag);
+  const Result r = janus(fmt::format(
+      "launch -n 2 -- sh -c 'if [ $JANUS_RANK = 0 ]; then while [ ! -s {} ]; do sleep 0.01; "
+      "done; exit 4; fi; echo x >{}; exit 3'",
+      flag.string(), flag.string()));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("janus launch: worker 1 (pid "));
+  EXPECT_THAT(r.err, HasSubstr("exited with status 3"));
+  EXPECT_THAT(r.err, HasSubstr("janus launch: worker 0 (pid "));
+  EXPECT_THAT(r.err, HasSubstr("exited with status 4"));
+}
+
 TEST(Launch, ACommandThatCannotRunIsNamed) {
   const Result r = janus("launch -n 2 -- /nonexistent/program");
   EXPECT_EQ(r.status, 1);
