@@ -2,7 +2,9 @@
 // (JANUS_ENGINE=naive): a failing kernel throws on the caller's stack, so a debugger's
 // `catch throw` stops at the operator call that caused it. Errors still flow through vars
 // exactly as in the threaded engine, so programs behave the same under both.
+#include <map>
 #include <mutex>
+#include <tuple>
 
 #include "janus/base/error.h"
 #include "janus/base/omp_threads.h"
@@ -79,14 +81,24 @@ class NaiveEngine final : public Engine {
  private:
   // What the threaded engine's workers of the lane would get (for a CPU: the device's share
   // of cores, capped by OMP_NUM_THREADS when the user set it). Kernels run on the pushing
-  // thread, with no stream.
+  // thread, with no stream. Decided once per device and lane, at first use, as a threaded
+  // worker's count is decided when it starts: the cap reads the calling thread's OpenMP count,
+  // which a pushing thread inside a ScopedOmpThreads has changed.
   int kernel_threads(Device device, Lane lane) const {
-    return device_backend(device.type)
-        ->lane_workers(device, lane, requested_workers(options_, lane))
-        .kernel_threads;
+    const std::lock_guard lock(threads_mu_);
+    const auto key = std::tuple{static_cast<int>(device.type), device.id, static_cast<int>(lane)};
+    const auto it = threads_.find(key);
+    if (it != threads_.end()) return it->second;
+    const int threads = device_backend(device.type)
+                            ->lane_workers(device, lane, requested_workers(options_, lane))
+                            .kernel_threads;
+    threads_.emplace(key, threads);
+    return threads;
   }
 
   EngineOptions options_;
+  mutable std::mutex threads_mu_;
+  mutable std::map<std::tuple<int, int, int>, int> threads_;  // by (device type, id, lane)
   std::recursive_mutex mu_;
   std::atomic<int64_t> pushed_{0};
   ErrorLog errors_;
