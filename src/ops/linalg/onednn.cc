@@ -122,8 +122,8 @@ void OneDnnBindings::Lease::bind(std::initializer_list<const void*> data) {
 
 void OneDnnBindings::Lease::execute(const dnnl::primitive& prim) {
   // The primitive is shared by every thread (two devices may run it at once): each run brings
-  // its thread's scratchpad. oneDNN's library scratchpad was the creating thread's, and two
-  // devices running one 768x768 product at once crashed in it.
+  // its thread's scratchpad, since oneDNN's library scratchpad belongs to the creating thread
+  // and cannot serve two runs at once.
   const size_t bytes = owner_.scratchpad_.get_size();
   if (bytes > 0) set_->scratchpad.set_data_handle(scratchpad_buffer(bytes));
   dnnl::stream& stream = onednn_stream();

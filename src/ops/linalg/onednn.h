@@ -39,8 +39,8 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& md);
 
 /// A primitive's argument memory objects, built once per concurrent run and reused: a run only
 /// sets their data pointers (set_data_handle) and brings its thread's scratchpad, so it builds
-/// no oneDNN object and allocates nothing (five memory objects built per run cost about 2 us,
-/// on the worker, between two parallel regions). Thread-safe: each run leases a set of its own.
+/// no oneDNN object and allocates nothing on the worker between two parallel regions.
+/// Thread-safe: each run leases a set of its own.
 class OneDnnBindings {
   struct Set;
 
