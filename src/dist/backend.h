@@ -22,12 +22,18 @@ namespace janus::dist {
 class PointToPoint {
  public:
   virtual ~PointToPoint() = default;
-  /// Posts a transfer; a failure to post is kept and thrown by wait().
+  /// Posts a transfer, the next in posting order (from 0); a failure to post is kept and thrown
+  /// by wait().
   virtual void send(int peer, uint64_t slot, const void* data, size_t bytes) = 0;
   virtual void recv(int peer, uint64_t slot, void* data, size_t bytes) = 0;
   /// Completes every posted transfer within `timeout`; on failure sets *failed_peer (when not
-  /// null) to the peer of the one that failed and throws an exception saying why.
+  /// null) to the peer of the one that failed and throws an exception saying why. Once it has
+  /// returned or thrown, no transfer posted before it can still write its memory, and with
+  /// Gloo none can still read it either (MPI cannot cancel a send: it may still read it).
   virtual void wait(std::chrono::milliseconds timeout, int* failed_peer) = 0;
+  /// After wait(): whether the transfer-th posted transfer completed (all did when wait()
+  /// returned; when it threw, those that completed all the same).
+  virtual bool completed(size_t transfer) const = 0;
 };
 
 /// A group of at least 2 ranks on one library. The collectives run one at a time per group (the

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "janus/base/error.h"
@@ -88,17 +89,28 @@ class GlooPointToPoint final : public PointToPoint {
     // Gloo's buffers take non-const memory; a send only reads it.
     post(peer, slot, const_cast<void*>(data), bytes, /*is_send=*/true);
   }
+  bool completed(size_t transfer) const override {
+    return transfer < completed_.size() && completed_[transfer];
+  }
   void recv(int peer, uint64_t slot, void* data, size_t bytes) override {
     post(peer, slot, data, bytes, /*is_send=*/false);
   }
 
+  // On a failure, the other transfers are still waited for (each until it completes or fails,
+  // all within the deadline) before a failure is thrown: one still pending on a live peer's
+  // connection would otherwise go on reading or writing the caller's memory after the caller
+  // has freed it (a request header on its stack, an array it let go of). When none fails, Gloo
+  // keeps the connection open and this waits for the transfer itself; when the deadline
+  // passes, Gloo's timeout closes every connection of this rank. So when this returns or
+  // throws, nothing posted through it can still touch its memory.
+  //
+  // The failure thrown is the first broken connection in posting order, else the first
+  // timeout: a peer that does not answer in time is often waiting on the one that died.
   void wait(std::chrono::milliseconds timeout, int* failed_peer) override {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    if (failure_) {
-      if (failed_peer != nullptr) *failed_peer = failed_peer_;
-      abandon_posted();
-      std::rethrow_exception(failure_);
-    }
+    std::exception_ptr failure = failure_;  // a posting's failure is a broken connection
+    int failed = failed_peer_;
+    bool failure_timed_out = false;
     for (Posted& p : posted_) {
       try {
         const auto left = std::max(std::chrono::milliseconds(1),
@@ -109,13 +121,23 @@ class GlooPointToPoint final : public PointToPoint {
         } else {
           p.buffer->waitRecv(left);
         }
-      } catch (...) {
-        if (failed_peer != nullptr) *failed_peer = p.peer;
-        abandon_posted();
-        throw;
+        completed_[p.transfer] = true;
+      } catch (const std::exception& e) {
+        const bool timed_out = is_timeout(e);
+        if (!failure || (failure_timed_out && !timed_out)) {
+          failure = std::current_exception();
+          failed = p.peer;
+          failure_timed_out = timed_out;
+        }
       }
     }
-    posted_.clear();
+    if (!failure) {
+      posted_.clear();
+      return;
+    }
+    if (failed_peer != nullptr) *failed_peer = failed;
+    abandon_posted();
+    std::rethrow_exception(failure);
   }
 
   ~GlooPointToPoint() override { abandon_posted(); }
@@ -125,7 +147,16 @@ class GlooPointToPoint final : public PointToPoint {
     std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
     int peer;
     bool is_send;
+    size_t transfer;  // its position in posting order
   };
+
+  // Gloo says why a transfer failed only in its IoException's text: a wait that ran out of time
+  // ("Timed out waiting ..."), or one on a connection that Gloo closed because of such a wait.
+  static bool is_timeout(const std::exception& e) {
+    const std::string_view what = e.what();
+    return what.find("Timed out waiting") != std::string_view::npos ||
+           what.find("Application timeout caused pair closure") != std::string_view::npos;
+  }
 
   // After a failure, Gloo's loop thread goes on signalling the error to every buffer still
   // pending on the failed pair, so those buffers must not be freed under it: they are kept,
@@ -140,6 +171,8 @@ class GlooPointToPoint final : public PointToPoint {
   }
 
   void post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send) {
+    const size_t transfer = completed_.size();
+    completed_.push_back(false);
     if (failure_) return;
     try {
       auto buffer = context_.createUnboundBuffer(data, bytes);
@@ -148,7 +181,7 @@ class GlooPointToPoint final : public PointToPoint {
       } else {
         buffer->recv(peer, slot, 0, bytes);
       }
-      posted_.push_back(Posted{std::move(buffer), peer, is_send});
+      posted_.push_back(Posted{std::move(buffer), peer, is_send, transfer});
     } catch (...) {
       failure_ = std::current_exception();
       failed_peer_ = peer;
@@ -157,7 +190,8 @@ class GlooPointToPoint final : public PointToPoint {
 
   gloo::Context& context_;
   std::vector<Posted> posted_;
-  std::exception_ptr failure_;  // of a posting
+  std::vector<bool> completed_;  // per transfer, in posting order
+  std::exception_ptr failure_;   // of a posting
   int failed_peer_ = -1;
 };
 

@@ -164,6 +164,9 @@ class MpiPointToPoint final : public PointToPoint {
     post(peer, slot, data, bytes, /*is_send=*/false);
   }
   void wait(std::chrono::milliseconds timeout, int* failed_peer) override;
+  bool completed(size_t transfer) const override {
+    return transfer < completed_.size() && completed_[transfer];
+  }
 
  private:
   struct Posted {
@@ -171,6 +174,7 @@ class MpiPointToPoint final : public PointToPoint {
     int peer;
     bool is_send;
     size_t bytes;
+    size_t transfer;  // its position in posting order (a transfer is one or more pieces)
   };
   void post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send);
   // Cancels the receives still pending and lets go of the sends (MPI completes them, reading
@@ -179,7 +183,8 @@ class MpiPointToPoint final : public PointToPoint {
 
   MpiBackend& backend_;
   std::vector<Posted> posted_;
-  std::string failure_;  // of a posting
+  std::vector<bool> completed_;  // per transfer, in posting order
+  std::string failure_;          // of a posting
   int failed_peer_ = -1;
 };
 
@@ -406,6 +411,8 @@ class MpiBackend final : public Backend {
 };
 
 void MpiPointToPoint::post(int peer, uint64_t slot, void* data, size_t bytes, bool is_send) {
+  const size_t transfer = completed_.size();
+  completed_.push_back(false);
   if (!failure_.empty()) return;
   try {
     backend_.check_usable();
@@ -422,7 +429,7 @@ void MpiPointToPoint::post(int peer, uint64_t slot, void* data, size_t bytes, bo
       } else {
         check_mpi(MPI_Irecv(p, count, MPI_BYTE, peer, tag, backend_.p2p(), &request), "MPI_Irecv");
       }
-      posted_.push_back(Posted{request, peer, is_send, static_cast<size_t>(count)});
+      posted_.push_back(Posted{request, peer, is_send, static_cast<size_t>(count), transfer});
       begin += static_cast<size_t>(count);
     } while (begin < bytes);
   } catch (const std::exception& e) {
@@ -440,17 +447,23 @@ void MpiPointToPoint::wait(std::chrono::milliseconds timeout, int* failed_peer) 
   const auto deadline = Clock::now() + timeout;
   Backoff backoff;
   size_t next = 0;  // posted_[0..next) have completed
+  // A transfer completed when all its pieces did.
+  auto keep_pending_from = [&](size_t first_pending) {
+    for (size_t k = first_pending; k < posted_.size(); ++k) completed_[posted_[k].transfer] = false;
+    posted_.erase(posted_.begin(), posted_.begin() + static_cast<std::ptrdiff_t>(first_pending));
+  };
   while (next < posted_.size()) {
     Posted& p = posted_[next];
     int done = 0;
     const int rc = MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
       if (failed_peer != nullptr) *failed_peer = p.peer;
-      posted_.erase(posted_.begin(), posted_.begin() + static_cast<std::ptrdiff_t>(next));
+      keep_pending_from(next);
       abandon();
       throw std::runtime_error(fmt::format("MPI_Test: {}", mpi_error(rc)));
     }
     if (done != 0) {
+      completed_[p.transfer] = true;
       ++next;
       continue;
     }
@@ -460,7 +473,7 @@ void MpiPointToPoint::wait(std::chrono::milliseconds timeout, int* failed_peer) 
           "MPI: the {} of {} bytes {} rank {} did not complete within the timeout ({} ms)",
           p.is_send ? "send" : "receive", p.bytes, p.is_send ? "to" : "from", p.peer,
           timeout.count());
-      posted_.erase(posted_.begin(), posted_.begin() + static_cast<std::ptrdiff_t>(next));
+      keep_pending_from(next);
       abandon();
       backend_.set_failure(why);
       throw std::runtime_error(why);

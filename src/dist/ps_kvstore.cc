@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -203,7 +204,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
             t.send(roles.num_workers + s, ps::kRequestDataSlot, text->data(), text->size());
             t.recv(roles.num_workers + s, ps::kReplySlot, &replies[s], sizeof(Reply));
           }
-          complete(*im, t, what, roles, replies, nullptr, {});
+          complete(*im, t, what, roles, replies, {}, nullptr);
         },
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_optimizer");
   }
@@ -228,32 +229,10 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
             t.send(server, ps::kRequestSlot, &reqs[i], sizeof(Request));
             t.recv(server, ps::kReplySlot, &replies[i], sizeof(Reply));
           }
-          const auto deadline = Clock::now() + im->timeout;  // for both waits
-          int peer = -1;
-          try {
-            t.wait(im->timeout, &peer);
-          } catch (const std::exception& e) {
-            fail(*im, what, peer, e.what());
-          }
-          ps::Transfers data(*im);
-          for (size_t i = 0; i < parts.size(); ++i) {
-            (*got)[i].resize(replies[i].bytes);
-            if (replies[i].bytes > 0) {
-              data.recv(roles.num_workers + parts[i].server, ps::kReplyDataSlot, (*got)[i].data(),
-                        replies[i].bytes);
-            }
-          }
-          try {
-            data.wait(time_left(deadline), &peer);
-          } catch (const std::exception& e) {
-            fail(*im, what, peer, e.what());
-          }
-          for (size_t i = 0; i < parts.size(); ++i) {
-            if (replies[i].status != 0) {
-              fail(*im, what, roles.num_workers + parts[i].server,
-                   std::string((*got)[i].begin(), (*got)[i].end()));
-            }
-          }
+          complete(*im, t, what, roles, replies, parts, [&got](size_t i, uint64_t bytes) {
+            (*got)[i].resize(bytes);
+            return (*got)[i].data();
+          });
         },
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_get_state");
     engine().wait_for_var(client_.sequence);
@@ -330,7 +309,7 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
             t.send(server, ps::kRequestDataSlot, (*payloads)[i].data(), (*payloads)[i].size());
             t.recv(server, ps::kReplySlot, &replies[i], sizeof(Reply));
           }
-          complete(*im, t, what, roles, replies, nullptr, parts);
+          complete(*im, t, what, roles, replies, parts, nullptr);
         },
         {}, writes, cpu(0), Lane::kComm, 0, "dist.ps_set_state");
     engine().wait_for_var(client_.sequence);
@@ -360,12 +339,6 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     return reqs;
   }
 
-  [[noreturn]] static void fail(ProcessGroup::Impl& im, const std::string& what, int server_rank,
-                                const std::string& why) {
-    JANUS_THROW(DistError, "dist: {} with server rank {} failed (timeout {} ms): {}{}", what,
-                server_rank, im.timeout.count(), why, im.describe_gone_ranks());
-  }
-
   static std::string describe(const optim::Optimizer* o) {
     if (o == nullptr) return "null";
     nlohmann::json j{{"name", std::string(o->name())},
@@ -382,12 +355,18 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     return j.dump();
   }
 
-  // Completes the posted requests (and reply headers) of `t`, then receives each reply's
-  // value into `into` at its part (or its error message); throws a DistError naming `what`,
-  // the server rank and why.
+  // Where reply i's value of `bytes` bytes lands (the caller checks the size).
+  using ReplyTarget = std::function<char*(size_t i, uint64_t bytes)>;
+
+  // Completes the posted requests and reply headers of `t`, then receives each reply's value
+  // (where `target` says; null: no reply carries one) or its error message; throws a DistError
+  // naming `what`, the server rank and why. A reply header that arrived is followed by its data
+  // even when another transfer failed: its server is sending it, and a send that nobody
+  // receives times out and closes every connection of that server (Gloo's timeout), which
+  // would fail the other workers' exchanges with a live server too.
   static void complete(ProcessGroup::Impl& im, ps::Transfers& t, const std::string& what,
-                       const Roles& roles, std::span<const Reply> replies, char* into,
-                       std::span<const ps::Part> parts, size_t element_size = 0,
+                       const Roles& roles, std::span<const Reply> replies,
+                       std::span<const ps::Part> parts, const ReplyTarget& target,
                        std::chrono::milliseconds extra = std::chrono::milliseconds(0)) {
     const auto start = Clock::now();
     auto fail = [&](int server_rank, const std::string& why) {
@@ -399,18 +378,18 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
     // One deadline for the headers and the data: two waits each of a whole timeout would let
     // a failure take twice the timeout to surface.
     const auto deadline = start + im.timeout + extra;
-    int peer = -1;
+    int header_peer = -1;
+    std::string header_failure;
     try {
-      t.wait(im.timeout + extra, &peer);
+      t.wait(im.timeout + extra, &header_peer);
     } catch (const std::exception& e) {
-      fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
+      header_failure = e.what();
     }
-    if (replies.empty()) return;
     ps::Transfers data(im);
     std::vector<std::string> messages(replies.size());
     for (size_t i = 0; i < replies.size(); ++i) {
-      const int server = parts.empty() ? static_cast<int>(i) : parts[i].server;
-      const int rank = roles.num_workers + server;
+      if (!header_failure.empty() && !t.reply_arrived(i)) continue;
+      const int rank = roles.num_workers + (parts.empty() ? static_cast<int>(i) : parts[i].server);
       if (replies[i].status != 0) {
         messages[i].resize(replies[i].bytes);
         if (!messages[i].empty()) {
@@ -419,16 +398,19 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
         continue;
       }
       if (replies[i].bytes == 0) continue;
-      JANUS_ASSERT(into != nullptr && replies[i].bytes == parts[i].count * element_size,
-                   "dist: {}: server rank {} replied {} bytes, expected {}", what, rank,
-                   replies[i].bytes, parts.empty() ? 0 : parts[i].count * element_size);
-      data.recv(rank, ps::kReplyDataSlot, into + parts[i].begin * element_size, replies[i].bytes);
+      JANUS_ASSERT(target != nullptr, "dist: {}: server rank {} replied {} bytes, expected none",
+                   what, rank, replies[i].bytes);
+      data.recv(rank, ps::kReplyDataSlot, target(i, replies[i].bytes), replies[i].bytes);
     }
+    int data_peer = -1;
+    std::string data_failure;
     try {
-      data.wait(time_left(deadline), &peer);
+      data.wait(time_left(deadline), &data_peer);
     } catch (const std::exception& e) {
-      fail(peer, fmt::format("{}{}", e.what(), im.describe_gone_ranks()));
+      data_failure = e.what();
     }
+    if (!header_failure.empty()) fail(header_peer, header_failure + im.describe_gone_ranks());
+    if (!data_failure.empty()) fail(data_peer, data_failure + im.describe_gone_ranks());
     for (size_t i = 0; i < replies.size(); ++i) {
       if (replies[i].status == 0) continue;
       const int server = parts.empty() ? static_cast<int>(i) : parts[i].server;
@@ -508,7 +490,13 @@ class ParameterServerStore final : public kvstore::StoreBase<Entry> {
           // then explains; the worker's own limit is a little later.
           const auto extra =
               wants_round ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0);
-          complete(*im, t, what, roles, reply, static_cast<char*>(dst), parts, esize, extra);
+          auto into = [&](size_t i, uint64_t bytes) {
+            JANUS_ASSERT(dst != nullptr && bytes == parts[i].count * esize,
+                         "dist: {}: server rank {} replied {} bytes, expected {}", what,
+                         roles.num_workers + parts[i].server, bytes, parts[i].count * esize);
+            return static_cast<char*>(dst) + parts[i].begin * esize;
+          };
+          complete(*im, t, what, roles, reply, parts, into, extra);
         },
         reads, writes, e.device, Lane::kComm, 0, engine_name(op), std::move(detail));
   }

@@ -116,18 +116,27 @@ class Transfers {
   explicit Transfers(ProcessGroup::Impl& group) : p2p_(group.backend->point_to_point()) {}
   void send(int peer, uint64_t slot, const void* data, size_t bytes) {
     p2p_->send(peer, slot, data, bytes);
+    ++posted_;
   }
   void recv(int peer, uint64_t slot, void* data, size_t bytes) {
+    if (slot == kReplySlot) reply_headers_.push_back(posted_);
     p2p_->recv(peer, slot, data, bytes);
+    ++posted_;
   }
   /// Completes every posted transfer; on failure sets *failed_peer to the peer of the one that
   /// failed, then rethrows.
   void wait(std::chrono::milliseconds timeout, int* failed_peer) {
     p2p_->wait(timeout, failed_peer);
   }
+  /// After wait(): whether the i-th reply header received through this arrived.
+  bool reply_arrived(size_t i) const {
+    return i < reply_headers_.size() && p2p_->completed(reply_headers_[i]);
+  }
 
  private:
   std::unique_ptr<PointToPoint> p2p_;
+  size_t posted_ = 0;
+  std::vector<size_t> reply_headers_;  // their transfers' positions in posting order
 };
 
 }  // namespace janus::dist::ps
