@@ -7,7 +7,8 @@
 // twice that, no input gradient for the first layer) are compared with this machine's sgemm
 // peak (peak_fraction, the target): the best rate of a large oneDNN product (2048^3) or
 // of any of the loop's own large products, each timed alone with the loop's threads and shapes and
-// oneDNN primitive (the forward's inner product, the backward's strided matmul). A product of
+// oneDNN primitive (matmuls whose transposed operand is described by strides: the forward's
+// weights, the backward's output gradient). A product of
 // the loop that runs faster than 2048^3 raises the peak, so the loop is never compared with a
 // rate below one its own products reach. The products alone, at their best, also give the time
 // an epoch spends in them (products_s); the rest of the epoch is everything else. The floor binds
@@ -88,11 +89,12 @@ Run epoch(nn::Sequential& net, janus::optim::Trainer& trainer, bool barrier) {
 }
 
 // One matrix product of a batch, C[m, n] = op(A)[m, k] · B[k, n], as the loop runs it: the
-// forward's fully_connected is oneDNN's inner product (x [m, k] · W[n, k]ᵀ), the backward's
-// dot a oneDNN matmul whose transposed operand is described by strides.
+// forward's fully_connected is a oneDNN matmul with the bias, x [m, k] · W[n, k]ᵀ, its weights
+// read transposed through strides (ops/nn/fully_connected.cc), the backward's dot a oneDNN
+// matmul whose transposed operand A is described by strides.
 struct Product {
   const char* what;
-  bool inner_product;
+  bool forward;      // fully_connected: B = W[n, k] read transposed, with a bias
   bool transpose_a;  // matmul: A is stored [k, m]
   int64_t m, k, n;
   double flops() const {
@@ -136,12 +138,11 @@ double best_product_seconds(const Product& p, int threads, int reps) {
       for (size_t i = 0; i < n; ++i) f[i] = 0.001f * static_cast<float>(i % 7);
       return mem;
     };
-    if (p.inner_product) {
-      const dnnl::memory::desc src({p.m, p.k}, dt::f32, tag::nc), w({p.n, p.k}, dt::f32, tag::oi),
-          b({p.n}, dt::f32, tag::x), dst({p.m, p.n}, dt::f32, tag::nc);
-      prim = dnnl::inner_product_forward(dnnl::inner_product_forward::primitive_desc(
-          dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, w, b, dst),
-          eng));
+    if (p.forward) {
+      const dnnl::memory::desc src({p.m, p.k}, dt::f32, tag::ab),
+          w({p.k, p.n}, dt::f32, dnnl::memory::dims{1, p.k}), b({1, p.n}, dt::f32, tag::ab),
+          dst({p.m, p.n}, dt::f32, tag::ab);
+      prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, w, b, dst), eng));
       args = {{DNNL_ARG_SRC, filled(src)},
               {DNNL_ARG_WEIGHTS, filled(w)},
               {DNNL_ARG_BIAS, filled(b)},
