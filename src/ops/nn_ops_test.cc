@@ -300,5 +300,36 @@ TYPED_TEST(FusedRelu, GradientPassesAtNanAndStopsAtZero) {
   EXPECT_EQ(db, (std::vector<T>{1, 2}));
 }
 
+// rnn names what is wrong with its shapes, mode and dtypes; states of batch 1 serve every
+// sequence (what an imported Gluon layer's zero begin states become).
+TEST(OpRnn, NamesBadShapesAndModes) {
+  static const ops::OpDef& rnn = ops::get_op("rnn");
+  auto call = [](const Shape& data, int64_t params, const Shape& states, std::string mode) {
+    return ops::invoke(rnn, {zeros(data), zeros({params}), zeros(states)},
+                       {std::move(mode), int64_t{2}, int64_t{1}, false});
+  };
+  // lstm, C = 3, H = 2: 8 x (3 + 2) weights + 2 x 8 biases.
+  EXPECT_EQ(call({4, 5, 3}, 56, {2, 1, 5, 2}, "lstm")[0].shape(), (Shape{4, 5, 2}));
+  EXPECT_EQ(call({4, 5, 3}, 56, {2, 1, 1, 2}, "lstm")[1].shape(), (Shape{2, 1, 5, 2}));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                call({4, 5, 3}, 55, {2, 1, 5, 2}, "lstm");
+              }),
+              HasSubstr("rnn: params has shape [55], expected [56]: the packed weights and "
+                        "biases of 1 layer of mode 'lstm' with 3 input features and state size 2"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                call({4, 5, 3}, 56, {1, 1, 5, 2}, "lstm");
+              }),
+              HasSubstr("rnn: states has shape [1, 1, 5, 2], expected [2, 1, 5, 2] or, the same "
+                        "for every sequence, [2, 1, 1, 2]"));
+  EXPECT_THAT(error_of<ShapeError>([&] {
+                call({4, 3}, 56, {2, 1, 5, 2}, "lstm");
+              }),
+              HasSubstr("rnn: data has shape [4, 3], expected 3 dimensions"));
+  EXPECT_THAT(error_of<ValueError>([&] {
+                call({4, 5, 3}, 56, {2, 1, 5, 2}, "lstmp");
+              }),
+              HasSubstr("rnn: mode 'lstmp' is not one of 'rnn_relu', 'rnn_tanh', 'lstm', 'gru'"));
+}
+
 }  // namespace
 }  // namespace janus

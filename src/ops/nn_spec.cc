@@ -278,5 +278,104 @@ JANUS_OP_SPEC({.op = "layer_norm_backward",
                .rtol64 = 1e-9,
                .atol64 = 1e-10});
 
+// rnn in double, one cell at a time as the textbook writes it: for each layer and direction the
+// weights read from the packed vector (weights of every layer and direction, then biases, each
+// input-to-hidden then hidden-to-hidden), the gates of MXNet (lstm: i, f, g, o; gru: r, z, n
+// with the reset gate scaling h's part after its bias).
+std::vector<RefTensor> ref_rnn(const std::vector<RefTensor>& in, const ops::Attrs& attrs) {
+  const ops::RnnAttrs a = ops::RnnAttrs::from(attrs);
+  const int64_t steps = in[0].shape[0], batch = in[0].shape[1], features = in[0].shape[2];
+  const int64_t hs = a.state_size, layers = a.num_layers, dirs = a.bidirectional ? 2 : 1;
+  const int64_t gates = a.mode == "lstm" ? 4 : a.mode == "gru" ? 3 : 1;
+  const int64_t num_states = a.mode == "lstm" ? 2 : 1;
+  auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
+  // States of batch 1 are every sequence's.
+  RefTensor states = ref_zeros(Shape{num_states, layers * dirs, batch, hs});
+  for (int64_t row = 0; row < num_states * layers * dirs * batch; ++row) {
+    const int64_t from = in[2].shape[2] == 1 ? row / batch : row;
+    for (int64_t j = 0; j < hs; ++j) states[row * hs + j] = in[2][from * hs + j];
+  }
+  std::vector<double> x(in[0].data);  // this layer's input, [T, N, C_l]
+  int64_t width = features;
+  int64_t weight_offset = 0;
+  int64_t bias_offset = 0;
+  for (int64_t l = 0; l < layers; ++l)
+    bias_offset += dirs * gates * hs * ((l == 0 ? features : dirs * hs) + hs);
+  std::vector<double> y;
+  for (int64_t l = 0; l < layers; ++l) {
+    y.assign(static_cast<size_t>(steps * batch * dirs * hs), 0.0);
+    for (int64_t d = 0; d < dirs; ++d) {
+      const double* wi = in[1].data.data() + weight_offset;
+      const double* wh = wi + gates * hs * width;
+      weight_offset += gates * hs * (width + hs);
+      const double* bi = in[1].data.data() + bias_offset;
+      const double* bh = bi + gates * hs;
+      bias_offset += 2 * gates * hs;
+      const int64_t slot = l * dirs + d;
+      for (int64_t b = 0; b < batch; ++b) {
+        double* h = &states[(slot * batch + b) * hs];
+        double* c = num_states == 2 ? &states[((layers * dirs + slot) * batch + b) * hs] : nullptr;
+        for (int64_t k = 0; k < steps; ++k) {
+          const int64_t t = d == 0 ? k : steps - 1 - k;
+          const double* xt = &x[static_cast<size_t>((t * batch + b) * width)];
+          // pre[g][j] = W_i x + b_i and W_h h + b_h, per gate row.
+          std::vector<double> px(static_cast<size_t>(gates * hs)), ph(px.size());
+          for (int64_t r = 0; r < gates * hs; ++r) {
+            px[r] = bi[r];
+            for (int64_t p = 0; p < width; ++p) px[r] += wi[r * width + p] * xt[p];
+            ph[r] = bh[r];
+            for (int64_t p = 0; p < hs; ++p) ph[r] += wh[r * hs + p] * h[p];
+          }
+          std::vector<double> next(static_cast<size_t>(hs));
+          for (int64_t j = 0; j < hs; ++j) {
+            if (a.mode == "lstm") {
+              const double i = sigmoid(px[j] + ph[j]), f = sigmoid(px[hs + j] + ph[hs + j]);
+              const double g = std::tanh(px[2 * hs + j] + ph[2 * hs + j]);
+              const double o = sigmoid(px[3 * hs + j] + ph[3 * hs + j]);
+              c[j] = f * c[j] + i * g;
+              next[j] = o * std::tanh(c[j]);
+            } else if (a.mode == "gru") {
+              const double r = sigmoid(px[j] + ph[j]), z = sigmoid(px[hs + j] + ph[hs + j]);
+              const double n = std::tanh(px[2 * hs + j] + r * ph[2 * hs + j]);
+              next[j] = (1 - z) * n + z * h[j];
+            } else {
+              const double v = px[j] + ph[j];
+              next[j] = a.mode == "rnn_relu" ? std::max(v, 0.0) : std::tanh(v);
+            }
+          }
+          for (int64_t j = 0; j < hs; ++j) {
+            h[j] = next[j];
+            y[static_cast<size_t>((t * batch + b) * dirs * hs + d * hs + j)] = next[j];
+          }
+        }
+      }
+    }
+    x = y;
+    width = dirs * hs;
+  }
+  RefTensor out{Shape{steps, batch, dirs * hs}, y};
+  return {out, states};
+}
+
+JANUS_OP_SPEC({.op = "rnn",
+               .reference = ref_rnn,
+               // params: the packed sizes of each configuration (rnn.cc's layout).
+               .samples = {{{{3, 2, 3}, {240}, {2, 4, 2, 2}},
+                            {std::string("lstm"), int64_t{2}, int64_t{2}, true}},
+                           {{{4, 2, 3}, {42}, {1, 1, 2, 2}},
+                            {std::string("gru"), int64_t{2}, int64_t{1}, false}},
+                           // The same initial states for every sequence.
+                           {{{3, 2, 3}, {240}, {2, 4, 1, 2}},
+                            {std::string("lstm"), int64_t{2}, int64_t{2}, true}},
+                           {{{2, 3, 3}, {72}, {1, 2, 3, 4}},
+                            {std::string("rnn_tanh"), int64_t{4}, int64_t{1}, true}},
+                           {{{3, 1, 2}, {45}, {1, 2, 1, 3}},
+                            {std::string("rnn_relu"), int64_t{3}, int64_t{2}, false}}},
+               .low = -1.0,
+               .high = 1.0,
+               .rtol32 = 1e-4,
+               .atol32 = 1e-5,
+               .check_grad = false});
+
 }  // namespace
 }  // namespace janus::testing

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../typed_attrs.h"
@@ -110,6 +111,20 @@ struct FullyConnectedAttrs {
   static FullyConnectedAttrs from(const Attrs& attrs) {
     return read_attrs<FullyConnectedAttrs>(attrs);
   }
+};
+
+/// rnn: the recurrence (MXNet's RNN operator, its attribute names).
+struct RnnAttrs {
+  std::string mode = "lstm";  // "rnn_relu", "rnn_tanh", "lstm" or "gru"
+  int64_t state_size = 0;     // H
+  int64_t num_layers = 1;
+  bool bidirectional = false;
+  static constexpr auto fields() {
+    return std::tuple{field("mode", &RnnAttrs::mode), field("state_size", &RnnAttrs::state_size),
+                      field("num_layers", &RnnAttrs::num_layers),
+                      field("bidirectional", &RnnAttrs::bidirectional)};
+  }
+  static RnnAttrs from(const Attrs& attrs) { return read_attrs<RnnAttrs>(attrs); }
 };
 
 struct BatchNormAttrs {
