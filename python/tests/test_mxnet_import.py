@@ -13,7 +13,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixture
 
 
 @pytest.mark.parametrize("flavour,model", [("legacy", "lenet"), ("numpy", "blocks"),
-                                           ("legacy", "symops")])
+                                           ("legacy", "symops"), ("legacy", "rnns")])
 def test_symbolblock_imports_mxnet_exports(flavour, model):
     prefix = os.path.join(FIXTURES, flavour, model)
     net = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")

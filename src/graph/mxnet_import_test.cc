@@ -41,7 +41,7 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
   const auto dir = temp_dir();
   std::vector<std::pair<std::string, std::string>> fixtures;
   for (const std::string flavour : {"legacy", "numpy"}) {
-    for (const std::string model : {"mlp", "lenet", "blocks", "pools"}) {
+    for (const std::string model : {"mlp", "lenet", "blocks", "pools", "rnns"}) {
       fixtures.emplace_back(flavour, model);
     }
   }

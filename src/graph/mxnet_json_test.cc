@@ -254,6 +254,20 @@ TEST(MxnetJson, UnsupportedAttributeValuesNameTheNode) {
               HasSubstr("has 1 inputs, expected 3"));
   EXPECT_THAT(format_error(one_op("Convolution", R"j("num_filter": "4", "kernel": "(3 3)")j", 3)),
               HasSubstr("attribute kernel = '(3 3)', expected a tuple of integers"));
+  EXPECT_THAT(format_error(one_op("RNN", R"j("mode": "lstm", "state_size": "4",
+                                           "use_sequence_length": "True")j",
+                                  5)),
+              HasSubstr("node 'n' (RNN): attribute use_sequence_length = 'True' is not supported"));
+  EXPECT_THAT(format_error(one_op("RNN", R"j("mode": "lstm", "state_size": "4",
+                                           "projection_size": "2")j",
+                                  4)),
+              HasSubstr("attribute projection_size = '2' is not supported"));
+  EXPECT_THAT(format_error(one_op("RNN", R"j("mode": "lstmp", "state_size": "4")j", 4)),
+              HasSubstr("attribute mode = 'lstmp', expected rnn_relu, rnn_tanh, lstm or gru"));
+  EXPECT_THAT(format_error(one_op("RNN", R"j("mode": "lstm", "state_size": "4")j", 3)),
+              HasSubstr("has 3 inputs, expected 4"));
+  EXPECT_THAT(format_error(one_op("_zeros", R"j("shape": "(2, -1)")j", 0)),
+              HasSubstr("attribute shape has the extent -1, expected extents >= 0"));
   EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-7, 4)")j")),
               HasSubstr("has the code -7, which is not supported"));
   EXPECT_THAT(format_error(one_op("_npx_reshape", R"j("newshape": "(-2, -6, 2)")j")),

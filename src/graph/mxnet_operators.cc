@@ -1190,6 +1190,63 @@ Outputs equal_parts(const Call& c, Symbol x, int64_t parts, int64_t axis, bool s
   return out;
 }
 
+// _zeros (numpy mode: _npi_zeros): a constant. In a legacy file an extent of 0 is unknown
+// (MXNet infers it from the consumer) and becomes 1, which broadcasts: Gluon's recurrent layers
+// begin with such states, (L·D, 0, H), and rnn takes states of batch 1 for any batch. A consumer
+// that does not broadcast names the mismatch when the graph is bound.
+Outputs zeros(Call& c) {
+  c.inputs(0, 0);
+  Ints shape = c.ints("shape", Ints{});
+  const DType dtype = dtype_attr(c, "dtype", DType::kFloat32,
+                                 {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
+                                  DType::kInt64, DType::kUInt8});
+  c.ignore({"ctx"});
+  for (int64_t& d : shape) {
+    if (d < 0) c.fail("attribute shape has the extent {}, expected extents >= 0", d);
+    if (d == 0 && c.op() == "_zeros") d = 1;
+  }
+  return {constant(c, janus::zeros(Shape(shape), dtype), "")};
+}
+
+// RNN: the whole recurrence as Janus's rnn, whose one states input
+// [S, L·D, N, H] stacks h (and c) and whose final states come back apart. The packed
+// parameters come from _rnn_param_concat (a concat along its dim). Dropout between layers (p)
+// acts only in training.
+Outputs rnn(Call& c) {
+  const std::string mode = c.str("mode", "");
+  if (mode != "rnn_relu" && mode != "rnn_tanh" && mode != "lstm" && mode != "gru") {
+    c.fail("attribute mode = '{}', expected rnn_relu, rnn_tanh, lstm or gru", mode);
+  }
+  const int64_t state_size = c.integer("state_size");
+  const int64_t layers = c.integer("num_layers", 1);
+  const bool bidirectional = c.boolean("bidirectional", false);
+  const bool state_outputs = c.boolean("state_outputs", false);
+  c.require("use_sequence_length", {"False", "0"});
+  c.require("projection_size", {});
+  c.require("lstm_state_clip_min", {});
+  c.require("lstm_state_clip_max", {});
+  c.ignore({"p", "lstm_state_clip_nan"});
+  const bool lstm = mode == "lstm";
+  const size_t inputs = lstm ? 4 : 3;
+  const auto& in = c.inputs(inputs, inputs);
+  const Symbol states = lstm ? c.janus("stack", {in[2], in[3]}, {{"axis", int64_t{0}}}, "_states")
+                             : c.janus("expand_dims", {in[2]}, {{"axis", int64_t{0}}}, "_states");
+  const Symbol r = c.janus("rnn", {in[0], in[1], states},
+                           {{"mode", mode},
+                            {"state_size", state_size},
+                            {"num_layers", layers},
+                            {"bidirectional", bidirectional}});
+  Outputs out{r[0]};
+  if (!state_outputs) return out;
+  for (int64_t k = 0; k < (lstm ? 2 : 1); ++k) {
+    const std::string suffix = k == 0 ? "_h" : "_c";
+    const Symbol part =
+        c.janus("slice_axis", {r[1]}, {{"axis", int64_t{0}}, {"begin", k}, {"end", k + 1}}, suffix);
+    out.push_back(c.janus("squeeze", {part}, {{"axes", Ints{0}}}, suffix + "_squeezed"));
+  }
+  return out;
+}
+
 // SliceChannel / split: num_outputs equal parts along axis (default 1); squeeze_axis drops the
 // axis, which must then have extent num_outputs.
 Outputs slice_channel(Call& c) {
@@ -1425,6 +1482,10 @@ const std::unordered_map<std::string, Converter>& converters() {
         {"broadcast_axes", broadcast_axis},
         {"broadcast_like", broadcast_like},
         {"SliceChannel", slice_channel},
+        {"RNN", rnn},
+        {"_zeros", zeros},
+        {"_npi_zeros", zeros},
+        {"_rnn_param_concat", concat("dim", 1)},
         {"split", slice_channel},
         {"_split_v2", split_v2},
         {"LRN", lrn},
