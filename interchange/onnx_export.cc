@@ -159,6 +159,12 @@ void set_float(::onnx::NodeProto& n, const std::string& name, double v) {
   a.set_type(::onnx::AttributeProto::FLOAT);
   a.set_f(static_cast<float>(v));
 }
+void set_strings(::onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& v) {
+  ::onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(::onnx::AttributeProto::STRINGS);
+  for (const std::string& x : v) a.add_strings(x);
+}
 void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
   ::onnx::AttributeProto& a = *n.add_attribute();
   a.set_name(name);
@@ -232,6 +238,131 @@ std::string product_output(Builder& b, const Call& c, std::string_view type,
 void apply_activation(Builder& b, const Call& c, const std::string& product,
                       const std::string& result) {
   if (product != result) b.node(activation_type(c), {product}, {result}, c.name);
+}
+
+// rnn: one ONNX LSTM, GRU or RNN node per layer (both directions in one), its W, R and B
+// sliced out of the packed parameters with the gates put in ONNX's order (LSTM: i, o, f, c from
+// Janus's i, f, c, o; GRU: z, r, h from r, z, n, with linear_before_reset as Janus's GRU), and
+// Y [T, D, N, H] brought back to [T, N, D·H] between layers.
+void lower_rnn(Builder& b, const Call& c) {
+  const std::string& mode = c.attr<std::string>("mode");
+  const int64_t hs = c.attr<int64_t>("state_size"), layers = c.attr<int64_t>("num_layers");
+  const int64_t dirs = c.attr<bool>("bidirectional") ? 2 : 1;
+  const bool lstm = mode == "lstm", gru = mode == "gru";
+  const int64_t gates = lstm ? 4 : gru ? 3 : 1;
+  const std::vector<int64_t> order = lstm  ? std::vector<int64_t>{0, 3, 1, 2}
+                                     : gru ? std::vector<int64_t>{1, 0, 2}
+                                           : std::vector<int64_t>{0};
+  const Shape& data = c.in_specs[0].shape;
+  const Shape& states = c.in_specs[2].shape;
+  const int64_t gh = gates * hs;
+  auto input_size = [&](int64_t l) { return l == 0 ? data[2] : dirs * hs; };
+  int64_t weights = 0;
+  for (int64_t l = 0; l < layers; ++l) weights += dirs * gh * (input_size(l) + hs);
+  // params[begin, begin + rows·cols) of each gate block in ONNX's order, as [1, G·rows, cols].
+  auto gate_blocks = [&](int64_t begin, int64_t cols, const std::string& what) {
+    std::vector<std::string> blocks;
+    for (const int64_t g : order) {
+      const int64_t from = begin + g * hs * cols;
+      blocks.push_back(
+          b.node1("Slice",
+                  {c.in[1], b.ints(what + "/starts", {from}),
+                   b.ints(what + "/ends", {from + hs * cols}), b.ints(what + "/axes", {0})},
+                  c.name));
+    }
+    std::string joined = blocks[0];
+    if (blocks.size() > 1) {
+      ::onnx::NodeProto& cat = b.node("Concat", blocks, {b.unique(what + "/gates")}, c.name);
+      set_int(cat, "axis", 0);
+      joined = cat.output(0);
+    }
+    return b.node1("Reshape", {joined, b.ints(what + "/shape", {1, gh, cols})}, c.name);
+  };
+  auto stack = [&](const std::vector<std::string>& parts, const std::string& what) {
+    if (parts.size() == 1) return parts[0];
+    ::onnx::NodeProto& cat = b.node("Concat", parts, {b.unique(what)}, c.name);
+    set_int(cat, "axis", 0);
+    return cat.output(0);
+  };
+  // The initial states of layer l, [D, N, H]; states of batch 1 expanded to the batch.
+  auto initial = [&](int64_t k, int64_t l) {
+    const std::string what = fmt::format("{}/l{}_state{}", c.name, l, k);
+    std::string s =
+        b.node1("Slice",
+                {c.in[2], b.ints(what + "/starts", {k, l * dirs}),
+                 b.ints(what + "/ends", {k + 1, (l + 1) * dirs}), b.ints(what + "/axes", {0, 1})},
+                c.name);
+    s = b.node1("Squeeze", {s, b.ints(what + "/squeeze", {0})}, c.name);
+    if (states[2] == 1 && data[1] != 1) {
+      const std::string shape = b.node1("Shape", {c.in[0]}, c.name);
+      const std::string batch = b.node1(
+          "Slice", {shape, b.ints(what + "/batch_start", {1}), b.ints(what + "/batch_end", {2})},
+          c.name);
+      ::onnx::NodeProto& target =
+          b.node("Concat", {b.ints(what + "/dirs", {dirs}), batch, b.ints(what + "/hidden", {hs})},
+                 {b.unique(what + "/expanded_shape")}, c.name);
+      set_int(target, "axis", 0);
+      s = b.node1("Expand", {s, target.output(0)}, c.name);
+    }
+    return s;
+  };
+  std::string x = c.in[0];
+  int64_t offset = 0;
+  std::vector<std::string> last_h, last_c;
+  for (int64_t l = 0; l < layers; ++l) {
+    std::vector<std::string> w, r, bias;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const std::string what = fmt::format("{}/l{}d{}", c.name, l, d);
+      w.push_back(gate_blocks(offset, input_size(l), what + "_W"));
+      offset += gh * input_size(l);
+      r.push_back(gate_blocks(offset, hs, what + "_R"));
+      offset += gh * hs;
+      const int64_t bias_at = weights + (l * dirs + d) * 2 * gh;
+      const std::string wb = gate_blocks(bias_at, 1, what + "_Wb");
+      const std::string rb = gate_blocks(bias_at + gh, 1, what + "_Rb");
+      ::onnx::NodeProto& both = b.node("Concat", {wb, rb}, {b.unique(what + "/B3")}, c.name);
+      set_int(both, "axis", 1);
+      bias.push_back(
+          b.node1("Reshape", {both.output(0), b.ints(what + "/B_shape", {1, 2 * gh})}, c.name));
+    }
+    const std::string layer = fmt::format("{}/l{}", c.name, l);
+    std::vector<std::string> inputs{
+        x,  stack(w, layer + "/W"), stack(r, layer + "/R"), stack(bias, layer + "/B"),
+        "", initial(0, l)};
+    if (lstm) inputs.push_back(initial(1, l));
+    const std::string y = b.unique(layer + "/Y"), yh = b.unique(layer + "/Y_h");
+    std::vector<std::string> outputs{y, yh};
+    if (lstm) outputs.push_back(b.unique(layer + "/Y_c"));
+    ::onnx::NodeProto& n = b.node(lstm ? "LSTM" : gru ? "GRU" : "RNN", inputs, outputs, c.name);
+    set_int(n, "hidden_size", hs);
+    ::onnx::AttributeProto& direction = *n.add_attribute();
+    direction.set_name("direction");
+    direction.set_type(::onnx::AttributeProto::STRING);
+    direction.set_s(dirs == 2 ? "bidirectional" : "forward");
+    if (gru) set_int(n, "linear_before_reset", 1);
+    if (!lstm && !gru) {
+      set_strings(n, "activations",
+                  std::vector<std::string>(static_cast<size_t>(dirs),
+                                           mode == "rnn_relu" ? "Relu" : "Tanh"));
+    }
+    last_h.push_back(yh);
+    if (lstm) last_c.push_back(outputs[2]);
+    // [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H]
+    ::onnx::NodeProto& t = b.node("Transpose", {y}, {b.unique(layer + "/Y_tnd")}, c.name);
+    set_ints(t, "perm", {0, 2, 1, 3});
+    const bool last = l + 1 == layers;
+    const std::string next = last ? c.out[0] : b.unique(layer + "/out");
+    b.node("Reshape", {t.output(0), b.ints(layer + "/out_shape", {0, 0, -1})}, {next}, c.name);
+    x = next;
+  }
+  if (!c.used[1]) return;
+  std::vector<std::string> parts{stack(last_h, c.name + "/h")};
+  if (lstm) parts.push_back(stack(last_c, c.name + "/c"));
+  for (std::string& p : parts) {
+    p = b.node1("Unsqueeze", {p, b.ints(c.name + "/state_axis", {0})}, c.name);
+  }
+  ::onnx::NodeProto& out = b.node("Concat", parts, {c.out[1]}, c.name);
+  set_int(out, "axis", 0);
 }
 
 void lower_fully_connected(Builder& b, const Call& c) {
@@ -811,6 +942,7 @@ void lower_fused(Builder& b, const Call& c) {
 const std::unordered_map<std::string_view, Lowering>& lowerings() {
   static const auto* table = new std::unordered_map<std::string_view, Lowering>{
       {"fully_connected", lower_fully_connected},
+      {"rnn", lower_rnn},
       {"conv1d", lower_conv},
       {"conv2d", lower_conv},
       {"conv3d", lower_conv},
