@@ -9,7 +9,7 @@ equal Janus's within 1e-5 (relative and absolute). The Apache MXNet 1.9.1 fixtur
 (tests/fixtures/mxnet/, both flavours) are converted from MXNet's files the same way, and ONNX
 Runtime's outputs for their saved input equal both MXNet's saved outputs and Janus's (`janus
 run --output`). Models whose graphs hold at any batch size (the demo models, two_in_two_out,
-the MXNet fixtures but symops, shapeops, arrayops, nparrayops and rnns) are exported with a symbolic
+the MXNet fixtures but symops, shapeops, arrayops, nparrayops, rnns and seqops) are exported with a symbolic
 batch (axis 0 of every input is `batch`) and run by ONNX Runtime at two batch sizes; the others
 are exported with --fixed-batch, and converting them without it must fail naming a node. The
 MXNet fixtures orderops, mathops and npmathops hold an operator that ONNX export refuses:
@@ -116,8 +116,9 @@ def numbered(stem, count=None):
 # The fixtures whose graphs fix the batch size (symops splits axis 0 with Reshape code -4 and a
 # literal 2; shapeops's where chooses rows by a condition of extent 2; arrayops broadcasts axis
 # 0 to 2 and, as nparrayops, reverses axis 0 by ordering it; rnns's axis 0 is the sequence,
-# which its last Dense flattens with the features).
-FIXED_BATCH_FIXTURES = {"symops", "shapeops", "arrayops", "nparrayops", "rnns"}
+# which its last Dense flattens with the features; seqops's axis 0 is the time, and its lengths,
+# a parameter, fix the batch).
+FIXED_BATCH_FIXTURES = {"symops", "shapeops", "arrayops", "nparrayops", "rnns", "seqops"}
 # The fixtures that hold an operator that ONNX export refuses, and what the refusal must say
 # (orderops: topk's mask; mathops and npmathops: hypot and arctan2, which ONNX lacks).
 REFUSED_FIXTURES = {"orderops": "node 'topk_mask' (operator 'topk'): ret_typ 'mask'",

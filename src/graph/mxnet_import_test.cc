@@ -46,7 +46,7 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
     }
   }
   for (const std::string model :
-       {"symops", "orderops", "normops", "shapeops", "arrayops", "mathops"}) {
+       {"symops", "seqops", "orderops", "normops", "shapeops", "arrayops", "mathops"}) {
     fixtures.emplace_back("legacy", model);
   }
   fixtures.emplace_back("numpy", "npops");

@@ -667,28 +667,81 @@ Converter pad(std::string value_key) {
   };
 }
 
-// The sequence operators without sequence_length: SequenceMask passes its input on and
-// SequenceLast takes the last step of the time axis (0 or 1). Lengths per sequence are not
-// mapped.
-int64_t sequence_axis(Call& c) {
-  if (c.boolean("use_sequence_length", false)) {
-    c.fail("use_sequence_length = True (lengths per sequence) is not supported");
+// The sequence operators: x has the time axis (0 or 1) and the batch axis (the other of the
+// two); with use_sequence_length, a second input holds each sequence's length. Without it,
+// SequenceMask passes its input on and SequenceLast takes the last step.
+//
+// With lengths the graph does not know x's rank, so the converters work on xᵀ (every axis
+// reversed: transpose without axes), whose last two axes are x's first two: there each step's
+// position along the time axis (the stable argsort of zeros of xᵀ's shape, as reversed_along
+// makes it) meets the lengths, as int64, reshaped to [N, 1] when the time axis is 0 (xᵀ ends in
+// [N, T]) and as they are when it is 1 (xᵀ ends in [T, N]); the result is transposed back.
+struct SequenceArgs {
+  int64_t axis = 0;
+  bool lengths = false;
+};
+
+SequenceArgs sequence_args(Call& c, std::initializer_list<int64_t> axes) {
+  SequenceArgs a;
+  a.lengths = c.boolean("use_sequence_length", false);
+  a.axis = c.integer("axis", 0);
+  if (std::find(axes.begin(), axes.end(), a.axis) == axes.end()) {
+    c.fail("attribute axis = {}, expected {}", a.axis, fmt::join(axes, " or "));
   }
-  const int64_t axis = c.integer("axis", 0);
-  if (axis != 0 && axis != 1) c.fail("attribute axis = {}, expected 0 or 1", axis);
-  return axis;
+  c.inputs(a.lengths ? 2 : 1, a.lengths ? 2 : 1);
+  return a;
+}
+
+// What the converters with lengths share: xᵀ, the positions along the time axis in xᵀ's shape
+// (int64), and the lengths aligned with xᵀ's batch axis (int64).
+struct SequenceView {
+  Symbol xt, positions, lengths;
+  int64_t time_axis;  // in xᵀ: -1 (x's axis 0) or -2 (x's axis 1)
+};
+
+SequenceView sequence_view(const Call& c, int64_t axis) {
+  SequenceView v;
+  v.time_axis = -(axis + 1);
+  v.xt = c.janus("transpose", {c.input(0)}, {}, "_xt");
+  const Symbol never = c.janus("greater", {v.xt, v.xt}, {}, "_never");
+  const Symbol zeros = c.janus("cast", {never}, {{"dtype", DType::kInt32}}, "_zeros");
+  v.positions = c.janus("argsort", {zeros},
+                        {{"axis", v.time_axis}, {"descending", false}, {"dtype", DType::kInt64}},
+                        "_positions");
+  v.lengths = c.janus("cast", {c.input(1)}, {{"dtype", DType::kInt64}}, "_lengths");
+  if (axis == 0) v.lengths = c.janus("reshape", {v.lengths}, {{"shape", Ints{-1, 1}}}, "_column");
+  return v;
 }
 
 Outputs sequence_mask(Call& c) {
-  sequence_axis(c);
-  c.ignore({"value"});
-  return {c.inputs(1, 2)[0]};
+  const SequenceArgs a = sequence_args(c, {0, 1});
+  const double value = c.real("value", 0.0);
+  if (!a.lengths) return {c.input(0)};
+  const SequenceView v = sequence_view(c, a.axis);
+  const Symbol inside = c.janus("less", {v.positions, v.lengths}, {}, "_inside");
+  // value in xᵀ's dtype and shape: x^0 is 1 for every x, NaN included.
+  const Symbol one = with_scalar(c, "power_scalar", v.xt, 0.0, "_one");
+  const Symbol filled = with_scalar(c, "mul_scalar", one, value, "_value");
+  const Symbol masked = c.janus("where", {inside, v.xt, filled}, {}, "_masked");
+  return {c.janus("transpose", {masked})};
 }
 
+// SequenceLast with lengths: the step at length - 1 of each sequence, picked by where (the
+// other steps give exact zeros, whatever they hold) and summed over the time axis.
 Outputs sequence_last(Call& c) {
-  const int64_t axis = sequence_axis(c);
-  const Symbol last = constant(c, full(Shape{}, -1.0, DType::kInt64), "_last");
-  return {c.janus("take", {c.inputs(1, 2)[0], last}, {{"axis", axis}})};
+  const SequenceArgs a = sequence_args(c, {0, 1});
+  if (!a.lengths) {
+    const Symbol last = constant(c, full(Shape{}, -1.0, DType::kInt64), "_last");
+    return {c.janus("take", {c.input(0), last}, {{"axis", a.axis}})};
+  }
+  const SequenceView v = sequence_view(c, a.axis);
+  const Symbol last = with_scalar(c, "add_scalar", v.lengths, -1.0, "_last_step");
+  const Symbol at_last = c.janus("equal", {v.positions, last}, {}, "_at_last");
+  const Symbol one = with_scalar(c, "power_scalar", v.xt, 0.0, "_one");
+  const Symbol zero = with_scalar(c, "mul_scalar", one, 0.0, "_zero");
+  const Symbol picked = c.janus("where", {at_last, v.xt, zero}, {}, "_picked");
+  const Symbol summed = c.janus("sum", {picked}, {{"axes", Ints{v.time_axis}}}, "_summed");
+  return {c.janus("transpose", {summed})};
 }
 
 // x broadcast against the array `like` (numpy's rules): where(false, x, x) with a false
@@ -1362,14 +1415,19 @@ Outputs reverse(Call& c) {
   return {y};
 }
 
-// SequenceReverse without sequence_length: the time steps (axis 0) in reverse order.
+// SequenceReverse: the time steps (axis 0) in reverse order; with lengths, the first `length`
+// steps of each sequence reversed and the rest left in place: step t of sequence b comes from
+// length_b - 1 - t when t < length_b (positions and lengths as in sequence_view).
 Outputs sequence_reverse(Call& c) {
-  if (c.boolean("use_sequence_length", false)) {
-    c.fail("use_sequence_length = True (lengths per sequence) is not supported");
-  }
-  const int64_t axis = c.integer("axis", 0);
-  if (axis != 0) c.fail("attribute axis = {}, expected 0 (MXNet's only sequence axis)", axis);
-  return {reversed_along(c, c.inputs(1, 2)[0], 0, "")};
+  const SequenceArgs a = sequence_args(c, {0});
+  if (!a.lengths) return {reversed_along(c, c.input(0), 0, "")};
+  const SequenceView v = sequence_view(c, a.axis);
+  const Symbol inside = c.janus("less", {v.positions, v.lengths}, {}, "_inside");
+  const Symbol last = with_scalar(c, "add_scalar", v.lengths, -1.0, "_last_step");
+  const Symbol back = c.janus("subtract", {last, v.positions}, {}, "_back");
+  const Symbol from = c.janus("where", {inside, back, v.positions}, {}, "_from");
+  const Symbol y = c.janus("take_along_axis", {v.xt, from}, {{"axis", v.time_axis}}, "_reversed");
+  return {c.janus("transpose", {y})};
 }
 
 // SwapAxis / swapaxes (dim1, dim2 default 0): Janus's swapaxes, which finds the permutation
