@@ -122,6 +122,12 @@ TEST(DeviceBackend, CpuWorkerIsPinnedAndSizesItsTeam) {
 // spread_team moves each thread of the caller's team onto a core of its own, then gives every
 // thread all the cores again (what a compute worker does after an idle spell).
 TEST(DeviceBackend, SpreadTeamPutsEachThreadOnItsOwnCoreThenFreesIt) {
+#if defined(__SANITIZE_THREAD__)
+  // libgomp is not instrumented: ThreadSanitizer sees no order between a parallel region's
+  // threads and takes their results for races (make test-tsan runs one OpenMP thread, so the
+  // engine never spreads a team there).
+  GTEST_SKIP() << "a team of 2 OpenMP threads under ThreadSanitizer";
+#endif
   const std::vector<int>& cores = hardware_core_ids();
   if (cores.size() < 2) GTEST_SKIP() << "needs 2 cores, this process has " << cores.size();
   std::vector<int> moved_to;
