@@ -119,30 +119,6 @@ TEST(DeviceBackend, CpuWorkerIsPinnedAndSizesItsTeam) {
   EXPECT_TRUE(synchronized);
 }
 
-// spread_team moves each thread of the caller's team onto a core of its own, then gives every
-// thread all the cores again (what a compute worker does after an idle spell).
-TEST(DeviceBackend, SpreadTeamPutsEachThreadOnItsOwnCoreThenFreesIt) {
-#if defined(__SANITIZE_THREAD__)
-  // libgomp is not instrumented: ThreadSanitizer sees no order between a parallel region's
-  // threads and takes their results for races (make test-tsan runs one OpenMP thread, so the
-  // engine never spreads a team there).
-  GTEST_SKIP() << "a team of 2 OpenMP threads under ThreadSanitizer";
-#endif
-  const std::vector<int>& cores = hardware_core_ids();
-  if (cores.size() < 2) GTEST_SKIP() << "needs 2 cores, this process has " << cores.size();
-  std::vector<int> moved_to;
-  std::vector<std::vector<int>> after(2);
-  std::thread worker([&] {
-    moved_to = spread_team(cores, 2);
-#pragma omp parallel num_threads(2)
-    after[static_cast<size_t>(omp_get_thread_num())] = thread_cores();
-  });
-  worker.join();
-  EXPECT_EQ(moved_to, (std::vector<int>{cores[0], cores[1]}));
-  EXPECT_EQ(after[0], cores);
-  EXPECT_EQ(after[1], cores);
-}
-
 // Copy and comm workers are not pinned to their device's share: they may run on any of the
 // process's cores, wherever one is free, even when the thread that starts them is pinned to
 // another device's core.

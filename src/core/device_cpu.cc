@@ -6,7 +6,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "janus/base/omp_threads.h"
@@ -18,27 +17,12 @@ namespace {
 // as long as the worker runs.
 class CpuStream final : public Stream {
  public:
-  CpuStream(int threads, std::vector<int> cores)
-      : team_(threads), threads_(threads), cores_(std::move(cores)) {}
+  explicit CpuStream(int threads) : team_(threads) {}
   void synchronize() override {}
 
-  // After the worker slept long enough for its team's OpenMP threads to have gone to sleep too
-  // (libgomp spins a few milliseconds, then waits on a futex), the team is spread over the
-  // device's cores again (spread_team). Each woken by the thread that needed it, on that
-  // thread's core, the pusher, the worker and its OpenMP thread can end up on one core with
-  // the others idle, and stay there: every parallel region then waits for its threads to take
-  // turns on that core. One parallel region and two affinity calls per thread, after an idle
-  // spell of at least kIdle.
-  void after_idle(std::chrono::nanoseconds slept) override {
-    if (threads_ >= 2 && cores_.size() >= 2 && slept >= kIdle) spread_team(cores_, threads_);
-  }
-
  private:
-  static constexpr std::chrono::milliseconds kIdle{2};
   // Intra-op threads (OpenMP, and oneDNN on top of it) never exceed the device's share.
   const ScopedOmpThreads team_;
-  const int threads_;
-  const std::vector<int> cores_;  // the device's, for a compute worker
 };
 
 class CpuBackend final : public DeviceBackend {
@@ -73,32 +57,11 @@ class CpuBackend final : public DeviceBackend {
     CPU_ZERO(&set);
     for (int c : cores) CPU_SET(c, &set);
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    return std::make_unique<CpuStream>(plan.kernel_threads, cores);
+    return std::make_unique<CpuStream>(plan.kernel_threads);
   }
 };
 
 }  // namespace
-
-std::vector<int> spread_team(const std::vector<int>& cores, int threads) {
-  std::vector<int> moved_to(static_cast<size_t>(threads), -1);
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  for (int c : cores) CPU_SET(c, &all);
-#pragma omp parallel num_threads(threads)
-  {
-    const int i = omp_get_thread_num();
-    const int core = cores[static_cast<size_t>(i) % cores.size()];
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(core, &one);
-    // The kernel moves the calling thread before the call returns.
-    if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0) {
-      moved_to[static_cast<size_t>(i)] = sched_getcpu();
-    }
-    pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
-  }
-  return moved_to;
-}
 
 DeviceBackend& cpu_device_backend() {
   // Never destroyed, like the engine whose workers use it: a worker may still be starting

@@ -16,9 +16,4 @@ DeviceBackend& cpu_device_backend();
 /// run.
 const std::vector<int>& hardware_core_ids();
 
-/// Moves the calling thread's OpenMP team of `threads` onto `cores`, one core each (thread i
-/// to cores[i mod n]), then lets each run on all of `cores` again; returns the core that each
-/// thread was moved to, in thread order. What a CPU compute worker does after an idle spell.
-std::vector<int> spread_team(const std::vector<int>& cores, int threads);
-
 }  // namespace janus

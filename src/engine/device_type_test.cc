@@ -24,28 +24,10 @@ using testing::HasSubstr;
 
 // Like a GPU stream, it defers the work that kernels issue on it: the work runs only when the
 // stream is synchronized. Used by its worker thread only.
-// What the workers' after_idle calls saw: the longest sleep, and whether any came from
-// another thread than the stream's.
-struct IdleCalls {
-  std::atomic<int64_t> longest_ns{0};
-  std::atomic<bool> on_another_thread{false};
-};
-
 class FakeStream final : public Stream {
  public:
-  FakeStream(Device device, Lane lane, std::atomic<int>& syncs, IdleCalls& idle)
-      : device(device),
-        lane(lane),
-        thread(std::this_thread::get_id()),
-        syncs_(syncs),
-        idle_(idle) {}
-
-  void after_idle(std::chrono::nanoseconds slept) override {
-    if (std::this_thread::get_id() != thread) idle_.on_another_thread = true;
-    int64_t seen = idle_.longest_ns.load();
-    while (slept.count() > seen && !idle_.longest_ns.compare_exchange_weak(seen, slept.count())) {
-    }
-  }
+  FakeStream(Device device, Lane lane, std::atomic<int>& syncs)
+      : device(device), lane(lane), thread(std::this_thread::get_id()), syncs_(syncs) {}
 
   void issue(std::function<void()> work) { pending_.push_back(std::move(work)); }
 
@@ -63,7 +45,6 @@ class FakeStream final : public Stream {
  private:
   std::vector<std::function<void()>> pending_;
   std::atomic<int>& syncs_;
-  IdleCalls& idle_;
 };
 
 // Two devices; two compute workers and one worker on the other lanes; kernels get 3 threads.
@@ -78,7 +59,7 @@ class FakeBackend final : public DeviceBackend {
   }
 
   std::unique_ptr<Stream> start_worker(Device device, Lane lane, const LaneWorkers&) override {
-    auto stream = std::make_unique<FakeStream>(device, lane, syncs, idle);
+    auto stream = std::make_unique<FakeStream>(device, lane, syncs);
     std::lock_guard lock(mu_);
     started_.push_back({device, lane});
     return stream;
@@ -93,7 +74,6 @@ class FakeBackend final : public DeviceBackend {
   }
 
   std::atomic<int> syncs{0};
-  IdleCalls idle;
 
  private:
   std::mutex mu_;
@@ -119,25 +99,6 @@ void issue_on(const RunContext& ctx, std::function<void()> work) {
   if (stream == nullptr)
     throw ValueError("test: a kernel on " + to_string(ctx.device) + " got no fake stream");
   stream->issue(std::move(work));
-}
-
-// A worker that slept for want of work tells its stream how long, on its own thread, before
-// the next operation. Only a lower bound is checked: the worker went to sleep at most a few
-// moments after the first operation, and the test waits 30 ms (more on a loaded machine) before
-// the next; a worker that had not yet gone to sleep (a very loaded machine) is given more
-// tries.
-TEST_F(FakeDeviceType, AWorkerThatSleptTellsItsStreamHowLong) {
-  auto e = make_engine(EngineKind::kThreaded);
-  for (int attempt = 0; attempt < 5 && fake_.idle.longest_ns.load() == 0; ++attempt) {
-    e->push([](const RunContext&) {}, {}, {}, gpu(0), Lane::kCompute);
-    e->wait_all();
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    e->push([](const RunContext&) {}, {}, {}, gpu(0), Lane::kCompute);
-    e->wait_all();
-  }
-  EXPECT_GE(fake_.idle.longest_ns.load(),
-            std::chrono::nanoseconds(std::chrono::milliseconds(20)).count());
-  EXPECT_FALSE(fake_.idle.on_another_thread.load());
 }
 
 TEST_F(FakeDeviceType, OperationsRunOnTheTypesWorkersAndStreams) {

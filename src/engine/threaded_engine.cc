@@ -125,7 +125,6 @@ class WorkerPool {
     const std::unique_ptr<Stream> stream = backend_.start_worker(ctx_.device, ctx_.lane, plan_);
     RunContext ctx = ctx_;
     ctx.stream = stream.get();
-    std::chrono::nanoseconds slept{0};
     for (;;) {
       spin_for_work();
       OprBlock* op = nullptr;
@@ -135,13 +134,11 @@ class WorkerPool {
         take_incoming();
         if (queue_.empty() && !stopping_) {
           sleeping_.fetch_add(1);  // seq_cst: see enqueue
-          const auto asleep = std::chrono::steady_clock::now();
           cv_.wait(lock, [&] {
             take_incoming();
             return stopping_ || !queue_.empty();
           });
           sleeping_.fetch_sub(1);
-          slept = std::chrono::steady_clock::now() - asleep;
         }
         if (queue_.empty()) return;  // stopping, and nothing left to run
         op = queue_.top();
@@ -151,10 +148,6 @@ class WorkerPool {
       }
       // A batch taken from incoming_ may hold work for a sleeping worker of this pool.
       if (more && sleeping_.load(std::memory_order_relaxed) > 0) wake_one();
-      if (slept.count() > 0) {  // the worker slept before this operation
-        stream->after_idle(slept);
-        slept = {};
-      }
       runner_(op, ctx);
     }
   }

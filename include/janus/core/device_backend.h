@@ -3,7 +3,6 @@
 // type plugs in here and in the op registry's kernels, never in the engine's core. Layer: core.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -34,10 +33,6 @@ class Stream {
   /// the operation's vars are released, so the vars stay the one source of order between
   /// devices, types and lanes, and an asynchronous failure is the operation's error.
   virtual void synchronize() = 0;
-  /// Called on the worker's thread when it wakes, after sleeping `slept` for want of work,
-  /// before its next operation: a stream may put its threads back in place (a CPU's team of
-  /// kernel threads, which the OS may have packed onto one core while they slept).
-  virtual void after_idle(std::chrono::nanoseconds slept) { (void)slept; }
 };
 
 /// How the engine serves one lane of one device.
