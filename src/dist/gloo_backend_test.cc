@@ -19,22 +19,37 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::vector<std::unique_ptr<Backend>> join_ranks(int n, const std::string& store) {
-  std::vector<std::unique_ptr<Backend>> ranks(static_cast<size_t>(n));
-  std::vector<std::thread> joining;
-  for (int r = 0; r < n; ++r) {
-    joining.emplace_back([&ranks, r, n, store] {
-      ProcessGroupOptions o;
-      o.rank = r;
-      o.world_size = n;
-      o.file_store = store;
-      o.timeout = milliseconds(20000);
-      ranks[static_cast<size_t>(r)] = make_gloo_backend(o);
-    });
+// Three ranks joined through a file store in a directory of their own, removed at the end.
+class ThreeRanks {
+ public:
+  explicit ThreeRanks(const std::string& name)
+      : store_(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(store_);
+    std::filesystem::create_directories(store_);
+    ranks.resize(3);
+    std::vector<std::thread> joining;
+    for (int r = 0; r < 3; ++r) {
+      joining.emplace_back([this, r] {
+        ProcessGroupOptions o;
+        o.rank = r;
+        o.world_size = 3;
+        o.file_store = store_.string();
+        o.timeout = milliseconds(20000);
+        ranks[static_cast<size_t>(r)] = make_gloo_backend(o);
+      });
+    }
+    for (std::thread& t : joining) t.join();
   }
-  for (std::thread& t : joining) t.join();
-  return ranks;
-}
+  ~ThreeRanks() {
+    ranks.clear();
+    std::filesystem::remove_all(store_);
+  }
+
+  std::vector<std::unique_ptr<Backend>> ranks;
+
+ private:
+  std::filesystem::path store_;
+};
 
 // Rank 0 waits on a receive from rank 2, which dies, and on one from rank 1, which sends only
 // afterwards. wait() names rank 2, and returns only once rank 1's value has arrived: a wait that
@@ -42,11 +57,8 @@ std::vector<std::unique_ptr<Backend>> join_ranks(int n, const std::string& store
 // caller had already reused (in the parameter-server worker: a freed reply header, which
 // corrupted the heap).
 TEST(GlooPointToPoint, AFailedWaitLeavesNoTransferThatCanStillWriteTheCallersMemory) {
-  const std::filesystem::path store =
-      std::filesystem::temp_directory_path() / ("janus_p2p_store_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(store);
-  std::filesystem::create_directories(store);
-  std::vector<std::unique_ptr<Backend>> ranks = join_ranks(3, store.string());
+  ThreeRanks group("janus_p2p_store");
+  std::vector<std::unique_ptr<Backend>>& ranks = group.ranks;
 
   std::unique_ptr<PointToPoint> p2p = ranks[0]->point_to_point();
   int64_t from_dead = 0;
@@ -72,19 +84,14 @@ TEST(GlooPointToPoint, AFailedWaitLeavesNoTransferThatCanStillWriteTheCallersMem
   EXPECT_EQ(from_live, -1) << "a transfer wrote the caller's memory after wait() threw";
 
   p2p.reset();
-  ranks.clear();
-  std::filesystem::remove_all(store);
 }
 
 // Rank 0 waits first on a receive from rank 1, which is alive but sends nothing, then on one
 // from rank 2, which died: the broken connection is what wait() names, not the timeout that
 // came first in posting order (a peer that does not answer is often waiting on the dead one).
 TEST(GlooPointToPoint, ABrokenConnectionIsNamedBeforeATimeout) {
-  const std::filesystem::path store =
-      std::filesystem::temp_directory_path() / ("janus_p2p_store2_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(store);
-  std::filesystem::create_directories(store);
-  std::vector<std::unique_ptr<Backend>> ranks = join_ranks(3, store.string());
+  ThreeRanks group("janus_p2p_store2");
+  std::vector<std::unique_ptr<Backend>>& ranks = group.ranks;
 
   std::unique_ptr<PointToPoint> p2p = ranks[0]->point_to_point();
   int64_t from_silent = 0;
@@ -103,8 +110,6 @@ TEST(GlooPointToPoint, ABrokenConnectionIsNamedBeforeATimeout) {
   EXPECT_EQ(what.find("Timed out"), std::string::npos) << what;
 
   p2p.reset();
-  ranks.clear();
-  std::filesystem::remove_all(store);
 }
 
 }  // namespace
