@@ -370,7 +370,11 @@ JANUS_OP_SPEC({.op = "rnn",
                            {{{2, 3, 3}, {72}, {1, 2, 3, 4}},
                             {std::string("rnn_tanh"), int64_t{4}, int64_t{1}, true}},
                            {{{3, 1, 2}, {45}, {1, 2, 1, 3}},
-                            {std::string("rnn_relu"), int64_t{3}, int64_t{2}, false}}},
+                            {std::string("rnn_relu"), int64_t{3}, int64_t{2}, false}},
+                           // Three bidirectional layers: the middle one reads one of the
+                           // kernel's buffers while its first direction writes the other.
+                           {{{2, 2, 2}, {88}, {1, 6, 2, 2}},
+                            {std::string("rnn_tanh"), int64_t{2}, int64_t{3}, true}}},
                .low = -1.0,
                .high = 1.0,
                .rtol32 = 1e-4,

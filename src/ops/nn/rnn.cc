@@ -121,13 +121,24 @@ void prepare_rnn(const InferArgs& args, std::span<const TensorSpec>) {
   if (uses_onednn(hidden_product(s), DType::kFloat32)) cached_gemm(hidden_product(s));
 }
 
+// One product of the recurrence, its cached oneDNN primitive looked up once (float32), or loops.
 template <typename T>
-void product(const GemmKey& key, const T* a, const T* b, T* c) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (uses_onednn(key, DType::kFloat32)) return run_gemm(cached_gemm(key), a, b, c);
+class Product {
+ public:
+  explicit Product(const GemmKey& key) : key_(key) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (uses_onednn(key, DType::kFloat32)) gemm_ = &cached_gemm(key);
+    }
   }
-  gemm_reference(a, b, c, key);
-}
+  void operator()(const T* a, const T* b, T* c) const {
+    if (gemm_ != nullptr) return run_gemm(*gemm_, a, b, c);
+    gemm_reference(a, b, c, key_);
+  }
+
+ private:
+  GemmKey key_;
+  const CachedGemm* gemm_ = nullptr;
+};
 
 using vmath::sigmoid;
 using vmath::tanh;
@@ -137,8 +148,8 @@ T act(bool relu, T x) {
   return relu ? (x > T(0) || std::isnan(x) ? x : T(0)) : tanh(x);  // relu keeps NaN
 }
 
-// One layer and direction over the sequence: x [T, N, C_l] in, its H features of each step of
-// y [T, N, D·H] (at column `column`) out; h (and c) [N, H] carry the state in and out.
+// One layer and direction over the sequence: x [T, N, C_l] in, the H features from d·H on of
+// each step of y [T, N, D·H] out; h (and c) [N, H] carry the state in and out.
 template <typename T>
 void run_direction(const Layout& s, int64_t l, int64_t d, const T* x, const T* params, T* y, T* h,
                    T* c) {
@@ -149,11 +160,12 @@ void run_direction(const Layout& s, int64_t l, int64_t d, const T* x, const T* p
   const T* bh = params + s.b_h(l, d);
   std::vector<T> xw(static_cast<size_t>(s.t * n * gh));
   std::vector<T> hw(static_cast<size_t>(n * gh));
-  product(input_product(s, l), x, wi, xw.data());
+  Product<T>(input_product(s, l))(x, wi, xw.data());
+  const Product<T> hidden(hidden_product(s));
   const int64_t row = s.dirs * hs;  // y's features per (step, batch)
   for (int64_t step = 0; step < s.t; ++step) {
     const int64_t t = d == 0 ? step : s.t - 1 - step;
-    product(hidden_product(s), h, wh, hw.data());
+    hidden(h, wh, hw.data());
     for (int64_t b = 0; b < n; ++b) {
       const T* xg = xw.data() + (t * n + b) * gh;
       const T* hg = hw.data() + b * gh;
@@ -168,8 +180,8 @@ void run_direction(const Layout& s, int64_t l, int64_t d, const T* x, const T* p
           cb = sigmoid(gate(1)) * cb + sigmoid(gate(0)) * tanh(gate(2));
           out = sigmoid(gate(3)) * tanh(cb);
         } else if (s.r.gru) {
-          const T rr = sigmoid(xg[j] + bi[j] + hg[j] + bh[j]);
-          const T z = sigmoid(xg[hs + j] + bi[hs + j] + hg[hs + j] + bh[hs + j]);
+          const T rr = sigmoid(gate(0));
+          const T z = sigmoid(gate(1));
           const T nn =
               tanh(xg[2 * hs + j] + bi[2 * hs + j] + rr * (hg[2 * hs + j] + bh[2 * hs + j]));
           out = (T(1) - z) * nn + z * hb[j];
@@ -197,16 +209,20 @@ void rnn_typed(const KernelArgs& args) {
     const T* from = states_in + (row / s.n * in_batch + (in_batch == 1 ? 0 : row % s.n)) * s.h;
     std::copy(from, from + s.h, states_out + row * s.h);
   }
-  std::vector<T> layer_in(args.in(0).data<T>(), args.in(0).data<T>() + s.t * s.n * s.c);
-  std::vector<T> layer_out(static_cast<size_t>(s.t * s.n * s.dirs * s.h));
+  // Layer l reads layer l - 1's outputs; the layers between the first and the last alternate
+  // between two buffers.
+  std::vector<T> between[2];
+  const T* in = args.in(0).data<T>();
   for (int64_t l = 0; l < s.layers; ++l) {
-    T* out = l + 1 == s.layers ? y : layer_out.data();
+    std::vector<T>& buffer = between[l % 2];
+    if (l + 1 < s.layers) buffer.resize(static_cast<size_t>(s.t * s.n * s.dirs * s.h));
+    T* out = l + 1 == s.layers ? y : buffer.data();
     for (int64_t d = 0; d < s.dirs; ++d) {
       T* h = states_out + (l * s.dirs + d) * s.n * s.h;
       T* c = s.r.lstm ? h + per_state : nullptr;
-      run_direction(s, l, d, layer_in.data(), params, out, h, c);
+      run_direction(s, l, d, in, params, out, h, c);
     }
-    if (l + 1 < s.layers) layer_in.assign(layer_out.begin(), layer_out.end());
+    in = out;
   }
 }
 
