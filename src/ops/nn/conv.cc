@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "janus/base/error.h"
+#include "janus/base/omp_threads.h"
 #include "janus/ops/ops.h"
 
 #include "../invoke_one.h"
@@ -256,6 +257,15 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs,
 
 size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
 
+// A convolution of fewer multiply-adds than a parallel product (kParallelGemmMacs) runs on one
+// thread, as the product does: a second OpenMP thread's start and join cost more than it saves,
+// and after an idle spell its wake-up can land on the first thread's core. The guard spans the
+// primitive's lookup as well as its run: the cache keys primitives by the thread count, which
+// oneDNN fixes when it builds one.
+ScopedOmpThreads conv_team(const ConvGeom& g) {
+  return ScopedOmpThreads::one_thread_if(g.macs() < kParallelGemmMacs);
+}
+
 // The activation and the pooling are not part of the primitive (conv_forward applies them), so
 // every activation and pooling shares one.
 const Cached<dnnl::convolution_forward>& cached_forward(ConvGeom g) {
@@ -370,7 +380,10 @@ void pooled_forward(const ConvGeom& g, DType dtype, const void* x, const void* w
     }
     thread_local std::vector<float> computed;
     computed.resize(static_cast<size_t>(g.n * image));
-    execute(cached_forward(g), {x, weight, bias, computed.data()}, /*outputs_as_computed=*/true);
+    {
+      const auto team = conv_team(g);
+      execute(cached_forward(g), {x, weight, bias, computed.data()}, /*outputs_as_computed=*/true);
+    }
     // A pointer, not the thread-local name, for the kernel's other threads.
     float* all = computed.data();
     float* out = static_cast<float*>(y);
@@ -547,18 +560,23 @@ bool conv_uses_onednn(const ConvGeom& g, DType dtype) {
 }
 
 void prepare_conv_forward(const ConvGeom& g) {
-  if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_applies(g)) cached_forward(g);
+  if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_applies(g)) {
+    const auto team = conv_team(g);
+    cached_forward(g);
+  }
 }
 void prepare_conv_backward_data(const ConvGeom& g) {
   if (!conv_uses_onednn(g, DType::kFloat32)) return;
   if (conv_gemm_backward_data_applies(g)) {
     prepare_conv_gemm_backward_data(g);
   } else {
+    const auto team = conv_team(g);
     cached_backward_data(g);
   }
 }
 void prepare_conv_backward_weight(const ConvGeom& g) {
   if (conv_uses_onednn(g, DType::kFloat32) && !conv_single_channel_backward_weight_applies(g)) {
+    const auto team = conv_team(g);
     cached_backward_weight(g);
   }
 }
@@ -580,7 +598,10 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
       conv_single_channel(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                           static_cast<const float*>(bias), static_cast<float*>(y), ctx);
     } else {
-      execute(cached_forward(g), {x, weight, bias, y});
+      {
+        const auto team = conv_team(g);
+        execute(cached_forward(g), {x, weight, bias, y});
+      }
       post_op_in_place(g.activation, static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
     }
   }
@@ -598,6 +619,7 @@ void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const vo
     conv_gemm_backward_data(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
                             static_cast<float*>(dx), ctx);
   } else {
+    const auto team = conv_team(g);
     execute(cached_backward_data(g), {dy, weight, dx});
   }
 }
@@ -615,6 +637,7 @@ void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const v
                                         static_cast<const float*>(dy), static_cast<float*>(dweight),
                                         ctx);
   } else {
+    const auto team = conv_team(g);
     execute(cached_backward_weight(g), {x, dy, dweight});
   }
 }

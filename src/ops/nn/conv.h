@@ -38,6 +38,8 @@ struct ConvGeom {
   int64_t in_size() const { return in[0] * in[1] * in[2]; }
   int64_t out_size() const { return out[0] * out[1] * out[2]; }
   int64_t k_size() const { return k[0] * k[1] * k[2]; }
+  /// The multiply-adds of one pass (forward, backward data and backward weight each do these).
+  int64_t macs() const { return n * o * out_size() * (c / groups) * k_size(); }
   /// The shapes of x, weight and y.
   Shape x_shape() const;
   Shape weight_shape() const;
