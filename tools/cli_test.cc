@@ -28,7 +28,7 @@ struct Result {
 
 // `janus ARGS` (ARGS as a shell would split them), its output and status.
 Result janus(const std::string& args) {
-  const auto dir = testing::temp_dir("janus_cli_");
+  const testing::TempDir dir("janus_cli_");
   const auto out = dir / "out", err = dir / "err";
   const std::string command =
       fmt::format("'{}' {} >'{}' 2>'{}' </dev/null", JANUS_CLI, args, out.string(), err.string());
@@ -114,12 +114,11 @@ TEST(Cli, TrainChecksEveryOutputPathBeforeTraining) {
   expect_refused("train --hybridize --export " + missing,
                  "janus train: --export: cannot write '/nonexistent-janus-dir/out': the "
                  "directory '/nonexistent-janus-dir' does not exist");
-  const auto dir = testing::temp_dir("janus_cli_out_");
+  const testing::TempDir dir("janus_cli_out_");
   expect_refused("train --save " + dir.string(),
                  fmt::format("janus train: --save: cannot write '{}': it is a directory, "
                              "expected a file name",
                              dir.string()));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, BareJanusPrintsTheHelpAndFails) {
@@ -163,7 +162,7 @@ std::string export_two_output_model(const std::filesystem::path& dir) {
 }
 
 TEST(Cli, RunPrintsEveryOutputAndRandomUsesTheRecordedShape) {
-  const auto dir = testing::temp_dir("janus_cli_run_");
+  const testing::TempDir dir("janus_cli_run_");
   const std::string prefix = export_two_output_model(dir);
   const Result r = janus(fmt::format("run {} --random --repeat 1", prefix));
   EXPECT_EQ(r.status, 0) << r.err;
@@ -174,11 +173,10 @@ TEST(Cli, RunPrintsEveryOutputAndRandomUsesTheRecordedShape) {
   expect_refused(fmt::format("run {} --random --shape 4611686018427387904 4", prefix),
                  "janus run: shape [4611686018427387904, 4]: the element count overflows int64, "
                  "expected at most 9223372036854775807 elements");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, RunRandomNeedsAShapeOnlyWhenTheGraphRecordsNone) {
-  const auto dir = testing::temp_dir("janus_cli_noshape_");
+  const testing::TempDir dir("janus_cli_noshape_");
   const std::string prefix = (dir / "noshape").string();
   graph::Symbol::op("relu", {graph::Symbol::var("data")}).save(prefix + "-symbol.json");
   graph::save_safetensors(prefix + "-0000.safetensors", {});
@@ -196,11 +194,10 @@ TEST(Cli, RunRandomNeedsAShapeOnlyWhenTheGraphRecordsNone) {
                  fmt::format("janus run: --shape [2, 2] is for --random; --input {} has a shape "
                              "of its own",
                              npy_file));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, RunRefusesBadNpyFilesNamingThem) {
-  const auto dir = testing::temp_dir("janus_cli_npy_");
+  const testing::TempDir dir("janus_cli_npy_");
   const std::string prefix = export_two_output_model(dir);
   auto refused = [&](const std::string& shape, const std::string& data, const std::string& what) {
     const auto file = dir / "x.npy";
@@ -221,7 +218,6 @@ TEST(Cli, RunRefusesBadNpyFilesNamingThem) {
           "the shape (-2, 4) has the extent -2, expected an integer from 0 to "
           "9223372036854775807");
   refused("(2, 3)", "abc", "shape [2, 3] of float32 needs 24 data bytes, the file holds 3");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -30,7 +30,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::read_file;
-using testing::temp_dir;
 
 // The lenet demo model with random weights, exported after one call at batch 2.
 std::string export_lenet(const std::filesystem::path& dir) {
@@ -45,7 +44,7 @@ std::string export_lenet(const std::filesystem::path& dir) {
 }
 
 TEST(Convert, ToJanusRewritesTheSameModel) {
-  const auto dir = temp_dir("janus_convert_");
+  const testing::TempDir dir("janus_convert_");
   ConvertOptions o;
   o.prefix = export_lenet(dir);
   o.to = "janus";
@@ -69,13 +68,12 @@ TEST(Convert, ToJanusRewritesTheSameModel) {
   deploy::Predictor original(o.prefix + "-symbol.json", o.prefix + "-0005.safetensors");
   deploy::Predictor copy(o.output + "-symbol.json", o.output + "-0005.safetensors");
   EXPECT_EQ(to_vector<float>(original.run(x)), to_vector<float>(copy.run(x)));
-  std::filesystem::remove_all(dir);
 }
 
 // The MXNet 1.9.1 fixtures rewritten in Janus's format: Janus's loaders run them (without the
 // MXNet importer) to MXNet's outputs, through deploy::Predictor and `janus run`.
 TEST(Convert, MxnetFixturesToJanusRunAsInMxnet) {
-  const auto dir = temp_dir("janus_convert_mxnet_");
+  const testing::TempDir dir("janus_convert_mxnet_");
   for (const char* flavour : janus::testing::kMxnetFlavours) {
     for (const char* model : janus::testing::kMxnetModels) {
       SCOPED_TRACE(fmt::format("{}/{}", flavour, model));
@@ -114,11 +112,10 @@ TEST(Convert, MxnetFixturesToJanusRunAsInMxnet) {
         graph::load_npy((dir / fmt::format("symops-{}.npy", k)).string()),
         fmt::format("{}-output{}.npy", symops, k));
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Convert, ToOnnxWritesTheFile) {
-  const auto dir = temp_dir("janus_convert_onnx_");
+  const testing::TempDir dir("janus_convert_onnx_");
   ConvertOptions o;
   o.prefix = export_lenet(dir);
   o.to = "onnx";
@@ -129,11 +126,10 @@ TEST(Convert, ToOnnxWritesTheFile) {
   EXPECT_THAT(out.str(), HasSubstr("lenet.onnx (ONNX opset 13)"));
   // The weights (about 44,000 float32) are in it.
   EXPECT_GT(std::filesystem::file_size(o.output), 44000u * 4);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Convert, BadPrefixNamesItsFolder) {
-  const auto dir = temp_dir("janus_convert_bad_");
+  const testing::TempDir dir("janus_convert_bad_");
   ConvertOptions o;
   o.prefix = (dir / "missing").string();
   o.to = "onnx";
@@ -150,7 +146,6 @@ TEST(Convert, BadPrefixNamesItsFolder) {
   o.epoch.reset();
   testing::write_file(dir / "missing-0001.safetensors", "");
   EXPECT_THAT(error_of<IOError>([&] { convert_model(o, out); }), HasSubstr("missing-symbol.json"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Convert, RefusesBadOptions) {
@@ -185,7 +180,7 @@ std::pair<int, std::string> janus_convert(const std::filesystem::path& dir,
 }
 
 TEST(Convert, CommandLineReportsOneLine) {
-  const auto dir = temp_dir("janus_convert_cli_");
+  const testing::TempDir dir("janus_convert_cli_");
   EXPECT_EQ(janus_convert(dir, "missing --to onnx m.onnx"),
             std::make_pair(1, std::string("janus convert: no missing-NNNN.safetensors or "
                                           "missing-NNNN.params found in '.'\n")));
@@ -200,7 +195,6 @@ TEST(Convert, CommandLineReportsOneLine) {
   const auto [status, err] = janus_convert(dir, "lenet --to onnx lenet.onnx --epoch 5");
   EXPECT_EQ(status, 0) << err;
   EXPECT_TRUE(std::filesystem::exists(dir / "lenet.onnx"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

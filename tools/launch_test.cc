@@ -36,7 +36,7 @@ struct Result {
 };
 
 std::filesystem::path scratch() {
-  static const auto dir = testing::temp_dir("janus_launch_test_");
+  static const testing::TempDir dir("janus_launch_test_");
   return dir;
 }
 

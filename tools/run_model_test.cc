@@ -20,12 +20,11 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using testing::temp_dir;
 using training::train;
 using training::TrainOptions;
 
 TEST(Run, TrainHybridizedExportAndRunTheExportedModel) {
-  const auto dir = temp_dir("janus_run_");
+  const testing::TempDir dir("janus_run_");
   TrainOptions o;
   o.model = "mlp";
   o.epochs = 1;
@@ -57,14 +56,13 @@ TEST(Run, TrainHybridizedExportAndRunTheExportedModel) {
               HasSubstr("give exactly one of --input FILE.npy and --random [--shape ...]"));
   o.hybridize = false;
   EXPECT_THAT(error_of<ValueError>([&] { train(o, train_out); }), HasSubstr("needs --hybridize"));
-  std::filesystem::remove_all(dir);
 }
 
 // An MXNet 1.9.1 export runs as it is (PREFIX-symbol.json + PREFIX-0000.params, the latest
 // epoch found), and --output writes what MXNet computed: one file for one output, numbered files
 // for several.
 TEST(Run, MxnetModelsWithOutputFiles) {
-  const auto dir = temp_dir("janus_run_mxnet_");
+  const testing::TempDir dir("janus_run_mxnet_");
   for (const char* flavour : janus::testing::kMxnetFlavours) {
     SCOPED_TRACE(flavour);
     const std::string prefix = janus::testing::mxnet_fixture(flavour, "lenet");
@@ -99,7 +97,6 @@ TEST(Run, MxnetModelsWithOutputFiles) {
   r.output.clear();
   r.epoch = 3;
   EXPECT_THAT(error_of<IOError>([&] { run_model(r, out); }), HasSubstr("symops-0003.params"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

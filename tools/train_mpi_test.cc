@@ -26,7 +26,7 @@ struct Result {
 };
 
 std::filesystem::path scratch() {
-  static const auto dir = testing::temp_dir("janus_train_mpi_test_");
+  static const testing::TempDir dir("janus_train_mpi_test_");
   return dir;
 }
 
