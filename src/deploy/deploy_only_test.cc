@@ -17,6 +17,7 @@
 #include "janus/ops/unary.h"
 
 #include "testing/mxnet_fixtures.h"
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::deploy {
@@ -147,9 +148,7 @@ TEST(PredictorMxnet, RepeatedCallsAllocateNothingAndHeldOutputsStay) {
 }
 
 TEST(PredictorMxnet, UnsupportedOperatorIsAFormatErrorNamingTheFile) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("janus_deploy_mxnet_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const testing::TempDir dir("janus_deploy_mxnet_");
   const std::string file = (dir / "m-symbol.json").string();
   std::ofstream(file) << R"({"nodes": [{"op": "null", "name": "data", "inputs": []},
       {"op": "Correlation", "name": "corr", "inputs": [[0, 0, 0], [0, 0, 0]]}],
@@ -158,7 +157,6 @@ TEST(PredictorMxnet, UnsupportedOperatorIsAFormatErrorNamingTheFile) {
               HasSubstr("MXNet graph file '" + file +
                         "': node 'corr' uses the operator 'Correlation', which the MXNet "
                         "importer does not support"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dist_job.h"
+#include "testing/temp_dir.h"
 
 namespace {
 
@@ -36,14 +37,10 @@ TEST(DistCollectives, EqualLocalComputationOnFourProcesses) {
 }
 
 TEST(DistCollectives, FileStoreRendezvous) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("janus_dist_store_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const janus::testing::TempDir dir("janus_dist_store_");
   const std::vector<int> codes =
       run({.scenario = "collectives", .world_size = 2, .store = "file:" + dir.string()},
           std::chrono::seconds(60));
-  std::filesystem::remove_all(dir);
   EXPECT_EQ(codes, std::vector<int>(2, 0));
 }
 

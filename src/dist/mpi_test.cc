@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/temp_dir.h"
+
 namespace {
 
 using ::testing::HasSubstr;
@@ -159,10 +161,7 @@ TEST(DistMpiParameterServer, SyncGradientBucketsEqualOneProcessWithTwoServers) {
 // A checkpoint with SGD with momentum on 2 servers (keys split across both), resumed by a new
 // mpirun job: the parameters equal the uninterrupted job's bit for bit (checked by the workers).
 TEST(DistMpiParameterServer, CheckpointWithTheOptimizerOnTheServersResumesInANewJob) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("janus_mpi_ps_checkpoint_{}", ::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const janus::testing::TempDir dir("janus_mpi_ps_checkpoint_");
   for (const char* phase : {"ps_checkpoint_save", "ps_checkpoint_resume"}) {
     std::vector<Apps> apps = ps_apps(2, 2);
     for (Apps& a : apps) {
@@ -172,7 +171,6 @@ TEST(DistMpiParameterServer, CheckpointWithTheOptimizerOnTheServersResumesInANew
     const Result r = mpirun(phase, apps, 20);
     EXPECT_EQ(r.status, 0) << phase << "\n" << r.output;
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(DistMpiParameterServer, AsyncTrainingConverges) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dist_job.h"
+#include "testing/temp_dir.h"
 
 namespace {
 
@@ -64,10 +65,7 @@ TEST_P(ParameterServer, SyncGradientBucketsEqualOneProcessOnTheWholeBatch) {
 // workers). Keys of at least 64 bytes are split across the servers when there are 2, so the
 // parts of a state are gathered and scattered too.
 TEST_P(ParameterServer, CheckpointWithTheOptimizerOnTheServersResumesInANewJobBitForBit) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("janus_ps_checkpoint_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const janus::testing::TempDir dir("janus_ps_checkpoint_");
   for (const char* phase : {"ps_checkpoint_save", "ps_checkpoint_resume"}) {
     Job job = ps_job(phase, GetParam());
     job.env = {{"JANUS_TEST_CHECKPOINT_DIR", dir.string()}, {"JANUS_PS_BIGARRAY_BOUND", "64"}};
@@ -75,7 +73,6 @@ TEST_P(ParameterServer, CheckpointWithTheOptimizerOnTheServersResumesInANewJobBi
     EXPECT_EQ(r.codes, std::vector<int>(2 + GetParam(), 0)) << phase;
   }
   EXPECT_TRUE(std::filesystem::exists(dir / "trainer-5.safetensors"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_P(ParameterServer, AsyncTrainingConverges) {

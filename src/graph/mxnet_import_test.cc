@@ -3,7 +3,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <bit>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include "janus/graph/npy.h"
 
 #include "testing/mxnet_fixtures.h"
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::graph {
@@ -21,12 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::mxnet_fixture;
-
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("janus_mxnet_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 std::vector<NDArray> run(const Symbol& net, const NamedArrays& params, const NDArray& x) {
   std::map<std::string, NDArray> args(params.begin(), params.end());
@@ -38,7 +32,7 @@ std::vector<NDArray> run(const Symbol& net, const NamedArrays& params, const NDA
 // load_safetensors) and still give MXNet's outputs; the constants that the import introduced
 // (zero biases, SequenceLast's position) travel with the parameters.
 TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_mxnet_");
   std::vector<std::pair<std::string, std::string>> fixtures;
   for (const std::string flavour : {"legacy", "numpy"}) {
     for (const std::string model : {"mlp", "lenet", "blocks", "pools", "rnns"}) {
@@ -66,7 +60,6 @@ TEST(MxnetImport, ConvertedModelsLoadAsJanusFilesAndMatchMxnet) {
       testing::expect_matches_mxnet(ys[k], prefix + "-output" + std::to_string(k) + ".npy");
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 // d2l's LeNet as MXNet exports it (sigmoid after both convolutions and two dense layers, a 2x2
@@ -119,7 +112,7 @@ TEST(MxnetImport, LenetsSigmoidsFuseIntoTheirProducts) {
 }
 
 TEST(MxnetImport, DetectsEachFormatFromTheContents) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_mxnet_");
   const std::string prefix = mxnet_fixture("legacy", "mlp");
   convert_mxnet_model(prefix + "-symbol.json", prefix + "-0000.params", (dir / "mlp").string());
   const Symbol from_mxnet = load_symbol_file(prefix + "-symbol.json");
@@ -129,11 +122,10 @@ TEST(MxnetImport, DetectsEachFormatFromTheContents) {
   const NamedArrays b = load_params_file((dir / "mlp-0000.safetensors").string());
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(to_vector<float>(a[0].second), to_vector<float>(b[0].second));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(MxnetImport, ConvertNamesWhatIsWrong) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_mxnet_");
   const std::string out = (dir / "x").string();
   const std::string janus_graph = (dir / "j-symbol.json").string();
   Symbol::op("relu", {Symbol::var("data")}).save(janus_graph);
@@ -152,7 +144,6 @@ TEST(MxnetImport, ConvertNamesWhatIsWrong) {
                 convert_mxnet_model(lenet + "-symbol.json", lenet + "-0000.params", out, 10000);
               }),
               HasSubstr("epoch 10000 must be in [0, 9999]"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,6 +16,7 @@
 #include "janus/ops/ops.h"
 
 #include "testing/npy_file.h"
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::graph {
@@ -25,18 +25,12 @@ namespace {
 using ::testing::HasSubstr;
 using testing::npy;
 
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("janus_npy_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 void write(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
 }
 
 TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_npy_");
   const float values[] = {1, 2, 3, 4, 5, 6};
   write(dir / "ok.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
                             std::string(reinterpret_cast<const char*>(values), sizeof(values))));
@@ -84,11 +78,10 @@ TEST(Npy, ReadsCOrderArraysAndNamesBadFiles) {
   write(dir / "junk.npy", "hello world");
   EXPECT_THAT(error_of<FormatError>([&] { load_npy((dir / "junk.npy").string()); }),
               HasSubstr("npy file '" + (dir / "junk.npy").string() + "': no .npy magic"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Npy, ReadsTheHeaderDictInAnyOrderAndSpacing) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_npy_");
   const int32_t values[] = {7, -8};
   const std::string data(reinterpret_cast<const char*>(values), sizeof(values));
   for (const std::string header :
@@ -104,11 +97,10 @@ TEST(Npy, ReadsTheHeaderDictInAnyOrderAndSpacing) {
   write(dir / "scalar.npy",
         npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", std::string(8, '\0')));
   EXPECT_EQ(load_npy((dir / "scalar.npy").string()).shape(), Shape({}));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Npy, NamesWhatIsWrongWithTheHeaderDict) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_npy_");
   auto error = [&](const std::string& header) {
     write(dir / "x.npy", npy(header, std::string(4, '\0')));
     return error_of<FormatError>([&] { load_npy((dir / "x.npy").string()); });
@@ -134,11 +126,10 @@ TEST(Npy, NamesWhatIsWrongWithTheHeaderDict) {
               HasSubstr("the header's 'shape' has no closing ')'"));
   EXPECT_THAT(error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}"),
               HasSubstr("the header has no quoted string at offset 10"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Npy, SaveThenLoadGivesTheSameArrayForEveryNumPyDType) {
-  const auto dir = temp_dir();
+  const testing::TempDir dir("janus_npy_");
   const std::string path = (dir / "x.npy").string();
   for (const DType dtype : kAllDTypes) {
     if (dtype == DType::kBFloat16) continue;
@@ -166,7 +157,6 @@ TEST(Npy, SaveThenLoadGivesTheSameArrayForEveryNumPyDType) {
               HasSubstr("save_npy: '" + path + "': bfloat16 has no NumPy dtype"));
   EXPECT_THAT(error_of<IOError>([&] { save_npy((dir / "no" / "x.npy").string(), zeros({2})); }),
               HasSubstr("save_npy: cannot write '" + (dir / "no" / "x.npy").string() + "'"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

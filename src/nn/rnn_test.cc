@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "janus/nn/symbol_block.h"
 #include "janus/ops/ops.h"
 
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::nn {
@@ -210,10 +210,8 @@ TEST_P(EveryMode, HybridizedEqualsImperativeAndExportsAndDeploys) {
     expect_near(first[i], values(imperative[i]), 1e-6, "hybridized output " + std::to_string(i));
     EXPECT_EQ(values(second[i]), values(first[i]));
   }
-  const auto dir =
-      std::filesystem::temp_directory_path() /
-      fmt::format("janus_rnn_{}_{}_{}_{}", ::getpid(), rnn_mode_name(mode), layers, bidir);
-  std::filesystem::create_directories(dir);
+  const janus::testing::TempDir dir(
+      fmt::format("janus_rnn_{}_{}_{}_", rnn_mode_name(mode), layers, bidir));
   const std::string prefix = (dir / "model").string();
   layer.export_model(prefix);
   std::vector<std::string> names;
@@ -229,7 +227,6 @@ TEST_P(EveryMode, HybridizedEqualsImperativeAndExportsAndDeploys) {
     EXPECT_EQ(values(yi[i]), values(first[i]));
     EXPECT_EQ(values(yp[i]), values(first[i]));
   }
-  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(

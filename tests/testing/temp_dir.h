@@ -1,0 +1,38 @@
+// TempDir: a test's scratch directory, removed when the test is done with it.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+namespace janus::testing {
+
+/// A fresh, empty directory under the system's temporary one, named `name` followed by the
+/// process id, removed with everything in it when the object is destroyed (a static one: at
+/// exit), also when an assertion ends the test early, so that test runs leave nothing behind.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);  // a leftover of a killed run with the same pid
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;  // a destructor must not throw; a leftover is harmless
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  operator const std::filesystem::path&() const { return path_; }  // NOLINT: used as a path
+  std::filesystem::path operator/(const std::filesystem::path& p) const { return path_ / p; }
+  std::string string() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace janus::testing
