@@ -96,7 +96,8 @@ _CPP_CHILD = textwrap.dedent("""
         loss = net(x).sum()
     loss.backward()
     metric = gluon.metric.Accuracy()
-    path = os.path.join(tempfile.mkdtemp(), "net.params")
+    scratch = tempfile.TemporaryDirectory()  # removed when the child exits
+    path = os.path.join(scratch.name, "net.params")
     npx.waitall()
 """) + _ARM + textwrap.dedent("""
     y = x
