@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +14,7 @@
 #include "janus/data/idx.h"
 #include "janus/engine/array.h"
 
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::data {
@@ -152,15 +152,6 @@ Bytes fake_pixels(size_t images = 3) {
 
 class FakeFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            fmt::format("janus_fmnist_{}_{}_{}", ::getpid(), info->test_suite_name(), info->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   std::string path(std::string_view name) const { return (root_ / name).string(); }
 
   void write(std::string_view name, const Bytes& bytes) const {
@@ -182,7 +173,7 @@ class FakeFiles : public ::testing::Test {
     return error_of<E>([&] { FashionMNIST ds(root_.string(), /*train=*/false); });
   }
 
-  fs::path root_;
+  const janus::testing::TempDir root_{janus::testing::test_scoped("janus_fmnist_")};
 };
 
 TEST_F(FakeFiles, ReadsAValidSmallSplit) {

@@ -29,10 +29,6 @@ using ::testing::HasSubstr;
 class PredictorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("janus_deploy_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
     auto x = Symbol::var("data");
     auto fc = Symbol::op("fully_connected",
                          {x, Symbol::var("w", Shape{3, 4}), Symbol::var("b", Shape{3})});
@@ -43,7 +39,6 @@ class PredictorTest : public ::testing::Test {
     b_ = random_normal(0, 1, {3});
     graph::save_safetensors(params_file(), {{"w", w_}, {"b", b_}});
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   static void write(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
@@ -51,7 +46,7 @@ class PredictorTest : public ::testing::Test {
   std::string symbol_file() const { return (dir_ / "m-symbol.json").string(); }
   std::string params_file() const { return (dir_ / "m-0000.safetensors").string(); }
 
-  std::filesystem::path dir_;
+  const testing::TempDir dir_{testing::test_scoped("janus_deploy_")};
   Symbol net_;
   NDArray w_, b_;
 };

@@ -22,6 +22,7 @@
 #include "janus/optim/optimizer.h"
 #include "janus/optim/trainer.h"
 
+#include "testing/temp_dir.h"
 #include "testing/test_util.h"
 
 namespace janus::nn {
@@ -365,15 +366,8 @@ INSTANTIATE_TEST_SUITE_P(Hybridize, HybridLenet, ::testing::Bool(),
 
 class ExportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("janus_export_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string prefix() const { return (dir_ / "model").string(); }
-  std::filesystem::path dir_;
+  const janus::testing::TempDir dir_{janus::testing::test_scoped("janus_export_")};
 };
 
 TEST_F(ExportTest, BothDemoModelsRunBitwiseFromTheirFiles) {

@@ -1,10 +1,13 @@
 // TempDir: a test's scratch directory, removed when the test is done with it.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace janus::testing {
@@ -34,5 +37,15 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// `prefix`, then the running test's suite and name (a parameterized test's slashes as '_'), for
+/// a fixture's TempDir of its own per test:
+///   const janus::testing::TempDir dir_{janus::testing::test_scoped("janus_export_")};
+inline std::string test_scoped(std::string_view prefix) {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(prefix) + info->test_suite_name() + "_" + info->name() + "_";
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
 
 }  // namespace janus::testing
