@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
+#include <utility>
 
 #include "janus/engine/array.h"
 #include "janus/engine/engine.h"
@@ -34,6 +37,33 @@ TEST(OneDnnThreads, PreparingPrimitivesStartsNoThreadsOnTheCaller) {
   wait_all();
   EXPECT_EQ(y.shape(), Shape({67, 71}));
   EXPECT_EQ(thread_count(), before);
+}
+
+// A convolution too small to split (fewer multiply-adds than kParallelGemmMacs: LeNet's at
+// batch 1) runs on one thread, forward and backward, so a compute worker that only ever runs
+// such convolutions never starts a second OpenMP thread; a large one does. OpenMP keeps a team
+// per thread that starts one, so a new engine gives a compute worker without one.
+TEST(OneDnnThreads, ASmallConvolutionRunsOnOneThread) {
+  if (engine().kernel_threads(cpu()) < 2) GTEST_SKIP() << "needs a compute worker of 2 threads";
+  set_engine(EngineKind::kThreaded);
+  wait_to_read(ones({1}) + ones({1}));  // the new worker exists
+  // The old worker's team threads end after it does, detached: wait until the count settles.
+  int before = thread_count();
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int now = thread_count();
+    if (now == before) break;
+    before = now;
+  }
+  for (const auto& [x, w] : {std::pair{ones({1, 1, 28, 28}), ones({6, 1, 5, 5})},
+                             std::pair{ones({1, 6, 12, 12}), ones({16, 6, 5, 5})}}) {
+    const NDArray y = conv2d(x, w, zeros({w.shape()[0]}));
+    wait_to_read(conv2d_backward_data(y, w, {x.shape()[2], x.shape()[3]}));
+    wait_to_read(conv2d_backward_weight(x, y, {5, 5}));
+  }
+  EXPECT_EQ(thread_count(), before);
+  wait_to_read(conv2d(ones({64, 6, 12, 12}), ones({16, 6, 5, 5}), zeros({16})));
+  EXPECT_EQ(thread_count(), before + 1);  // the worker's team thread
 }
 
 // prepare runs with the kernel's thread count (oneDNN fixes a primitive's threads when it is

@@ -91,13 +91,15 @@ constexpr T wrapping_neg(T x) {
   }
 }
 
-/// Calls body(begin, end) over [0, n) split among up to ctx.num_threads OpenMP threads.
-/// `item_cost` is the number of elements one index stands for (the threads are chosen by the
-/// total, kParallelGrain elements each at least).
+/// Calls body(begin, end) over [0, n) split among up to ctx.num_threads OpenMP threads, and no
+/// more than the calling thread's OpenMP count (a kernel that narrows it with ScopedOmpThreads
+/// narrows its loops too). `item_cost` is the number of elements one index stands for (the
+/// threads are chosen by the total, kParallelGrain elements each at least).
 template <typename Body>
 void parallel_for(int64_t n, const RunContext& ctx, Body body, int64_t item_cost = 1) {
-  const int threads = static_cast<int>(std::min<int64_t>(
-      {ctx.num_threads, n, n * std::max<int64_t>(item_cost, 1) / kParallelGrain}));
+  const int threads =
+      static_cast<int>(std::min<int64_t>({ctx.num_threads, omp_get_max_threads(), n,
+                                          n * std::max<int64_t>(item_cost, 1) / kParallelGrain}));
   if (threads <= 1) {
     body(int64_t{0}, n);
     return;

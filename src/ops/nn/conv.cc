@@ -258,10 +258,11 @@ void execute(const Cached<Prim>& c, std::initializer_list<const void*> ptrs,
 size_t count(const dnnl::memory::desc& md) { return md.get_size() / sizeof(float); }
 
 // A convolution of fewer multiply-adds than a parallel product (kParallelGemmMacs) runs on one
-// thread, as the product does: a second OpenMP thread's start and join cost more than it saves,
-// and after an idle spell its wake-up can land on the first thread's core. The guard spans the
-// primitive's lookup as well as its run: the cache keys primitives by the thread count, which
-// oneDNN fixes when it builds one.
+// thread, as the product does, whichever path computes it (oneDNN's primitives and Janus's own
+// loops: parallel_for keeps to the guard's count): a second OpenMP thread's start and join cost
+// more than it saves, and after an idle spell its wake-up can land on the first thread's core.
+// The guard spans the primitive's lookup as well as its run: the cache keys primitives by the
+// thread count, which oneDNN fixes when it builds one.
 ScopedOmpThreads conv_team(const ConvGeom& g) {
   return ScopedOmpThreads::one_thread_if(g.macs() < kParallelGemmMacs);
 }
@@ -373,6 +374,7 @@ void pooled_forward(const ConvGeom& g, DType dtype, const void* x, const void* w
   const int64_t oh = g.out[1] / 2, ow = g.out[2] / 2;
   const int64_t image = g.o * g.out_size();
   if (conv_uses_onednn(g, dtype)) {
+    const auto team = conv_team(g);
     if (conv_single_channel_applies(g)) {
       conv_single_channel(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                           static_cast<const float*>(bias), static_cast<float*>(y), ctx);
@@ -380,10 +382,7 @@ void pooled_forward(const ConvGeom& g, DType dtype, const void* x, const void* w
     }
     thread_local std::vector<float> computed;
     computed.resize(static_cast<size_t>(g.n * image));
-    {
-      const auto team = conv_team(g);
-      execute(cached_forward(g), {x, weight, bias, computed.data()}, /*outputs_as_computed=*/true);
-    }
+    execute(cached_forward(g), {x, weight, bias, computed.data()}, /*outputs_as_computed=*/true);
     // A pointer, not the thread-local name, for the kernel's other threads.
     float* all = computed.data();
     float* out = static_cast<float*>(y);
@@ -567,10 +566,10 @@ void prepare_conv_forward(const ConvGeom& g) {
 }
 void prepare_conv_backward_data(const ConvGeom& g) {
   if (!conv_uses_onednn(g, DType::kFloat32)) return;
+  const auto team = conv_team(g);
   if (conv_gemm_backward_data_applies(g)) {
     prepare_conv_gemm_backward_data(g);
   } else {
-    const auto team = conv_team(g);
     cached_backward_data(g);
   }
 }
@@ -594,14 +593,12 @@ void conv_forward(const ConvGeom& g, DType dtype, const void* x, const void* wei
     forward_loop(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                  static_cast<const float*>(bias), static_cast<float*>(y));
   } else {
+    const auto team = conv_team(g);
     if (conv_single_channel_applies(g)) {
       conv_single_channel(g, static_cast<const float*>(x), static_cast<const float*>(weight),
                           static_cast<const float*>(bias), static_cast<float*>(y), ctx);
     } else {
-      {
-        const auto team = conv_team(g);
-        execute(cached_forward(g), {x, weight, bias, y});
-      }
+      execute(cached_forward(g), {x, weight, bias, y});
       post_op_in_place(g.activation, static_cast<float*>(y), g.n * g.o * g.out_size(), ctx);
     }
   }
@@ -615,12 +612,14 @@ void conv_backward_data(const ConvGeom& g, DType dtype, const void* dy, const vo
   } else if (!conv_uses_onednn(g, dtype)) {
     backward_data_loop(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
                        static_cast<float*>(dx));
-  } else if (conv_gemm_backward_data_applies(g)) {
-    conv_gemm_backward_data(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
-                            static_cast<float*>(dx), ctx);
   } else {
     const auto team = conv_team(g);
-    execute(cached_backward_data(g), {dy, weight, dx});
+    if (conv_gemm_backward_data_applies(g)) {
+      conv_gemm_backward_data(g, static_cast<const float*>(dy), static_cast<const float*>(weight),
+                              static_cast<float*>(dx), ctx);
+    } else {
+      execute(cached_backward_data(g), {dy, weight, dx});
+    }
   }
 }
 
@@ -632,13 +631,15 @@ void conv_backward_weight(const ConvGeom& g, DType dtype, const void* x, const v
   } else if (!conv_uses_onednn(g, dtype)) {
     backward_weight_loop(g, static_cast<const float*>(x), static_cast<const float*>(dy),
                          static_cast<float*>(dweight));
-  } else if (conv_single_channel_backward_weight_applies(g)) {
-    conv_single_channel_backward_weight(g, static_cast<const float*>(x),
-                                        static_cast<const float*>(dy), static_cast<float*>(dweight),
-                                        ctx);
   } else {
     const auto team = conv_team(g);
-    execute(cached_backward_weight(g), {x, dy, dweight});
+    if (conv_single_channel_backward_weight_applies(g)) {
+      conv_single_channel_backward_weight(g, static_cast<const float*>(x),
+                                          static_cast<const float*>(dy),
+                                          static_cast<float*>(dweight), ctx);
+    } else {
+      execute(cached_backward_weight(g), {x, dy, dweight});
+    }
   }
 }
 
