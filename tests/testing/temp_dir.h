@@ -29,7 +29,6 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
   operator const std::filesystem::path&() const { return path_; }  // NOLINT: used as a path
   std::filesystem::path operator/(const std::filesystem::path& p) const { return path_ / p; }
   std::string string() const { return path_.string(); }
