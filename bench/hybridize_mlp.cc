@@ -123,8 +123,8 @@ struct Layer {
 
 // y = relu?(W·x + b), R rows a pass with A partial sums each: R·A independent chains of
 // additions, each pass sharing the loads of x (k a multiple of 16·A; the rows left over one by
-// one). Which (R, A) runs fastest depends on the core's registers and latencies, so the floor
-// times several and keeps the best.
+// one). Which (R, A) runs fastest depends on the core's registers, latencies and prefetchers, so
+// the floor times several and keeps the best.
 template <int R, int A>
 FLOOR_CLONES void floor_layer(const Layer& l, const float* __restrict x, float* __restrict y) {
   const int64_t k = l.in;
@@ -189,7 +189,9 @@ struct FloorVariant {
   const char* name;
   void (*layer)(const Layer&, const float* __restrict, float* __restrict);
 };
-constexpr FloorVariant kVariants[] = {{"4 rows", floor_layer<4, 1>},
+constexpr FloorVariant kVariants[] = {{"1 row x 2 sums", floor_layer<1, 2>},
+                                      {"1 row x 4 sums", floor_layer<1, 4>},
+                                      {"4 rows", floor_layer<4, 1>},
                                       {"8 rows", floor_layer<8, 1>},
                                       {"4 rows x 2 sums", floor_layer<4, 2>},
                                       {"8 rows x 2 sums", floor_layer<8, 2>}};

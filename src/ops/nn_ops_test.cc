@@ -216,13 +216,17 @@ TYPED_TEST(FusedRelu, Conv2dKeepsNanLikeRelu) {
             (std::vector<T>{1, 0, 3, 0, 6.5, 0, 0, 7, 0}));
 }
 
-// The sum that gemv.h documents for one output: 16 partial sums over p < k rounded down to 16,
-// combined pairwise (lane l with l + 8, then + 4, + 2, + 1), then the tail in order, then the
-// bias, each step rounded to float.
+// The sum that gemv.h documents for one output: 32 partial sums over p < k rounded down to 32,
+// their two blocks of 16 added lane by lane, then the block of 16 below k rounded down to 16 if
+// there is one, the 16 combined pairwise (lane l with l + 8, then + 4, + 2, + 1), then the tail
+// in order, then the bias, each step rounded to float.
 float gemv_documented_sum(const float* x, const float* row, float bias, int64_t k) {
-  const int64_t kv = k / 16 * 16;
-  float lanes[16] = {};
-  for (int64_t p = 0; p < kv; ++p) lanes[p % 16] += row[p] * x[p];
+  const int64_t kv2 = k / 32 * 32, kv = k / 16 * 16;
+  float partial[32] = {};
+  for (int64_t p = 0; p < kv2; ++p) partial[p % 32] += row[p] * x[p];
+  float lanes[16];
+  for (int l = 0; l < 16; ++l) lanes[l] = partial[l] + partial[l + 16];
+  for (int64_t p = kv2; p < kv; ++p) lanes[p % 16] += row[p] * x[p];
   for (int l = 0; l < 8; ++l) lanes[l] += lanes[l + 8];
   for (int l = 0; l < 4; ++l) lanes[l] += lanes[l + 4];
   float sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
@@ -231,16 +235,23 @@ float gemv_documented_sum(const float* x, const float* row, float bias, int64_t 
 }
 
 // One input row (below oneDNN's threading size) takes our own matrix-vector loop
-// (linalg/gemv.h): the shapes cover its 16-wide body, its 4-row passes and both tails. Each
-// output has the bits of the documented order of additions, whichever pass computed it; it agrees
-// with the float64 product and with oneDNN's, which computes the same row inside a batch of two;
-// its relu gives bitwise relu of the unfused call, NaN included; and it gives the same bits on
-// every call.
+// (linalg/gemv.h): the shapes cover its 32-wide body, its block of 16, both tails, and its passes
+// of 16 rows with rows left over. Each output has the bits of the documented order of additions,
+// whichever pass computed it; it agrees with the float64 product and with oneDNN's, which computes
+// the same row inside a batch of two; its relu gives bitwise relu of the unfused call, NaN
+// included; and it gives the same bits on every call.
 TEST(OpFullyConnected, OneRowMatchesTheFloat64AndTheBatchedProduct) {
   static const ops::OpDef& fc = ops::get_op("fully_connected");
   seed(7);
-  for (const auto& [k, m] : std::vector<std::pair<int64_t, int64_t>>{
-           {512, 256}, {37, 6}, {16, 4}, {5, 3}, {100, 1}, {48, 15}, {33, 8}, {128, 13}}) {
+  for (const auto& [k, m] : std::vector<std::pair<int64_t, int64_t>>{{512, 256},
+                                                                     {37, 6},
+                                                                     {16, 4},
+                                                                     {5, 3},
+                                                                     {100, 1},
+                                                                     {48, 15},
+                                                                     {33, 8},
+                                                                     {128, 13},
+                                                                     {64, 37}}) {
     SCOPED_TRACE(fmt::format("k={} m={}", k, m));
     const NDArray x = random_normal(0, 1, {1, k}), w = random_normal(0, 1, {m, k});
     const NDArray b = random_normal(0, 1, {m});

@@ -17,9 +17,11 @@ constexpr bool use_gemv(int64_t n, int64_t k, int64_t m) {
 }
 
 /// y[j] = b[j] + Σ_p w[j·k + p]·x[p] for j in [0, m) (W row-major [m, k], as fully_connected's
-/// weight), then relu_value when `relu`. One thread. Each sum is taken in one fixed order (16
-/// interleaved partial sums over p, combined pairwise, then the k mod 16 tail, then the bias),
-/// whichever instruction set runs it, so results are bit-identical across machines and calls.
+/// weight), then relu_value when `relu`. One thread. Each sum is taken in one fixed order (32
+/// interleaved partial sums over p, their two blocks of 16 added lane by lane, then the block of
+/// 16 left below k rounded down to 16 if there is one, the 16 sums combined pairwise, then the
+/// k mod 16 tail, then the bias), whichever instruction set runs it, so results are bit-identical
+/// across machines and calls.
 void gemv_bias(const float* x, const float* w, const float* b, float* y, int64_t k, int64_t m,
                bool relu);
 
