@@ -189,12 +189,10 @@ struct FloorVariant {
   const char* name;
   void (*layer)(const Layer&, const float* __restrict, float* __restrict);
 };
-constexpr FloorVariant kVariants[] = {{"1 row x 2 sums", floor_layer<1, 2>},
-                                      {"1 row x 4 sums", floor_layer<1, 4>},
-                                      {"4 rows", floor_layer<4, 1>},
-                                      {"8 rows", floor_layer<8, 1>},
-                                      {"4 rows x 2 sums", floor_layer<4, 2>},
-                                      {"8 rows x 2 sums", floor_layer<8, 2>}};
+constexpr FloorVariant kVariants[] = {
+    {"1 row x 2 sums", floor_layer<1, 2>},  {"1 row x 4 sums", floor_layer<1, 4>},
+    {"4 rows", floor_layer<4, 1>},          {"8 rows", floor_layer<8, 1>},
+    {"4 rows x 2 sums", floor_layer<4, 2>}, {"8 rows x 2 sums", floor_layer<8, 2>}};
 constexpr size_t kVariantCount = std::size(kVariants);
 
 // The floor's loops on the network's weights, timed a round (kFloorCalls calls) at a time.
