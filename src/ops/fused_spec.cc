@@ -34,7 +34,7 @@ JANUS_OP_SPEC(
      .note = "not differentiable: built by a pass after gradients"});
 
 // relu_backward then the sum over axis 0: widths below and above one strip of the kernel (16
-// and 512 columns), an empty batch.
+// and 2048 columns), an empty batch.
 JANUS_OP_SPEC({.op = "relu_backward_bias",
                .reference =
                    [](const std::vector<RefTensor>& in, const ops::Attrs&) {
@@ -49,6 +49,7 @@ JANUS_OP_SPEC({.op = "relu_backward_bias",
                .samples = {{{{3, 5}, {3, 5}}},
                            {{{7, 40}, {7, 40}}},
                            {{{4, 1100}, {4, 1100}}},
+                           {{{3, 4500}, {3, 4500}}},
                            {{{0, 6}, {0, 6}}}},
                .note = "not differentiable: built by a pass after gradients"});
 

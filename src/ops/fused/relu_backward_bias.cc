@@ -44,14 +44,17 @@ JANUS_TARGET_CLONES void relu_fold_row(const T* __restrict y, const T* __restric
   }
 }
 
-// Threads take strips of columns and walk every row (each column's sum in row order).
+// Threads take strips of columns and walk every row (each column's sum in row order). One strip
+// per thread, as wide as its share of the columns up to 2048 (16 KB of accumulators, in L1): a
+// strip reads a piece of every row, and pieces of a few KB are sequential enough for the
+// prefetchers, where narrower ones (512 columns, 2 KB of every 8 KB row) ran at about 60% of
+// the rate.
 template <typename T>
 void relu_backward_bias(const T* y, const T* dy, T* dx, T* db, int64_t rows, int64_t cols,
                         const RunContext& ctx) {
-  // Each thread a strip when the columns are few; at most 512 columns (accumulators in L1).
   const int64_t threads = std::max(ctx.num_threads, 1);
   const int64_t share = (cols + threads - 1) / threads;
-  const int64_t strip = std::clamp<int64_t>((share + 15) / 16 * 16, 16, 512);
+  const int64_t strip = std::clamp<int64_t>((share + 15) / 16 * 16, 16, 2048);
   const int64_t tasks = (cols + strip - 1) / strip;
   parallel_for(
       tasks, ctx,
