@@ -46,9 +46,8 @@ JANUS_TARGET_CLONES void relu_fold_row(const T* __restrict y, const T* __restric
 
 // Threads take strips of columns and walk every row (each column's sum in row order). One strip
 // per thread, as wide as its share of the columns up to 2048 (16 KB of accumulators, in L1): a
-// strip reads a piece of every row, and pieces of a few KB are sequential enough for the
-// prefetchers, where narrower ones (512 columns, 2 KB of every 8 KB row) ran at about 60% of
-// the rate.
+// strip reads a piece of every row, and the prefetchers follow pieces of a few KB well, pieces
+// of 2 KB out of every 8 KB row poorly.
 template <typename T>
 void relu_backward_bias(const T* y, const T* dy, T* dx, T* db, int64_t rows, int64_t cols,
                         const RunContext& ctx) {

@@ -45,7 +45,7 @@ inline float finish(Lanes acc, const float* x, const float* row, int64_t kv, int
 // additions are in flight), their two halves added lane by lane, then the block of 16 below kv if
 // there is one. Rows are taken one at a time: each is one sequential stream, which the core's
 // prefetchers follow at the cache's full rate. Rows taken several at once (to share each load of
-// x) are streams a row apart, which they followed at about half of it.
+// x) are streams a row apart, which they follow at about half of it.
 inline Lanes row_lanes(const float* __restrict x, const float* __restrict r, int64_t kv) {
   constexpr int64_t kStep = 2 * kLanes;
   const int64_t kv2 = kv / kStep * kStep;
