@@ -2,6 +2,7 @@
 #include "gemv.h"
 
 #include <cstring>
+#include <utility>
 
 #include "../elementwise/relu_rule.h"
 #include "../elementwise/simd_loop.h"
@@ -59,47 +60,33 @@ inline Lanes row_lanes(const float* __restrict x, const float* __restrict r, int
   return a;
 }
 
-// combine16's shuffles. Of the 32 lanes of u followed by v, in blocks of 2n: the lower n lanes
-// of each block (lo) or the upper n (hi), for n = 8, 4, 2; and the even or odd lanes.
-inline Lanes pick_lo8(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+// Of the 32 lanes of u followed by v, taken in blocks of 2n: the lower n lanes of each block
+// (kHigh false) or the upper n.
+template <int kN, bool kHigh, size_t... kI>
+inline Lanes pick(Lanes u, Lanes v, std::index_sequence<kI...>) {
+  return __builtin_shufflevector(u, v, (kI / kN * 2 * kN + (kHigh ? kN : 0) + kI % kN)...);
 }
-inline Lanes pick_hi8(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30,
-                                 31);
-}
-inline Lanes pick_lo4(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-}
-inline Lanes pick_hi4(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-}
-inline Lanes pick_lo2(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
-}
-inline Lanes pick_hi2(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
-}
-inline Lanes pick_even(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-}
-inline Lanes pick_odd(Lanes u, Lanes v) {
-  return __builtin_shufflevector(u, v, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+
+// One level of the tree over v[0, count): v[i], for i < count / 2, becomes the lower plus the
+// upper n lanes of each block of 2n lanes of v[2i] followed by v[2i + 1].
+template <int kN>
+inline void fold(Lanes* v, int count) {
+  constexpr auto lanes = std::make_index_sequence<kLanes>();
+  for (int i = 0; i < count / 2; ++i) {
+    v[i] = pick<kN, false>(v[2 * i], v[2 * i + 1], lanes) +
+           pick<kN, true>(v[2 * i], v[2 * i + 1], lanes);
+  }
 }
 
 // finish's pairwise combination of 16 rows' partial sums at once: lane q of the result is row
 // q's sum, with the same additions in the same order as finish (lane l with l + 8, then + 4,
 // then + 2, then + 1), computed two, four, eight and sixteen rows to a vector.
-inline Lanes combine16(const Lanes (&rows)[kLanes]) {
-  Lanes c[8], d[4], e[2];
-  for (int i = 0; i < 8; ++i) {
-    c[i] = pick_lo8(rows[2 * i], rows[2 * i + 1]) + pick_hi8(rows[2 * i], rows[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i)
-    d[i] = pick_lo4(c[2 * i], c[2 * i + 1]) + pick_hi4(c[2 * i], c[2 * i + 1]);
-  for (int i = 0; i < 2; ++i)
-    e[i] = pick_lo2(d[2 * i], d[2 * i + 1]) + pick_hi2(d[2 * i], d[2 * i + 1]);
-  return pick_even(e[0], e[1]) + pick_odd(e[0], e[1]);
+inline Lanes combine16(Lanes (&rows)[kLanes]) {
+  fold<8>(rows, 16);
+  fold<4>(rows, 8);
+  fold<2>(rows, 4);
+  fold<1>(rows, 2);
+  return rows[0];
 }
 
 // Sixteen rows a pass, their sums combined as one tree of vector operations (combine16); where
