@@ -80,7 +80,8 @@ inline void fold(Lanes* v, int count) {
 
 // finish's pairwise combination of 16 rows' partial sums at once: lane q of the result is row
 // q's sum, with the same additions in the same order as finish (lane l with l + 8, then + 4,
-// then + 2, then + 1), computed two, four, eight and sixteen rows to a vector.
+// then + 2, then + 1), computed two, four, eight and sixteen rows to a vector, in `rows`' own
+// storage (it overwrites them).
 inline Lanes combine16(Lanes (&rows)[kLanes]) {
   fold<8>(rows, 16);
   fold<4>(rows, 8);
